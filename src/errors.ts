@@ -1,0 +1,69 @@
+// Errors are values with a kind; the kind decides the exit code, in this one place.
+// Only bin/carrental.js turns the code into the process's exit status.
+
+export type ErrorKind =
+  | 'usage' // bad or missing argument; no request was sent
+  | 'api' // the API refused or failed in a way no other kind covers
+  | 'auth' // 401 / 403
+  | 'not_found' // 404
+  | 'conflict' // 409
+  | 'unavailable' // outcome unknown / service unavailable after retries; rerun is safe
+  | 'interrupted'; // Ctrl-C
+
+export const EXIT_CODES: Record<ErrorKind, number> = {
+  usage: 2,
+  api: 1,
+  auth: 3,
+  not_found: 4,
+  conflict: 5,
+  unavailable: 6,
+  interrupted: 130,
+};
+
+export interface ApiErrorDetails {
+  status: number;
+  error_code?: string;
+  request_id?: string;
+  description?: string;
+  /** The error object as the API sent it (printed to stderr with --json). */
+  body?: unknown;
+  retryAfter?: number;
+}
+
+export class CliError extends Error {
+  readonly kind: ErrorKind;
+  readonly hint?: string;
+  readonly api?: ApiErrorDetails;
+
+  constructor(kind: ErrorKind, message: string, opts: { hint?: string; api?: ApiErrorDetails; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'CliError';
+    this.kind = kind;
+    this.hint = opts.hint;
+    this.api = opts.api;
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES[this.kind];
+  }
+}
+
+export const usageError = (message: string, hint?: string) => new CliError('usage', message, { hint });
+
+/** The kind an HTTP error status maps to (exit codes of the contract). */
+export function kindForStatus(status: number): ErrorKind {
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 429 || status >= 500) return 'unavailable';
+  if (status === 400 || status === 422) return 'api';
+  return 'api';
+}
+
+/** One line: `error: <message> (<error_code>, request <request_id>)`. */
+export function formatErrorLine(err: CliError): string {
+  const tags: string[] = [];
+  if (err.api?.error_code) tags.push(err.api.error_code);
+  if (err.api?.request_id) tags.push(`request ${err.api.request_id}`);
+  return `error: ${err.message}${tags.length ? ` (${tags.join(', ')})` : ''}`;
+}
