@@ -4,28 +4,16 @@
 // payload as the server sent it.
 import { z } from 'zod';
 
-export const CITIES = ['la', 'miami'] as const;
-export const CITY_TIME_ZONES: Record<(typeof CITIES)[number], string> = {
-  la: 'America/Los_Angeles',
-  miami: 'America/New_York',
-};
-export const BODY_TYPES = [
-  'sedan',
-  'coupe',
-  'suv',
-  'hatchback',
-  'convertible',
-  'pickup',
-  'minivan',
-  'three-wheeler',
-  'other',
-] as const;
-export const ORDER_BY = ['price_asc', 'price_desc'] as const;
-export const PROTECTION_PLANS = ['minimum', 'standard'] as const;
-export const MILEAGE_TYPES = ['limited', 'unlimited'] as const;
-export const DELIVERY_TYPES = ['pickup', 'delivery'] as const;
-export const PAYMENT_TYPES = ['rent', 'deposit'] as const;
-export const INVOICE_STATUSES = ['ISSUED', 'PAID', 'CANCELLED', 'HOLD'] as const;
+import {
+  CITIES,
+  DELIVERY_TYPES,
+  INVOICE_STATUSES,
+  MILEAGE_TYPES,
+  PAYMENT_TYPES,
+  PROTECTION_PLANS,
+} from './enums.js';
+
+export * from './enums.js';
 
 /** Car-local wall-clock time, `YYYY-MM-DDTHH:MM`. */
 export const LOCAL_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;

@@ -1,0 +1,296 @@
+// The one request sender: base-URL joining, exactly one credential header (or none),
+// envelopes, zod validation of every response, retries that honour Retry-After, typed
+// errors, timeouts and --debug tracing with credentials redacted.
+import { Agent, request } from 'undici';
+import type { ZodType } from 'zod';
+import { CliError, kindForStatus } from '../errors.js';
+import { hintFor } from './hints.js';
+
+export type AuthMode = 'none' | 'key' | 'optional';
+
+/** What went wrong with one attempt, as a retry policy sees it. */
+export type Failure =
+  | { kind: 'status'; status: number; errorCode?: string; retryAfterMs?: number }
+  | { kind: 'network'; timedOut: boolean; code?: string };
+
+export interface RetryPolicy {
+  /** Total attempts, the first included. */
+  maxAttempts: number;
+  /** No retry starts once this much time has passed since the first attempt. */
+  maxTotalMs: number;
+  retryable(failure: Failure, method: string): boolean;
+  /** Lowest wait before the next attempt, e.g. a few seconds for a payment in progress. */
+  minDelayMs?(failure: Failure): number;
+}
+
+/** Reads and anonymous calls: 429 and 503 honouring Retry-After, and a dropped connection on GET. */
+export const READ_RETRY: RetryPolicy = {
+  maxAttempts: 4,
+  maxTotalMs: 30_000,
+  retryable(f, method) {
+    if (f.kind === 'status') return f.status === 429 || f.status === 503;
+    return method === 'GET' && !f.timedOut && f.code !== 'ECONNREFUSED';
+  },
+};
+
+export const NO_RETRY: RetryPolicy = { maxAttempts: 1, maxTotalMs: 0, retryable: () => false };
+
+export interface RequestSpec<T> {
+  method: string;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** A body sent as given (the `api` command). */
+  rawBody?: string;
+  auth: AuthMode;
+  schema?: ZodType<T>;
+  /** `{"data": ...}` (default) or a bare payload such as the invoice list. */
+  envelope?: boolean;
+  headers?: Record<string, string>;
+  retry?: RetryPolicy;
+  /** Return non-2xx responses instead of throwing (the `api` command). */
+  allowErrorStatus?: boolean;
+  /** Called before each retry with the wait, e.g. to show progress. */
+  onRetry?: (info: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => void;
+}
+
+export interface ApiResponse<T> {
+  data: T;
+  /** The parsed JSON body as the server sent it. */
+  body: unknown;
+  text: string;
+  status: number;
+  headers: Record<string, string>;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** Which credential header carries the key. */
+  credentialHeader?: 'authorization' | 'x-api-key';
+  timeoutMs: number;
+  userAgent: string;
+  signal?: AbortSignal;
+  sleep?: (ms: number) => Promise<void>;
+  debug?: (line: string) => void;
+  /** Default progress reporter for retries. */
+  onRetry?: RequestSpec<unknown>['onRetry'];
+  random?: () => number;
+}
+
+const MAX_BACKOFF_MS = 8_000;
+
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly agent: Agent;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+
+  constructor(private readonly opts: ClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 8, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.random = opts.random ?? Math.random;
+  }
+
+  get hasKey(): boolean {
+    return !!this.opts.apiKey;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  url(path: string, query?: RequestSpec<unknown>['query']): string {
+    const url = new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url.toString();
+  }
+
+  async request<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
+    const policy = spec.retry ?? READ_RETRY;
+    const label = `${spec.method} ${spec.path}`;
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      let failure: Failure;
+      let error: CliError;
+      try {
+        const res = await this.once(spec, label);
+        if (res.status < 300 || spec.allowErrorStatus) return this.finish(spec, res, label);
+        error = errorFromResponse(res.status, res.body, res.headers, label);
+        failure = { kind: 'status', status: res.status, errorCode: error.api?.error_code, retryAfterMs: error.api?.retryAfter !== undefined ? error.api.retryAfter * 1000 : undefined };
+      } catch (err) {
+        if (!(err instanceof NetworkFailure)) throw err;
+        error = err.cliError;
+        failure = err.failure;
+      }
+      if (attempt >= policy.maxAttempts || !policy.retryable(failure, spec.method)) throw error;
+      const delayMs = this.delayFor(failure, attempt, policy);
+      if (Date.now() - started + delayMs > policy.maxTotalMs) throw error;
+      (spec.onRetry ?? this.opts.onRetry)?.({ attempt, maxAttempts: policy.maxAttempts, delayMs, failure });
+      this.opts.debug?.(`* retry ${attempt + 1}/${policy.maxAttempts} of ${label} in ${delayMs} ms`);
+      await this.sleep(delayMs);
+    }
+  }
+
+  /** Capped exponential backoff with jitter, never shorter than Retry-After. */
+  private delayFor(failure: Failure, attempt: number, policy: RetryPolicy): number {
+    const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1));
+    const jittered = Math.round(backoff / 2 + (this.random() * backoff) / 2);
+    const retryAfter = failure.kind === 'status' ? (failure.retryAfterMs ?? 0) : 0;
+    return Math.max(jittered, retryAfter, policy.minDelayMs?.(failure) ?? 0);
+  }
+
+  private headersFor(spec: RequestSpec<unknown>): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...(spec.headers ?? {}) };
+    const wantsKey = spec.auth === 'key' || (spec.auth === 'optional' && !!this.opts.apiKey);
+    if (wantsKey) {
+      if (!this.opts.apiKey) {
+        throw new CliError('auth', 'this command needs an API key', {
+          hint: 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`',
+        });
+      }
+      // exactly one credential header, whatever the caller passed in
+      for (const k of Object.keys(headers)) if (/^(authorization|x-api-key)$/i.test(k)) delete headers[k];
+      if (this.opts.credentialHeader === 'x-api-key') headers['x-api-key'] = this.opts.apiKey;
+      else headers.authorization = `Bearer ${this.opts.apiKey}`;
+    }
+    if (spec.body !== undefined || spec.rawBody !== undefined) headers['content-type'] = 'application/json';
+    return headers;
+  }
+
+  private async once(spec: RequestSpec<unknown>, label: string) {
+    const url = this.url(spec.path, spec.query);
+    const headers = this.headersFor(spec);
+    const body = spec.rawBody ?? (spec.body !== undefined ? JSON.stringify(spec.body) : undefined);
+    const debug = this.opts.debug;
+    if (debug) {
+      debug(`> ${spec.method} ${url}`);
+      for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${redactHeader(k, v)}`);
+      if (body !== undefined) debug(`> ${truncate(body)}`);
+    }
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, timeout]) : timeout;
+    const t0 = Date.now();
+    let status: number;
+    let text: string;
+    let resHeaders: Record<string, string>;
+    try {
+      const res = await request(url, { method: spec.method as 'GET', headers, body, signal, dispatcher: this.agent });
+      status = res.statusCode;
+      resHeaders = flattenHeaders(res.headers);
+      text = await res.body.text();
+    } catch (err) {
+      if (this.opts.signal?.aborted) throw new CliError('interrupted', 'interrupted');
+      const timedOut = timeout.aborted || /timeout/i.test((err as Error)?.name ?? '') || /Timeout/.test((err as { code?: string })?.code ?? '');
+      const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
+      debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
+      throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs));
+    }
+    if (debug) {
+      debug(`< ${status} (${Date.now() - t0} ms)`);
+      for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`);
+      if (text) debug(`< ${truncate(text)}`);
+    }
+    let parsed: unknown = undefined;
+    let parseError = false;
+    if (text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parseError = true;
+      }
+    }
+    return { status, headers: resHeaders, text, body: parsed, parseError };
+  }
+
+  private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean }, label: string): ApiResponse<T> {
+    if (spec.allowErrorStatus) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
+    if (res.parseError || res.text === '') {
+      throw new CliError('api', `malformed response from ${label}: the body is not JSON`, {
+        hint: 'rerun with --debug to see the response',
+      });
+    }
+    let payload: unknown = res.body;
+    if (spec.envelope !== false) {
+      if (typeof res.body !== 'object' || res.body === null || !('data' in res.body)) {
+        throw new CliError('api', `malformed response from ${label}: no "data" envelope`, { hint: 'rerun with --debug to see the response' });
+      }
+      payload = (res.body as { data: unknown }).data;
+    }
+    if (spec.schema) {
+      const result = spec.schema.safeParse(payload);
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const where = ['data', ...issue.path.map(String)].join('.');
+        throw new CliError('api', `unexpected response from ${label}: ${spec.envelope === false ? where.replace(/^data/, 'body') : where}: ${issue.message}`, {
+          hint: 'the server does not match the API this version of carrental knows; rerun with --debug to see the response',
+        });
+      }
+      // the validated copy loses nothing: schemas are loose, so extra fields stay
+      payload = result.data;
+    }
+    return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
+  }
+}
+
+class NetworkFailure extends Error {
+  constructor(
+    readonly failure: Failure,
+    readonly cliError: CliError,
+  ) {
+    super(cliError.message);
+  }
+}
+
+function networkError(label: string, url: string, err: unknown, timedOut: boolean, code: string | undefined, timeoutMs: number): CliError {
+  const origin = new URL(url).origin;
+  if (timedOut) {
+    return new CliError('unavailable', `${label} timed out after ${Math.round(timeoutMs / 1000)} s`, {
+      hint: 'the outcome is unknown; rerunning the same command is safe (raise --timeout if the API is slow)',
+      cause: err,
+    });
+  }
+  const reason =
+    code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' ? 'connection closed before the answer' : (err as Error)?.message || String(err);
+  return new CliError('unavailable', `could not reach ${origin} (${label}): ${reason}`, {
+    hint: 'check the base URL (`carrental config get base_url`) or run `carrental doctor`; rerunning is safe',
+    cause: err,
+  });
+}
+
+/** Maps a non-2xx response to a typed error; the only place statuses become kinds. */
+export function errorFromResponse(status: number, body: unknown, headers: Record<string, string>, label: string): CliError {
+  const obj = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const retryAfterHeader = headers['retry-after'];
+  const retryAfter = retryAfterHeader !== undefined && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;
+  const errorCode = str(obj.error_code);
+  const description = str(obj.description);
+  const message = str(obj.error) ?? `${label} failed with HTTP ${status}`;
+  const kind = kindForStatus(status);
+  return new CliError(kind, message, {
+    hint: hintFor(errorCode, status, description, retryAfter),
+    api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter },
+  });
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export function redactHeader(name: string, value: string): string {
+  if (/^authorization$/i.test(name)) return value.replace(/^(\w+\s+)?(.*)$/, (_m, scheme = '', key: string) => `${scheme}${maskSecret(key)}`);
+  if (/^(x-api-key|cookie|set-cookie)$/i.test(name)) return maskSecret(value);
+  return value;
+}
+
+function maskSecret(secret: string): string {
+  return `${secret.startsWith('svc_') ? 'svc_' : ''}…${secret.slice(-4)}`;
+}
+
+function truncate(text: string, max = 2000): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more bytes)` : text;
+}

@@ -1,0 +1,337 @@
+// Declarative metadata of every command: names, arguments, options, examples and the
+// module that runs it. The help, the parser and the shell completions all come from here.
+import { BODY_TYPES, CITIES, MILEAGE_TYPES, ORDER_BY, PAYMENT_TYPES, PROTECTION_PLANS } from '../api/enums.js';
+
+export interface ArgSpec {
+  syntax: string; // commander syntax: <alias>, [uuid]
+  key: string; // property name in the command's input
+  description: string;
+  /** What completes this argument: a dynamic source or fixed values. */
+  complete?: 'car-alias' | 'reservation-uuid' | 'invoice-uuid' | 'profile' | readonly string[];
+}
+
+export interface OptionSpec {
+  flags: string;
+  description: string;
+  choices?: readonly string[];
+  repeatable?: boolean;
+  hidden?: boolean;
+  complete?: 'car-alias' | 'reservation-uuid' | 'profile' | 'file';
+}
+
+export interface CommandSpec {
+  name: string;
+  description: string;
+  aliases?: string[];
+  args?: ArgSpec[];
+  options?: OptionSpec[];
+  examples?: string[];
+  subcommands?: CommandSpec[];
+  module?: () => Promise<unknown>;
+}
+
+const dateRange: OptionSpec[] = [
+  { flags: '--from <date>', description: 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)' },
+  { flags: '--to <date>', description: 'check-out, car-local YYYY-MM-DDTHH:MM' },
+];
+
+export const QUOTE_OPTIONS: OptionSpec[] = [
+  ...dateRange,
+  { flags: '--protection <plan>', description: 'protection plan (default minimum)', choices: PROTECTION_PLANS },
+  { flags: '--mileage <type>', description: 'mileage (default limited)', choices: MILEAGE_TYPES },
+  { flags: '--delivery-address <address>', description: 'deliver the car to this address instead of pickup' },
+  { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true },
+  { flags: '--promo <code>', description: 'promo code' },
+];
+
+const uuidArg = (description: string, key = 'uuid'): ArgSpec => ({ syntax: `<${key}>`, key, description, complete: 'reservation-uuid' });
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'cars',
+    description: 'search cars; with dates, shows availability and trip totals',
+    options: [
+      { flags: '--city <city>', description: 'la or miami', choices: CITIES },
+      ...dateRange,
+      { flags: '--body-type <type>', description: 'body type', choices: BODY_TYPES },
+      { flags: '--make-id <n>', description: 'make id (integer >= 0)' },
+      { flags: '--model-id <n>', description: 'model id (integer >= 0)' },
+      { flags: '--sort <order>', description: 'order by price', choices: ORDER_BY },
+      { flags: '--limit <n>', description: 'cars per page, 1..200 (default 50)' },
+      { flags: '--offset <n>', description: 'skip this many cars (default 0)' },
+      { flags: '--all', description: 'fetch every page' },
+    ],
+    examples: [
+      'carrental cars --city la',
+      'carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --sort price_asc',
+      "carrental cars --city la --all --json | jq '.cars | length'",
+    ],
+    module: () => import('../commands/cars.js'),
+  },
+  {
+    name: 'car',
+    description: 'one car: specs, prices, extras, protection plans, blocked ranges',
+    args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias (see `carrental cars`)', complete: 'car-alias' }],
+    examples: ['carrental car tesla-model-3-la-001', 'carrental car tesla-model-3-la-001 --json'],
+    module: () => import('../commands/car.js'),
+  },
+  {
+    name: 'quote',
+    description: 'price a trip (anonymous unless a key is configured); the deposit is shown apart',
+    args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias', complete: 'car-alias' }],
+    options: [...QUOTE_OPTIONS, { flags: '--anonymous', description: 'send no credential even when a key is configured' }],
+    examples: [
+      'carrental quote tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00',
+      'carrental quote tesla-model-3-la-001 --from "2026-12-01 10:00" --to "2026-12-08 10:00" --protection standard --extra child_seat --promo WELCOME10',
+    ],
+    module: () => import('../commands/quote.js'),
+  },
+  {
+    name: 'trips',
+    description: 'list your trips, or show one with payment status, invoices and cancellation outcome',
+    args: [{ syntax: '[uuid]', key: 'uuid', description: 'a reservation uuid for the detail', complete: 'reservation-uuid' }],
+    options: [
+      { flags: '--watch', description: 'with a uuid: re-read every 5 s until the status or payment status changes' },
+      { flags: '--interval <seconds>', description: 'seconds between reads with --watch (minimum 5)' },
+      { flags: '--watch-timeout <seconds>', description: 'give up watching after this long (exit 6)' },
+    ],
+    examples: ['carrental trips', 'carrental trips 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10', 'carrental trips <uuid> --watch'],
+    module: () => import('../commands/trips.js'),
+  },
+  {
+    name: 'reserve',
+    description: 'quote, confirm and create an unpaid reservation (safe to rerun: see `pending`)',
+    args: [{ syntax: '[alias]', key: 'alias', description: 'the car alias (prompted on a terminal when missing)', complete: 'car-alias' }],
+    options: [
+      { flags: '--city <city>', description: 'city to choose a car in when prompting', choices: CITIES },
+      ...QUOTE_OPTIONS,
+      { flags: '--idempotency-key <key>', description: 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one' },
+    ],
+    examples: [
+      'carrental reserve tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00',
+      'carrental reserve tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00 -y --json',
+      'carrental reserve   # on a terminal: prompts for city, dates, car and options',
+    ],
+    module: () => import('../commands/reserve.js'),
+  },
+  {
+    name: 'cancel',
+    description: 'cancel a reservation (a fee may apply), then show the cancellation outcome',
+    args: [uuidArg('the reservation uuid')],
+    options: [{ flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' }],
+    examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json'],
+    module: () => import('../commands/cancel.js'),
+  },
+  {
+    name: 'pay-link',
+    description: 'get the link where the customer pays rent or the deposit',
+    args: [uuidArg('the reservation uuid')],
+    options: [
+      { flags: '--type <type>', description: 'what to pay (default rent)', choices: PAYMENT_TYPES },
+      { flags: '--open', description: 'open the link in the default browser' },
+      { flags: '--wait', description: 're-read the reservation every 5 s until it is settled' },
+      { flags: '--wait-timeout <seconds>', description: 'give up waiting after this long (exit 6)' },
+    ],
+    examples: ['carrental pay-link <uuid>', 'carrental pay-link <uuid> --type deposit --open --wait'],
+    module: () => import('../commands/pay-link.js'),
+  },
+  {
+    name: 'extend-link',
+    description: 'preview an extension price and get the link where the customer confirms it',
+    args: [uuidArg('the reservation uuid')],
+    options: [
+      { flags: '--to <date>', description: 'target check-out, car-local YYYY-MM-DDTHH:MM' },
+      { flags: '--open', description: 'open the link in the default browser' },
+    ],
+    examples: ['carrental extend-link <uuid> --to 2026-12-06T10:00', 'carrental extend-link <uuid> --open'],
+    module: () => import('../commands/extend-link.js'),
+  },
+  {
+    name: 'invoices',
+    description: 'the invoices of a reservation, with line items',
+    args: [uuidArg('the reservation uuid')],
+    examples: ['carrental invoices <reservation-uuid>', "carrental invoices <reservation-uuid> --json | jq '.[].amount'"],
+    module: () => import('../commands/invoices.js'),
+  },
+  {
+    name: 'invoice',
+    description: 'one invoice',
+    args: [{ syntax: '<uuid>', key: 'uuid', description: 'the invoice uuid', complete: 'invoice-uuid' }],
+    examples: ['carrental invoice <invoice-uuid>'],
+    module: () => import('../commands/invoice.js'),
+  },
+  {
+    name: 'profile',
+    description: 'who the key belongs to',
+    examples: ['carrental profile', 'carrental profile --json'],
+    module: () => import('../commands/profile.js'),
+  },
+  {
+    name: 'verification',
+    description: 'identity verification and driver licence status, with expiry warnings',
+    examples: ['carrental verification'],
+    module: () => import('../commands/verification.js'),
+  },
+  {
+    name: 'cards',
+    description: 'the saved payment card, masked',
+    examples: ['carrental cards'],
+    module: () => import('../commands/cards.js'),
+  },
+  {
+    name: 'card-link',
+    description: 'get the link where the customer adds or replaces a card',
+    options: [{ flags: '--open', description: 'open the link in the default browser' }],
+    examples: ['carrental card-link', 'carrental card-link --open'],
+    module: () => import('../commands/card-link.js'),
+  },
+  {
+    name: 'auth',
+    description: 'store, check or forget the API key of a profile',
+    subcommands: [
+      {
+        name: 'login',
+        description: 'store an API key (prompted, masked; or read from stdin with --with-key) after checking it',
+        options: [{ flags: '--with-key', description: 'read the key from standard input' }],
+        examples: ['carrental auth login', 'printf %s "$CARRENTAL_KEY" | carrental auth login --with-key --profile ci'],
+        module: () => import('../commands/auth-login.js'),
+      },
+      {
+        name: 'status',
+        description: 'show the profile, base URL, masked key and whose key it is',
+        examples: ['carrental auth status'],
+        module: () => import('../commands/auth-status.js'),
+      },
+      {
+        name: 'logout',
+        description: 'forget the stored key of the profile',
+        examples: ['carrental auth logout --profile ci'],
+        module: () => import('../commands/auth-logout.js'),
+      },
+    ],
+  },
+  {
+    name: 'config',
+    description: 'read and change settings of a profile (base_url, app_url, city)',
+    subcommands: [
+      {
+        name: 'get',
+        description: 'print one setting',
+        args: [{ syntax: '<key>', key: 'key', description: 'base_url, app_url or city', complete: ['base_url', 'app_url', 'city'] }],
+        examples: ['carrental config get base_url'],
+        module: () => import('../commands/config.js').then((m) => ({ run: m.get })),
+      },
+      {
+        name: 'set',
+        description: 'change one setting (the API key is set with `auth login`, never here)',
+        args: [
+          { syntax: '<key>', key: 'key', description: 'base_url, app_url or city', complete: ['base_url', 'app_url', 'city'] },
+          { syntax: '<value>', key: 'value', description: 'the new value' },
+        ],
+        examples: ['carrental config set base_url https://api.example.com/v1', 'carrental config set base_url sandbox --profile demo'],
+        module: () => import('../commands/config.js').then((m) => ({ run: m.set })),
+      },
+      {
+        name: 'unset',
+        description: 'remove one setting',
+        args: [{ syntax: '<key>', key: 'key', description: 'base_url, app_url or city', complete: ['base_url', 'app_url', 'city'] }],
+        examples: ['carrental config unset city'],
+        module: () => import('../commands/config.js').then((m) => ({ run: m.unset })),
+      },
+      {
+        name: 'list',
+        description: 'list the settings of every profile (keys masked)',
+        examples: ['carrental config list', 'carrental config list --json'],
+        module: () => import('../commands/config.js').then((m) => ({ run: m.list })),
+      },
+      {
+        name: 'path',
+        description: 'print the path of the config file',
+        examples: ['carrental config path'],
+        module: () => import('../commands/config.js').then((m) => ({ run: m.path })),
+      },
+    ],
+  },
+  {
+    name: 'pending',
+    description: 'reserve and cancel commands whose outcome is not known yet (rerun them to finish)',
+    subcommands: [
+      {
+        name: 'list',
+        description: 'list pending commands (the default)',
+        examples: ['carrental pending list'],
+        module: () => import('../commands/pending.js').then((m) => ({ run: m.list })),
+      },
+      {
+        name: 'clear',
+        description: "drop this profile's pending commands (their outcome stays unknown)",
+        options: [{ flags: '--all', description: 'drop every profile’s pending commands' }],
+        examples: ['carrental pending clear', 'carrental pending clear --all'],
+        module: () => import('../commands/pending.js').then((m) => ({ run: m.clear })),
+      },
+    ],
+    examples: ['carrental pending'],
+    module: () => import('../commands/pending.js').then((m) => ({ run: m.list })),
+  },
+  {
+    name: 'api',
+    description: 'make a raw API call with the profile’s credentials and print the body',
+    args: [
+      { syntax: '<method>', key: 'method', description: 'GET, POST, DELETE, ...', complete: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+      { syntax: '<path>', key: 'path', description: 'path relative to the base URL, e.g. /my/profile' },
+    ],
+    options: [
+      { flags: '--body <json>', description: 'request body as JSON, or - to read it from stdin' },
+      { flags: '-H, --header <header>', description: 'extra header "Name: value" (repeatable)', repeatable: true },
+      { flags: '-i, --include', description: 'print the status line and response headers to stderr' },
+      { flags: '--anonymous', description: 'send no credential' },
+    ],
+    examples: ['carrental api GET /my/profile', 'carrental api POST /reservation/quote --anonymous --body \'{"car_alias":"...","date_checkin":"2026-12-01T10:00","date_checkout":"2026-12-03T10:00"}\''],
+    module: () => import('../commands/api.js'),
+  },
+  {
+    name: 'doctor',
+    description: 'check config, reachability, credential, capability and which operations are deployed',
+    examples: ['carrental doctor', 'carrental --sandbox doctor --json'],
+    module: () => import('../commands/doctor.js'),
+  },
+  {
+    name: 'completion',
+    description: 'print a shell completion script',
+    args: [{ syntax: '<shell>', key: 'shell', description: 'bash, zsh or fish', complete: ['bash', 'zsh', 'fish'] }],
+    examples: ['carrental completion bash > ~/.local/share/bash-completion/completions/carrental', 'carrental completion fish > ~/.config/fish/completions/carrental.fish'],
+    module: () => import('../commands/completion.js'),
+  },
+  {
+    name: 'sandbox',
+    description: 'the embedded sandbox API and its customer pages',
+    subcommands: [
+      {
+        name: 'serve',
+        description: 'run the sandbox as a server on 127.0.0.1 and print its base URL, app URL and demo keys',
+        options: [
+          { flags: '--port <n>', description: 'port (default 0: a free port)' },
+          { flags: '--state <file>', description: 'state file (default: the embedded sandbox state in the data directory)', complete: 'file' },
+          { flags: '--reset', description: 'discard the state and start from the seeded fixtures' },
+          { flags: '--fleet-size <n>', description: 'number of cars in the seeded fleet (default 300)', hidden: true },
+          { flags: '--seed <n>', description: 'fixture seed (default 1)', hidden: true },
+          { flags: '--no-rate-limit', description: 'disable rate budgets (for load tests)', hidden: true },
+        ],
+        examples: ['carrental sandbox serve --port 8787', 'carrental sandbox serve --port 0 --state /tmp/sb.json --json'],
+        module: () => import('../commands/sandbox-serve.js'),
+      },
+      {
+        name: 'openapi',
+        description: 'print the OpenAPI 3.1 description of the API',
+        examples: ["carrental sandbox openapi | jq '.paths | keys'"],
+        module: () => import('../commands/sandbox-openapi.js'),
+      },
+      {
+        name: 'reset',
+        description: 'discard the embedded sandbox state',
+        examples: ['carrental sandbox reset'],
+        module: () => import('../commands/sandbox-reset.js'),
+      },
+    ],
+  },
+];

@@ -1,0 +1,111 @@
+// What every command receives: streams, environment, global options, clock, and lazy
+// factories for the config store and the API client. Tests build one with fake streams;
+// nothing here imports a heavy dependency at load time.
+import type { Readable, Writable } from 'node:stream';
+import { CliError, usageError } from '../errors.js';
+
+export interface InStream extends Readable {
+  isTTY?: boolean;
+  setRawMode?: (mode: boolean) => unknown;
+}
+export interface OutStream extends Writable {
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface IO {
+  stdin: InStream;
+  stdout: OutStream;
+  stderr: OutStream;
+}
+
+export interface Globals {
+  profile: string;
+  baseUrl?: string;
+  sandbox: boolean;
+  json: boolean;
+  color: boolean;
+  input: boolean;
+  yes: boolean;
+  debug: boolean;
+  timeoutMs: number;
+}
+
+export interface RawGlobals {
+  profile?: string;
+  baseUrl?: string;
+  sandbox?: boolean;
+  json?: boolean;
+  color?: boolean;
+  input?: boolean;
+  yes?: boolean;
+  debug?: boolean;
+  timeout?: string;
+}
+
+const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+
+/** Flags win over environment variables; both are validated before anything runs. */
+export function resolveGlobals(raw: RawGlobals, env: NodeJS.ProcessEnv, io: IO): Globals {
+  const timeoutText = raw.timeout ?? env.CARRENTAL_TIMEOUT;
+  let timeoutMs = 30_000;
+  if (timeoutText !== undefined && timeoutText !== '') {
+    const seconds = Number(timeoutText);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+      throw usageError(`--timeout must be a number of seconds between 0 and 3600, got "${timeoutText}"`);
+    }
+    timeoutMs = Math.round(seconds * 1000);
+  }
+  const profile = raw.profile ?? env.CARRENTAL_PROFILE ?? 'default';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(profile)) {
+    throw usageError(`invalid profile name "${profile}" (letters, digits, ".", "_" and "-" only)`);
+  }
+  let color = raw.color !== false && !!io.stdout.isTTY;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') color = false;
+  if (raw.color !== false && env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') {
+    color = true;
+  }
+  return {
+    profile,
+    baseUrl: raw.baseUrl ?? (env.CARRENTAL_BASE_URL || undefined),
+    sandbox: raw.sandbox === true || truthy(env.CARRENTAL_SANDBOX),
+    json: raw.json === true,
+    color,
+    input: raw.input !== false && !truthy(env.CI),
+    yes: raw.yes === true,
+    debug: raw.debug === true || truthy(env.CARRENTAL_DEBUG),
+    timeoutMs,
+  };
+}
+
+export interface Context {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  globals: Globals;
+  version: string;
+  now(): Date;
+  /** Resolves after ms, or rejects with an interrupted error when the command is cancelled. */
+  sleep(ms: number): Promise<void>;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  /** stdin and stdout are terminals and prompting is allowed. */
+  canPrompt(): boolean;
+  /** Runs when the command ends, success or not (e.g. stopping the embedded sandbox). */
+  onCleanup(fn: () => Promise<void> | void): void;
+}
+
+export function makeSleep(signal: AbortSignal) {
+  return (ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(new CliError('interrupted', 'interrupted'));
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new CliError('interrupted', 'interrupted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+}

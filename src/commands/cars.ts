@@ -1,0 +1,131 @@
+// `carrental cars`: search the catalog; `--all` walks every page.
+import type { CarsQuery } from '../api/endpoints.js';
+import type { Car, CarsPage } from '../api/schemas.js';
+import type { Context } from '../cli/context.js';
+import { services } from '../cli/services.js';
+import { parseDateRange } from '../render/dates.js';
+import { formatCents } from '../render/money.js';
+import { parseIntOption } from './parse.js';
+
+export interface CarsInput {
+  city?: string;
+  from?: string;
+  to?: string;
+  bodyType?: string;
+  makeId?: string;
+  modelId?: string;
+  sort?: string;
+  limit?: string;
+  offset?: string;
+  all?: boolean;
+}
+
+/** Pages fetched at once by --all after the first: enough to hide latency, few enough to stay polite. */
+export const ALL_PAGES_CONCURRENCY = 4;
+const ALL_PAGE_SIZE = 200;
+
+export function buildCarsQuery(input: CarsInput, defaultCity?: string): CarsQuery {
+  const range = parseDateRange(input.from, input.to, { required: false });
+  const limit = parseIntOption(input.limit, '--limit', { min: 1, max: 200 });
+  const offset = parseIntOption(input.offset, '--offset', { min: 0 });
+  return {
+    city: input.city ?? defaultCity,
+    date_from: range?.from,
+    date_to: range?.to,
+    limit: limit ?? (input.all ? ALL_PAGE_SIZE : undefined),
+    offset,
+    body_type: input.bodyType,
+    make_id: parseIntOption(input.makeId, '--make-id', { min: 0 }),
+    model_id: parseIntOption(input.modelId, '--model-id', { min: 0 }),
+    order_by: input.sort,
+  };
+}
+
+export async function run(input: CarsInput, ctx: Context): Promise<number> {
+  // validate before anything else: a bad flag never sends a request
+  const preliminary = buildCarsQuery(input);
+  const { api, out, target } = await services(ctx);
+  const query = input.city ? preliminary : { ...preliminary, city: target.profileData.city };
+
+  let page: CarsPage;
+  if (input.all) {
+    page = await fetchAll(query, (q) => api.listCars(q).then((r) => r.data), (done, total) =>
+      out.progress(`fetched ${done} of ${total} cars`),
+    );
+    out.clearProgress();
+  } else {
+    page = (await api.listCars(query)).data;
+  }
+
+  if (ctx.globals.json) {
+    out.printJson(page);
+    return 0;
+  }
+  const dated = query.date_from !== undefined;
+  const headers = ['ALIAS', 'NAME', 'CITY', 'TYPE', 'SEATS', 'DAY RATE'];
+  if (dated) headers.push('AVAILABLE', 'TRIP TOTAL');
+  headers.push('HOT DEAL');
+  const rows = page.cars.map((car) => carRow(car, dated));
+  if (rows.length === 0) out.info('no cars match');
+  else out.table(headers, rows, dated ? [4, 5, 7] : [4, 5]);
+
+  const offset = query.offset ?? 0;
+  if (!input.all && out.tty && page.cars.length > 0) {
+    const last = offset + page.cars.length;
+    out.info(`showing ${offset + 1}-${last} of ${page.total}${page.has_more ? `; next page: --offset ${last} (or --all for every page)` : ''}`);
+  }
+  return 0;
+}
+
+function carRow(car: Car, dated: boolean): unknown[] {
+  const rate = car.discounted_day_rate_cents ?? car.blended_day_rate_cents;
+  const row: unknown[] = [car.car_alias, car.name, car.city ?? '', car.body_type ?? '', car.seats ?? '', rate === undefined ? '' : formatCents(rate)];
+  if (dated) {
+    row.push(car.is_available === undefined ? '' : car.is_available ? 'yes' : 'no');
+    row.push(car.display_trip_total_cents === undefined ? '' : formatCents(car.display_trip_total_cents));
+  }
+  row.push(car.is_hot_deal ? 'yes' : '');
+  return row;
+}
+
+/**
+ * The first page tells the total; the remaining offsets are then fetched with a small
+ * bounded concurrency and stitched back in order.
+ */
+export async function fetchAll(
+  query: CarsQuery,
+  fetchPage: (q: CarsQuery) => Promise<CarsPage>,
+  onProgress: (done: number, total: number) => void = () => {},
+  concurrency = ALL_PAGES_CONCURRENCY,
+): Promise<CarsPage> {
+  const start = query.offset ?? 0;
+  const size = query.limit ?? ALL_PAGE_SIZE;
+  const first = await fetchPage({ ...query, offset: start, limit: size });
+  const pages: CarsPage[] = [first];
+  let done = first.cars.length;
+  onProgress(done, first.total);
+  if (first.has_more) {
+    const offsets: number[] = [];
+    for (let o = start + size; o < first.total; o += size) offsets.push(o);
+    const results: CarsPage[] = new Array(offsets.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < offsets.length) {
+        const i = next++;
+        results[i] = await fetchPage({ ...query, offset: offsets[i], limit: size });
+        done += results[i].cars.length;
+        onProgress(done, first.total);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, offsets.length) }, worker));
+    pages.push(...results);
+  }
+  const seen = new Set<string>();
+  const cars: Car[] = [];
+  // the catalog can shift while we page; never list a car twice
+  for (const p of pages) for (const car of p.cars) if (!seen.has(car.car_alias)) {
+    seen.add(car.car_alias);
+    cars.push(car);
+  }
+  return { cars, total: first.total, has_more: false };
+}

@@ -1,0 +1,73 @@
+// The one place commands write through: data to stdout, messages to stderr, JSON when
+// asked, colour only when allowed, progress only when stderr is a terminal.
+import { Chalk } from 'chalk';
+import type { Context } from '../cli/context.js';
+import { renderPairs, renderTable } from './table.js';
+import { clean } from './sanitize.js';
+
+export class Output {
+  readonly tty: boolean;
+  readonly json: boolean;
+  readonly color: InstanceType<typeof Chalk>;
+  private progressShown = false;
+
+  constructor(private readonly ctx: Pick<Context, 'io' | 'globals'>) {
+    this.tty = !!ctx.io.stdout.isTTY;
+    this.json = ctx.globals.json;
+    this.color = new Chalk({ level: ctx.globals.color ? 1 : 0 });
+  }
+
+  /** The payload as JSON on stdout, nothing else. */
+  printJson(payload: unknown): void {
+    this.ctx.io.stdout.write(JSON.stringify(payload, null, this.tty ? 2 : 0) + '\n');
+  }
+
+  /** A line of data on stdout. */
+  line(text = ''): void {
+    this.ctx.io.stdout.write(text + '\n');
+  }
+
+  /** A message for the human on stderr (never mixed into data). */
+  info(text: string): void {
+    this.clearProgress();
+    this.ctx.io.stderr.write(text + '\n');
+  }
+
+  warn(text: string): void {
+    this.clearProgress();
+    this.ctx.io.stderr.write(`${this.color.yellow('warning:')} ${text}\n`);
+  }
+
+  heading(text: string): void {
+    if (this.tty) this.line(this.color.bold(text));
+    else this.line(`# ${text}`);
+  }
+
+  table(headers: string[], rows: unknown[][], alignRight: number[] = []): void {
+    this.ctx.io.stdout.write(
+      renderTable(headers, rows, { tty: this.tty, alignRight, style: (h) => this.color.bold(h) }),
+    );
+  }
+
+  pairs(pairs: Array<[string, unknown]>): void {
+    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s) }));
+  }
+
+  /** An action link on its own line on stdout: nothing else on that line, so scripts can take it. */
+  link(url: string): void {
+    this.line(clean(url));
+  }
+
+  /** Progress on stderr, only on a terminal, overwritten in place. */
+  progress(text: string): void {
+    if (!this.ctx.io.stderr.isTTY) return;
+    this.ctx.io.stderr.write(`\r\u001b[2K${text}`);
+    this.progressShown = true;
+  }
+
+  clearProgress(): void {
+    if (!this.progressShown) return;
+    this.ctx.io.stderr.write('\r\u001b[2K');
+    this.progressShown = false;
+  }
+}

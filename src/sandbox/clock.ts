@@ -1,0 +1,78 @@
+// Time in the sandbox. Two kinds of time exist and are never mixed up:
+// - instants (Date): the sandbox clock, invoice created_at (rendered as UTC);
+// - car-local wall-clock strings `YYYY-MM-DDTHH:MM`, compared as "wall minutes" (the
+//   string read as if it were UTC). Trip lengths are wall-clock differences, so a DST
+//   switch inside a trip neither adds nor removes an hour (documented in docs/sandbox.md).
+
+const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Wall minutes of a car-local string, or null when it is not a real `YYYY-MM-DDTHH:MM`. */
+export function parseLocal(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const m = LOCAL_RE.exec(value);
+  if (!m) return null;
+  const [y, mo, d, h, mi] = m.slice(1).map(Number);
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59) return null;
+  const ms = Date.UTC(y, mo - 1, d, h, mi);
+  // Date.UTC rolls Feb 30 over into March; a rolled date is not the date that was written.
+  if (new Date(ms).getUTCDate() !== d) return null;
+  return ms / 60_000;
+}
+
+export function formatLocal(wallMinutes: number): string {
+  return new Date(wallMinutes * 60_000).toISOString().slice(0, 16);
+}
+
+export function addDaysToDate(date: string, days: number): string {
+  const m = DATE_RE.exec(date);
+  if (!m) throw new Error(`not a date: ${date}`);
+  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3] + days)).toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM-DDTHH:MM` in UTC: the form of invoice created_at. */
+export function utcStamp(instant: Date): string {
+  return instant.toISOString().slice(0, 16);
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall-clock reading of an instant in a time zone, as `YYYY-MM-DDTHH:MM`. */
+export function localNow(instant: Date, timeZone: string): string {
+  let fmt = formatters.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, fmt);
+  }
+  const parts: Record<string, string> = {};
+  for (const p of fmt.formatToParts(instant)) parts[p.type] = p.value;
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+}
+
+export function localNowMinutes(instant: Date, timeZone: string): number {
+  return parseLocal(localNow(instant, timeZone)) as number;
+}
+
+/**
+ * The base clock of a sandbox: the injected one, else CARRENTAL_SANDBOX_NOW (an instant
+ * where the clock starts, then advancing in real time), else real time.
+ */
+export function baseClock(now?: () => Date, env: NodeJS.ProcessEnv = process.env): () => Date {
+  if (now) return now;
+  const start = env.CARRENTAL_SANDBOX_NOW;
+  if (start) {
+    const startMs = Date.parse(start);
+    if (Number.isNaN(startMs)) throw new Error(`CARRENTAL_SANDBOX_NOW is not an ISO instant: ${start}`);
+    const origin = Date.now();
+    return () => new Date(startMs + (Date.now() - origin));
+  }
+  return () => new Date();
+}

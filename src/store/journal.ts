@@ -1,0 +1,578 @@
+// The idempotency journal: the Idempotency-Key of every create/cancel whose outcome is
+// not known yet, written durably before the request leaves, so that rerunning the same
+// command after a timeout, a 5xx or a killed process sends the same key and the server
+// answers with the original result instead of booking (or cancelling) twice.
+//
+// File format (JSON, 0600, in a 0700 directory):
+//   { "version": 1, "entries": [JournalEntry, ...] }
+//
+// Every read-modify-write runs under a cross-process lock and rereads the file inside
+// it, so concurrent carrental processes never lose each other's entries.
+
+import { createHash, randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import writeFileAtomic from 'write-file-atomic';
+import { CliError, usageError } from '../errors.js';
+import { stateDir } from './paths.js';
+
+export type JournalOperation = 'createReservation' | 'cancelReservation';
+
+export interface JournalEntry {
+  /** commandId(profile, baseUrl, operation, request): the same command always maps here. */
+  id: string;
+  /** The Idempotency-Key sent with every attempt of this command. */
+  key: string;
+  profile: string;
+  baseUrl: string;
+  operation: JournalOperation;
+  /** What the command acts on, for people reading `pending` (car alias / reservation uuid). */
+  target: string;
+  /** The canonical request, as hashed into `id`. */
+  request: unknown;
+  createdAt: string;
+  /** Last time the command was begun again or attempted; expiry counts from here. */
+  updatedAt: string;
+  attempts: number;
+}
+
+export interface JournalOptions {
+  path: string;
+  now?: () => Date;
+  /** How long after its last use an entry stops being reused. Default DEFAULT_TTL_MS. */
+  ttlMs?: number;
+  /** Receives problems that do not stop the command (a corrupt file set aside, ...). */
+  onWarning?: (message: string) => void;
+  /**
+   * After how long an un-refreshed lock counts as abandoned (its holder was killed).
+   * Default 10 s; proper-lockfile enforces at least 2 s. Tests lower it.
+   */
+  lockStaleMs?: number;
+}
+
+/**
+ * 24 hours. The server keeps idempotent results forever, but rerunning the same
+ * reservation a day after the last attempt is far more likely a new intent than a retry.
+ */
+export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
+export const JOURNAL_FILE = 'journal.json';
+const FORMAT_VERSION = 1;
+const DEFAULT_LOCK_STALE_MS = 10_000;
+
+const OPERATIONS: readonly JournalOperation[] = ['createReservation', 'cancelReservation'];
+
+/** The API's rule for Idempotency-Key: 16 to 128 printable ASCII characters. */
+export function isValidIdempotencyKey(key: string): boolean {
+  // Leading/trailing spaces would be stripped from the header in transit, so the key the
+  // server saw would differ from the journaled one.
+  return /^[\x21-\x7e][\x20-\x7e]{14,126}[\x21-\x7e]$/.test(key);
+}
+
+/**
+ * JSON with object keys sorted (UTF-16 code unit order) and no whitespace, so equal
+ * values always give the same text. Otherwise follows JSON.stringify: undefined,
+ * functions and symbols are dropped from objects (null inside arrays), non-finite
+ * numbers become null, toJSON() is honoured. A top-level undefined gives "null".
+ * Throws TypeError on BigInt and on cycles.
+ */
+export function canonicalJson(value: unknown): string {
+  return encode(value, new Set()) ?? 'null';
+}
+
+function encode(value: unknown, ancestors: Set<object>): string | undefined {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: () => unknown }).toJSON();
+  }
+  switch (typeof value) {
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    case 'bigint':
+      throw new TypeError('canonicalJson: a BigInt has no JSON form');
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'string':
+    case 'boolean':
+      return JSON.stringify(value);
+  }
+  if (value === null) return 'null';
+  const obj = value as object;
+  if (obj instanceof Number || obj instanceof String || obj instanceof Boolean) {
+    return encode(obj.valueOf(), ancestors);
+  }
+  if (ancestors.has(obj)) throw new TypeError('canonicalJson: circular structure');
+  ancestors.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      return `[${obj.map((item) => encode(item, ancestors) ?? 'null').join(',')}]`;
+    }
+    const record = obj as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const key of Object.keys(record).sort()) {
+      const encoded = encode(record[key], ancestors);
+      if (encoded !== undefined) parts.push(`${JSON.stringify(key)}:${encoded}`);
+    }
+    return `{${parts.join(',')}}`;
+  } finally {
+    // Only the current path counts: the same object twice side by side is not a cycle.
+    ancestors.delete(obj);
+  }
+}
+
+/** `https://x/v1/` and `https://x/v1` are the same API; keep one spelling. */
+function normalizeBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}
+
+/** sha256 (hex) of the canonical JSON of the command; the journal's identity of a command. */
+export function commandId(profile: string, baseUrl: string, operation: JournalOperation, request: unknown): string {
+  const text = canonicalJson({ profile, baseUrl: normalizeBaseUrl(baseUrl), operation, request });
+  return createHash('sha256').update(text).digest('hex');
+}
+
+// Lock attempts within one process queue here instead of spinning on the lock directory.
+const inProcessQueues = new Map<string, Promise<unknown>>();
+
+function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = inProcessQueues.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  inProcessQueues.set(key, tail);
+  void tail.then(() => {
+    if (inProcessQueues.get(key) === tail) inProcessQueues.delete(key);
+  });
+  return run;
+}
+
+/**
+ * proper-lockfile retry schedule: backoff from 15 ms up to 500 ms, long enough in total
+ * (about twice the stale time) that a lock left by a SIGKILLed process is taken over
+ * instead of failing the command.
+ */
+function lockRetries(staleMs: number) {
+  const minTimeout = 15;
+  const maxTimeout = 500;
+  const factor = 1.5;
+  let waited = 0;
+  let retries = 0;
+  for (let delay = minTimeout; waited < 2 * staleMs; retries++) {
+    waited += delay;
+    delay = Math.min(delay * factor, maxTimeout);
+  }
+  return { retries, factor, minTimeout, maxTimeout, randomize: true };
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  // Windows cannot open a directory for fsync; NTFS journals the rename itself.
+  if (process.platform === 'win32') return;
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } catch (err) {
+    // Some filesystems (certain network/FUSE mounts) do not support fsync on directories.
+    if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
+  } finally {
+    await handle.close();
+  }
+}
+
+function isNodeError(err: unknown): err is NodeJS.ErrnoException {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
+}
+
+function isEntry(value: unknown): value is JournalEntry {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const e = value as Record<string, unknown>;
+  return (
+    typeof e.id === 'string' &&
+    typeof e.key === 'string' &&
+    typeof e.profile === 'string' &&
+    typeof e.baseUrl === 'string' &&
+    typeof e.target === 'string' &&
+    OPERATIONS.includes(e.operation as JournalOperation) &&
+    'request' in e &&
+    typeof e.createdAt === 'string' &&
+    !Number.isNaN(Date.parse(e.createdAt)) &&
+    typeof e.updatedAt === 'string' &&
+    !Number.isNaN(Date.parse(e.updatedAt)) &&
+    Number.isInteger(e.attempts) &&
+    (e.attempts as number) >= 0
+  );
+}
+
+type ParseResult = { ok: true; entries: JournalEntry[] } | { ok: false; reason: string };
+
+function parseJournal(text: string): ParseResult {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: `not valid JSON: ${(err as Error).message}` };
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return { ok: false, reason: 'not a JSON object' };
+  }
+  const { version, entries } = data as { version?: unknown; entries?: unknown };
+  if (typeof version === 'number' && version > FORMAT_VERSION) {
+    // A newer carrental owns this file; setting it aside would lose its pending keys.
+    throw new CliError('api', `the idempotency journal was written by a newer carrental (format ${version})`, {
+      hint: 'upgrade carrental, or use CARRENTAL_STATE_DIR to point this version elsewhere',
+    });
+  }
+  if (version !== FORMAT_VERSION) return { ok: false, reason: `unknown format version ${JSON.stringify(version)}` };
+  if (!Array.isArray(entries)) return { ok: false, reason: '"entries" is not an array' };
+  const seen = new Set<string>();
+  for (const [i, entry] of entries.entries()) {
+    if (!isEntry(entry)) return { ok: false, reason: `entry ${i} is malformed` };
+    if (seen.has(entry.id)) return { ok: false, reason: `entry ${i} repeats id ${entry.id}` };
+    seen.add(entry.id);
+  }
+  return { ok: true, entries: entries as JournalEntry[] };
+}
+
+function fsError(action: string, file: string, err: unknown): CliError {
+  if (err instanceof CliError) return err;
+  const detail = isNodeError(err) ? `${err.code}: ${err.message}` : String(err);
+  return new CliError('api', `cannot ${action} the idempotency journal ${file} (${detail})`, { cause: err });
+}
+
+const defaultWarning = (message: string) => {
+  process.stderr.write(`warning: ${message}\n`);
+};
+
+interface LockedIo {
+  read(): Promise<JournalEntry[]>;
+  write(entries: JournalEntry[]): Promise<void>;
+}
+
+export class Journal {
+  readonly path: string;
+  private readonly dir: string;
+  private readonly lockPath: string;
+  private readonly now: () => Date;
+  private readonly ttlMs: number;
+  private readonly warn: (message: string) => void;
+  private readonly lockStaleMs: number;
+
+  constructor(opts: JournalOptions) {
+    this.path = path.resolve(opts.path);
+    this.dir = path.dirname(this.path);
+    this.lockPath = `${this.path}.lock`;
+    this.now = opts.now ?? (() => new Date());
+    this.ttlMs = opts.ttlMs ?? DEFAULT_TTL_MS;
+    this.warn = opts.onWarning ?? defaultWarning;
+    this.lockStaleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+  }
+
+  /** `<stateDir>/journal.json`. */
+  static defaultPath(env: NodeJS.ProcessEnv = process.env): string {
+    return path.join(stateDir(env), JOURNAL_FILE);
+  }
+
+  /**
+   * Finds the live entry for this command or creates one with a fresh UUID v4 key (or
+   * `key` if given); durable (atomic write + fsync of file and dir) before it resolves.
+   *
+   * A live entry found again gets its updatedAt refreshed (expiry counts from last use).
+   * If `key` is given and differs from the journaled one, the given key wins: the entry
+   * is replaced (new createdAt, attempts 0), `reused` is false and a warning is emitted.
+   * An invalid `key` is a usage error (nothing is written).
+   */
+  async begin(cmd: {
+    profile: string;
+    baseUrl: string;
+    operation: JournalOperation;
+    target: string;
+    request: unknown;
+    key?: string;
+  }): Promise<{ entry: JournalEntry; reused: boolean }> {
+    if (!OPERATIONS.includes(cmd.operation)) throw new TypeError(`unknown journal operation ${String(cmd.operation)}`);
+    if (cmd.key !== undefined && !isValidIdempotencyKey(cmd.key)) {
+      throw usageError(
+        'the idempotency key must be 16 to 128 printable ASCII characters, without leading or trailing spaces',
+      );
+    }
+    const id = commandId(cmd.profile, cmd.baseUrl, cmd.operation, cmd.request);
+    // What is stored is what was hashed, so `pending` shows exactly what identifies it.
+    const request: unknown = JSON.parse(canonicalJson(cmd.request));
+
+    return this.locked(async (io) => {
+      const now = this.now();
+      const stamp = now.toISOString();
+      const entries = this.live(await io.read(), now);
+      const index = entries.findIndex((e) => e.id === id);
+      const existing = index >= 0 ? entries[index] : undefined;
+
+      let entry: JournalEntry;
+      let reused: boolean;
+      if (existing && (cmd.key === undefined || cmd.key === existing.key)) {
+        entry = { ...existing, updatedAt: stamp };
+        reused = true;
+      } else {
+        if (existing) {
+          this.warn(
+            `replacing the journaled idempotency key ${existing.key} of this ${cmd.operation} (${existing.target}) ` +
+              `with the given key ${cmd.key}; the server treats it as a new command`,
+          );
+        }
+        entry = {
+          id,
+          key: cmd.key ?? randomUUID(),
+          profile: cmd.profile,
+          baseUrl: normalizeBaseUrl(cmd.baseUrl),
+          operation: cmd.operation,
+          target: cmd.target,
+          request,
+          createdAt: stamp,
+          updatedAt: stamp,
+          attempts: 0,
+        };
+        reused = false;
+      }
+      if (index >= 0) entries[index] = entry;
+      else entries.push(entry);
+      await io.write(entries);
+      return { entry: structuredClone(entry), reused };
+    });
+  }
+
+  /**
+   * Records one more attempt (updatedAt, attempts). If the entry is gone (cleared by
+   * `pending clear` in another terminal, or expired) a warning says a rerun will not
+   * reuse the key; the command itself carries on.
+   */
+  async touch(id: string): Promise<void> {
+    if (!(await this.fileExists())) {
+      this.warnMissing(id);
+      return;
+    }
+    await this.locked(async (io) => {
+      const now = this.now();
+      const all = await io.read();
+      const entries = this.live(all, now);
+      const entry = entries.find((e) => e.id === id);
+      if (!entry) {
+        this.warnMissing(id);
+        if (entries.length !== all.length) await io.write(entries);
+        return;
+      }
+      entry.attempts += 1;
+      entry.updatedAt = now.toISOString();
+      await io.write(entries);
+    });
+  }
+
+  /** Removes the entry after a definitive answer. Settling an absent entry is a no-op. */
+  async settle(id: string): Promise<void> {
+    if (!(await this.fileExists())) return;
+    await this.locked(async (io) => {
+      const all = await io.read();
+      const entries = this.live(all, this.now()).filter((e) => e.id !== id);
+      if (entries.length !== all.length) await io.write(entries);
+    });
+  }
+
+  /**
+   * Every entry, oldest first, expired ones included and flagged (`pending` can show
+   * them as expired; they are dropped by the next write). Does not create anything
+   * when there is no journal yet.
+   */
+  async list(): Promise<Array<JournalEntry & { expired: boolean }>> {
+    if (!(await this.fileExists())) return [];
+    const entries = await this.locked((io) => io.read());
+    const now = this.now();
+    return entries
+      .map((e) => ({ ...structuredClone(e), expired: this.isExpired(e, now) }))
+      .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  }
+
+  /**
+   * Drops entries; default only the given profile+baseUrl's (either may be left out to
+   * match any), `all` drops everything; returns how many matching entries were dropped
+   * (expired ones included).
+   */
+  async clear(filter: { all?: boolean; profile?: string; baseUrl?: string }): Promise<number> {
+    if (!filter.all && filter.profile === undefined && filter.baseUrl === undefined) {
+      throw new TypeError('Journal.clear needs a profile, a baseUrl or all: true');
+    }
+    if (!(await this.fileExists())) return 0;
+    const baseUrl = filter.baseUrl === undefined ? undefined : normalizeBaseUrl(filter.baseUrl);
+    const matches = (e: JournalEntry) =>
+      filter.all === true ||
+      ((filter.profile === undefined || e.profile === filter.profile) &&
+        (baseUrl === undefined || normalizeBaseUrl(e.baseUrl) === baseUrl));
+
+    return this.locked(async (io) => {
+      const now = this.now();
+      const all = await io.read();
+      const dropped = all.filter(matches).length;
+      const kept = all.filter((e) => !matches(e) && !this.isExpired(e, now));
+      if (kept.length !== all.length) await io.write(kept);
+      return dropped;
+    });
+  }
+
+  private isExpired(entry: JournalEntry, now: Date): boolean {
+    return Date.parse(entry.updatedAt) + this.ttlMs <= now.getTime();
+  }
+
+  private live(entries: JournalEntry[], now: Date): JournalEntry[] {
+    return entries.filter((e) => !this.isExpired(e, now));
+  }
+
+  private warnMissing(id: string): void {
+    this.warn(
+      `idempotency journal entry ${id.slice(0, 12)} is gone (cleared or expired); ` +
+        'rerunning this command will send a new idempotency key',
+    );
+  }
+
+  private async fileExists(): Promise<boolean> {
+    try {
+      await fsp.stat(this.path);
+      return true;
+    } catch (err) {
+      if (isNodeError(err) && err.code === 'ENOENT') return false;
+      throw fsError('read', this.path, err);
+    }
+  }
+
+  private async ensureDir(): Promise<void> {
+    let created: string | undefined;
+    try {
+      created = await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw fsError('create the directory of', this.path, err);
+    }
+    if (created === undefined) return;
+    // A new directory is only durable once its own entry in the parent is synced.
+    for (let dir = this.dir; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      await fsyncDir(path.dirname(dir));
+      if (dir === path.resolve(created)) break;
+    }
+  }
+
+  private locked<T>(fn: (io: LockedIo) => Promise<T>): Promise<T> {
+    return serialize(this.path, async () => {
+      await this.ensureDir();
+      let compromised: Error | undefined;
+      let release: () => Promise<void>;
+      try {
+        release = await lockfile.lock(this.path, {
+          realpath: false,
+          lockfilePath: this.lockPath,
+          stale: this.lockStaleMs,
+          retries: lockRetries(this.lockStaleMs),
+          // The default throws from a timer and crashes the process; instead refuse to
+          // write once another process may have taken the lock over.
+          onCompromised: (err) => {
+            compromised = err;
+          },
+        });
+      } catch (err) {
+        if (isNodeError(err) && err.code === 'ELOCKED') {
+          throw new CliError('api', `the idempotency journal ${this.path} is locked by another carrental process`, {
+            hint: `wait for it to finish; if no carrental is running, remove ${this.lockPath}`,
+            cause: err,
+          });
+        }
+        throw fsError('lock', this.path, err);
+      }
+      const io: LockedIo = {
+        read: () => this.read(),
+        write: async (entries) => {
+          if (compromised) {
+            throw new CliError('api', `lost the lock on the idempotency journal ${this.path}; nothing was written`, {
+              cause: compromised,
+            });
+          }
+          await this.write(entries);
+        },
+      };
+      try {
+        return await fn(io);
+      } finally {
+        // A compromised lock may already belong to someone else; its release error is moot.
+        await release().catch(() => undefined);
+      }
+    });
+  }
+
+  /** Must run under the lock: it may set a corrupt file aside. */
+  private async read(): Promise<JournalEntry[]> {
+    let text: string;
+    try {
+      text = await fsp.readFile(this.path, 'utf8');
+    } catch (err) {
+      if (isNodeError(err) && err.code === 'ENOENT') return [];
+      throw fsError('read', this.path, err);
+    }
+    const parsed = parseJournal(text);
+    if (parsed.ok) return parsed.entries;
+    const aside = await this.setAside();
+    this.warn(
+      `the idempotency journal ${this.path} is corrupt (${parsed.reason}); moved it to ${aside} and started ` +
+        'a new one. Create/cancel commands recorded in it will not reuse their keys: check `carrental trips` ' +
+        'before rerunning them',
+    );
+    return [];
+  }
+
+  private async setAside(): Promise<string> {
+    const stamp = this.now().toISOString().replace(/[:.]/g, '-');
+    for (let n = 0; ; n++) {
+      const target = `${this.path}.corrupt-${stamp}${n === 0 ? '' : `-${n}`}`;
+      try {
+        // rename() would silently replace an earlier set-aside file of the same millisecond.
+        await fsp.lstat(target);
+        continue;
+      } catch (err) {
+        if (!isNodeError(err) || err.code !== 'ENOENT') throw fsError('set aside', this.path, err);
+      }
+      try {
+        await fsp.rename(this.path, target);
+        await fsyncDir(this.dir);
+      } catch (err) {
+        throw fsError('set aside', this.path, err);
+      }
+      return target;
+    }
+  }
+
+  /**
+   * write-file-atomic's temp files (`journal.json.<number>`) stay behind when a writer is
+   * SIGKILLed mid-write. Writers only exist under the lock, so one older than the stale
+   * time belongs to a dead process. Best effort: litter is harmless.
+   */
+  private async removeAbandonedTempFiles(): Promise<void> {
+    const base = path.basename(this.path);
+    try {
+      for (const name of await fsp.readdir(this.dir)) {
+        if (!name.startsWith(`${base}.`) || !/^\d+$/.test(name.slice(base.length + 1))) continue;
+        const file = path.join(this.dir, name);
+        const { mtimeMs } = await fsp.lstat(file);
+        if (mtimeMs + this.lockStaleMs < Date.now()) await fsp.unlink(file);
+      }
+    } catch {
+      // Cleanup must never fail the command.
+    }
+  }
+
+  private async write(entries: JournalEntry[]): Promise<void> {
+    const text = `${JSON.stringify({ version: FORMAT_VERSION, entries }, null, 2)}\n`;
+    await this.removeAbandonedTempFiles();
+    try {
+      // mode is applied with chmod, so it holds whatever the umask or an older file's mode.
+      await writeFileAtomic(this.path, text, { mode: 0o600, fsync: true });
+      // The rename that replaced the file is durable only once the directory is synced.
+      await fsyncDir(this.dir);
+    } catch (err) {
+      throw fsError('write', this.path, err);
+    }
+  }
+}

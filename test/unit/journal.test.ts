@@ -1,0 +1,417 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/errors.js';
+import {
+  canonicalJson,
+  commandId,
+  DEFAULT_TTL_MS,
+  Journal,
+  type JournalEntry,
+  type JournalOperation,
+} from '../../src/store/journal.js';
+import { configDir, dataDir, stateDir } from '../../src/store/paths.js';
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const BASE = 'https://api.example.test/v1';
+const posixOnly = process.platform === 'win32' ? it.skip : it;
+
+function reserveCmd(overrides: Partial<{ profile: string; baseUrl: string; request: unknown; key: string }> = {}) {
+  return {
+    profile: overrides.profile ?? 'default',
+    baseUrl: overrides.baseUrl ?? BASE,
+    operation: 'createReservation' as JournalOperation,
+    target: 'tesla-model-3-la',
+    request: overrides.request ?? {
+      alias: 'tesla-model-3-la',
+      from: '2026-12-01T10:00',
+      to: '2026-12-03T10:00',
+      options: { protection: 'standard', extras: ['child_seat'] },
+    },
+    ...(overrides.key === undefined ? {} : { key: overrides.key }),
+  };
+}
+
+function cancelCmd(uuid: string, profile = 'default', baseUrl = BASE) {
+  return { profile, baseUrl, operation: 'cancelReservation' as JournalOperation, target: uuid, request: { uuid } };
+}
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and emits no whitespace', () => {
+    const a = { b: 1, a: { d: [1, { y: 2, x: 1 }], c: 's p' } };
+    const b = { a: { c: 's p', d: [1, { x: 1, y: 2 }] }, b: 1 };
+    expect(canonicalJson(a)).toBe('{"a":{"c":"s p","d":[1,{"x":1,"y":2}]},"b":1}');
+    expect(canonicalJson(b)).toBe(canonicalJson(a));
+  });
+
+  it('drops undefined members, keeps array positions, and follows JSON for odd values', () => {
+    expect(canonicalJson({ a: undefined, b: null, c: [undefined, 1] })).toBe('{"b":null,"c":[null,1]}');
+    expect(canonicalJson(undefined)).toBe('null');
+    expect(canonicalJson({ n: Number.NaN, d: new Date('2026-01-02T03:04:05.000Z') })).toBe(
+      '{"d":"2026-01-02T03:04:05.000Z","n":null}',
+    );
+  });
+
+  it('accepts a shared reference but rejects cycles and BigInt', () => {
+    const shared = { x: 1 };
+    expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"x":1},"b":{"x":1}}');
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => canonicalJson(cyclic)).toThrow(TypeError);
+    expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
+  });
+});
+
+describe('commandId', () => {
+  const req = { alias: 'x', from: '2026-12-01T10:00', to: '2026-12-02T10:00', options: { mileage: 'limited' } };
+
+  it('is a sha256 hex digest that ignores key order', () => {
+    const id = commandId('default', BASE, 'createReservation', req);
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    const reordered = { options: { mileage: 'limited' }, to: '2026-12-02T10:00', from: '2026-12-01T10:00', alias: 'x' };
+    expect(commandId('default', BASE, 'createReservation', reordered)).toBe(id);
+  });
+
+  it('differs when any part of the command differs', () => {
+    const id = commandId('default', BASE, 'createReservation', req);
+    const others = [
+      commandId('default', BASE, 'createReservation', { ...req, to: '2026-12-03T10:00' }),
+      commandId('default', BASE, 'createReservation', { ...req, options: { mileage: 'unlimited' } }),
+      commandId('work', BASE, 'createReservation', req),
+      commandId('default', 'https://other.example.test/v1', 'createReservation', req),
+      commandId('default', BASE, 'cancelReservation', req),
+    ];
+    expect(new Set([id, ...others]).size).toBe(others.length + 1);
+  });
+
+  it('treats a trailing slash on the base URL as the same API', () => {
+    expect(commandId('default', `${BASE}/`, 'cancelReservation', { uuid: 'u' })).toBe(
+      commandId('default', BASE, 'cancelReservation', { uuid: 'u' }),
+    );
+  });
+});
+
+describe('paths', () => {
+  it('honours the CARRENTAL_*_DIR overrides and ignores empty ones', () => {
+    const env = { CARRENTAL_STATE_DIR: '/x/state', CARRENTAL_DATA_DIR: '/x/data', CARRENTAL_CONFIG_DIR: '/x/config' };
+    expect(stateDir(env)).toBe(path.resolve('/x/state'));
+    expect(dataDir(env)).toBe(path.resolve('/x/data'));
+    expect(configDir(env)).toBe(path.resolve('/x/config'));
+    expect(Journal.defaultPath(env)).toBe(path.join(path.resolve('/x/state'), 'journal.json'));
+    const empty = { CARRENTAL_STATE_DIR: '' };
+    expect(stateDir(empty)).not.toBe('');
+    expect(path.basename(stateDir(empty))).toMatch(/carrental/i);
+    expect(path.isAbsolute(stateDir(empty))).toBe(true);
+  });
+});
+
+describe('Journal', () => {
+  let dir: string;
+  let file: string;
+  let clock: number;
+  let warnings: string[];
+  const now = () => new Date(clock);
+  const open = (extra: Partial<ConstructorParameters<typeof Journal>[0]> = {}) =>
+    new Journal({ path: file, now, onWarning: (m) => warnings.push(m), ...extra });
+  const onDisk = () => JSON.parse(readFileSync(file, 'utf8')) as { version: number; entries: JournalEntry[] };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'carrental-journal-'));
+    // A directory that does not exist yet: the journal must create it.
+    file = path.join(dir, 'state', 'journal.json');
+    clock = Date.parse('2026-11-01T12:00:00.000Z');
+    warnings = [];
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates an entry with a fresh UUID v4 key, durable on disk when begin resolves', async () => {
+    const { entry, reused } = await open().begin(reserveCmd());
+    expect(reused).toBe(false);
+    expect(entry.key).toMatch(UUID_V4);
+    expect(entry).toMatchObject({
+      id: commandId('default', BASE, 'createReservation', reserveCmd().request),
+      profile: 'default',
+      baseUrl: BASE,
+      operation: 'createReservation',
+      target: 'tesla-model-3-la',
+      createdAt: '2026-11-01T12:00:00.000Z',
+      updatedAt: '2026-11-01T12:00:00.000Z',
+      attempts: 0,
+    });
+    const disk = onDisk();
+    expect(disk.version).toBe(1);
+    expect(disk.entries).toEqual([entry]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('reuses the key for the same command (any key order, fresh instance) and refreshes updatedAt', async () => {
+    const first = await open().begin(reserveCmd());
+    clock += 60_000;
+    const again = await open().begin(
+      reserveCmd({
+        request: {
+          options: { extras: ['child_seat'], protection: 'standard' },
+          to: '2026-12-03T10:00',
+          from: '2026-12-01T10:00',
+          alias: 'tesla-model-3-la',
+        },
+      }),
+    );
+    expect(again.reused).toBe(true);
+    expect(again.entry.key).toBe(first.entry.key);
+    expect(again.entry.createdAt).toBe(first.entry.createdAt);
+    expect(again.entry.updatedAt).toBe('2026-11-01T12:01:00.000Z');
+    expect(onDisk().entries).toHaveLength(1);
+  });
+
+  it('gives different commands different entries and keys', async () => {
+    const journal = open();
+    const a = await journal.begin(reserveCmd());
+    const b = await journal.begin(reserveCmd({ request: { alias: 'tesla-model-3-la', from: '2026-12-05T10:00', to: '2026-12-06T10:00' } }));
+    const c = await journal.begin(reserveCmd({ profile: 'work' }));
+    const d = await journal.begin(cancelCmd('7f3c2a8e-1111-4000-8000-000000000001'));
+    const keys = [a, b, c, d].map((r) => r.entry.key);
+    expect(new Set(keys).size).toBe(4);
+    expect([a, b, c, d].every((r) => !r.reused)).toBe(true);
+    expect((await journal.list()).map((e) => e.key).sort()).toEqual([...keys].sort());
+  });
+
+  it('settle removes the entry, so the same command later gets a new key', async () => {
+    const journal = open();
+    const first = await journal.begin(reserveCmd());
+    const other = await journal.begin(cancelCmd('u-1'));
+    await journal.settle(first.entry.id);
+    expect(onDisk().entries.map((e) => e.id)).toEqual([other.entry.id]);
+    // Settling twice (or an id never journaled) changes nothing.
+    await journal.settle(first.entry.id);
+    await journal.settle('0'.repeat(64));
+    expect(onDisk().entries.map((e) => e.id)).toEqual([other.entry.id]);
+
+    const next = await journal.begin(reserveCmd());
+    expect(next.reused).toBe(false);
+    expect(next.entry.id).toBe(first.entry.id);
+    expect(next.entry.key).not.toBe(first.entry.key);
+  });
+
+  it('touch counts attempts and moves updatedAt; touching a vanished entry warns', async () => {
+    const journal = open();
+    const { entry } = await journal.begin(reserveCmd());
+    clock += 1000;
+    await journal.touch(entry.id);
+    clock += 1000;
+    await journal.touch(entry.id);
+    const [stored] = await journal.list();
+    expect(stored.attempts).toBe(2);
+    expect(stored.updatedAt).toBe('2026-11-01T12:00:02.000Z');
+    expect(stored.createdAt).toBe('2026-11-01T12:00:00.000Z');
+    expect(warnings).toEqual([]);
+
+    await journal.clear({ all: true });
+    await journal.touch(entry.id);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/new idempotency key/);
+  });
+
+  it('expires entries a TTL after their last use: listed as expired, ignored by begin, pruned on write', async () => {
+    const journal = open();
+    const first = await journal.begin(reserveCmd());
+    const bystander = await journal.begin(cancelCmd('u-1'));
+
+    clock += DEFAULT_TTL_MS - 1;
+    await journal.touch(bystander.entry.id); // keeps the bystander alive past the first's expiry
+    expect((await journal.begin(reserveCmd())).entry.key).toBe(first.entry.key); // still live; refreshed
+
+    clock += DEFAULT_TTL_MS; // exactly a TTL after the last use of both
+    const listed = await journal.list();
+    expect(listed.map((e) => [e.id, e.expired])).toEqual([
+      [first.entry.id, true],
+      [bystander.entry.id, true],
+    ]);
+    // Listing does not prune.
+    expect(onDisk().entries).toHaveLength(2);
+
+    const fresh = await journal.begin(reserveCmd());
+    expect(fresh.reused).toBe(false);
+    expect(fresh.entry.key).not.toBe(first.entry.key);
+    expect(fresh.entry.attempts).toBe(0);
+    expect(onDisk().entries.map((e) => e.id)).toEqual([fresh.entry.id]); // bystander pruned too
+  });
+
+  it('honours a custom ttlMs', async () => {
+    const journal = open({ ttlMs: 5_000 });
+    const first = await journal.begin(reserveCmd());
+    clock += 4_999;
+    expect((await journal.begin(reserveCmd())).reused).toBe(true);
+    clock += 5_000;
+    const next = await journal.begin(reserveCmd());
+    expect(next.reused).toBe(false);
+    expect(next.entry.key).not.toBe(first.entry.key);
+  });
+
+  it('stores a script-supplied key, reuses it, and lets a different supplied key replace it', async () => {
+    const journal = open();
+    const scriptKey = 'ci-run-4711-reserve-tesla';
+    const first = await journal.begin(reserveCmd({ key: scriptKey }));
+    expect(first).toMatchObject({ reused: false, entry: { key: scriptKey } });
+
+    // A plain rerun (no key given) reuses the script's key.
+    const plain = await journal.begin(reserveCmd());
+    expect(plain).toMatchObject({ reused: true, entry: { key: scriptKey } });
+    // The same key again is a reuse, not a replacement.
+    expect((await journal.begin(reserveCmd({ key: scriptKey }))).reused).toBe(true);
+    expect(warnings).toEqual([]);
+
+    clock += 1000;
+    await journal.touch(first.entry.id);
+    const replaced = await journal.begin(reserveCmd({ key: 'ci-run-4712-reserve-tesla' }));
+    expect(replaced.reused).toBe(false);
+    expect(replaced.entry).toMatchObject({ key: 'ci-run-4712-reserve-tesla', attempts: 0, createdAt: '2026-11-01T12:00:01.000Z' });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(scriptKey);
+    expect(onDisk().entries).toHaveLength(1);
+  });
+
+  it('rejects an invalid supplied key as a usage error without writing anything', async () => {
+    for (const key of ['too-short', 'x'.repeat(129), 'tab\tinside-the-key-value', ' leading-space-key-value', 'non-ascii-ключ-1234567']) {
+      const err = await open().begin(reserveCmd({ key })).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CliError);
+      expect((err as CliError).kind).toBe('usage');
+    }
+    expect(existsSync(path.dirname(file))).toBe(false);
+    expect((await open().begin(reserveCmd({ key: 'x'.repeat(128) }))).entry.key).toBe('x'.repeat(128));
+  });
+
+  it('clear drops only the given profile and base URL by default, everything with all', async () => {
+    const journal = open();
+    const other = 'https://staging.example.test/v1';
+    await journal.begin(cancelCmd('u-1', 'default', BASE));
+    await journal.begin(cancelCmd('u-2', 'default', BASE));
+    await journal.begin(cancelCmd('u-3', 'default', other));
+    await journal.begin(cancelCmd('u-4', 'work', BASE));
+
+    expect(await journal.clear({ profile: 'default', baseUrl: `${BASE}/` })).toBe(2);
+    expect((await journal.list()).map((e) => e.target).sort()).toEqual(['u-3', 'u-4']);
+    expect(await journal.clear({ profile: 'nobody', baseUrl: BASE })).toBe(0);
+    expect(await journal.clear({ all: true })).toBe(2);
+    expect(await journal.list()).toEqual([]);
+    expect(onDisk().entries).toEqual([]);
+    await expect(journal.clear({})).rejects.toThrow(TypeError);
+  });
+
+  it('reads nothing and creates nothing when there is no journal yet', async () => {
+    const journal = open();
+    expect(await journal.list()).toEqual([]);
+    expect(await journal.clear({ all: true })).toBe(0);
+    await journal.settle('0'.repeat(64));
+    expect(existsSync(path.dirname(file))).toBe(false);
+  });
+
+  it('sets a corrupt file aside with a warning, keeping its content, and starts afresh', async () => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const garbage = '{"version":1,"entries":[{"id":"abc","key":"trunc';
+    writeFileSync(file, garbage);
+
+    const { entry } = await open().begin(reserveCmd());
+
+    expect(warnings).toHaveLength(1);
+    const aside = readdirSync(path.dirname(file)).filter((n) => n.startsWith('journal.json.corrupt-'));
+    expect(aside).toEqual(['journal.json.corrupt-2026-11-01T12-00-00-000Z']);
+    const asidePath = path.join(path.dirname(file), aside[0]);
+    expect(warnings[0]).toContain(asidePath);
+    expect(warnings[0]).toMatch(/corrupt/);
+    expect(readFileSync(asidePath, 'utf8')).toBe(garbage);
+    expect(onDisk().entries).toEqual([entry]);
+  });
+
+  it('treats well-formed JSON of the wrong shape as corrupt too, and never overwrites an earlier set-aside file', async () => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const first = JSON.stringify({ version: 1, entries: [{ id: 42 }] });
+    writeFileSync(file, first);
+    expect(await open().list()).toEqual([]);
+
+    const second = '[]';
+    writeFileSync(file, second); // corrupt again within the same millisecond
+    expect(await open().list()).toEqual([]);
+
+    const base = path.join(path.dirname(file), 'journal.json.corrupt-2026-11-01T12-00-00-000Z');
+    expect(readFileSync(base, 'utf8')).toBe(first);
+    expect(readFileSync(`${base}-1`, 'utf8')).toBe(second);
+    expect(warnings).toHaveLength(2);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('refuses to touch a journal written by a newer format', async () => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const newer = JSON.stringify({ version: 2, entries: {} });
+    writeFileSync(file, newer);
+    const err = await open().begin(reserveCmd()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).message).toMatch(/newer carrental/);
+    expect(readFileSync(file, 'utf8')).toBe(newer);
+    expect(readdirSync(path.dirname(file))).toEqual(['journal.json']);
+  });
+
+  posixOnly('creates the directory 0700 and the file 0600, and tightens a looser existing file', async () => {
+    await open().begin(reserveCmd());
+    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    chmodSync(file, 0o644);
+    await open().begin(cancelCmd('u-1'));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('waits for a lock held elsewhere and rereads the file inside it', async () => {
+    // What another process writes while it holds the lock: an entry for our command.
+    const otherFile = path.join(dir, 'other', 'journal.json');
+    const theirs = await new Journal({ path: otherFile, now }).begin(reserveCmd());
+
+    mkdirSync(path.dirname(file), { recursive: true });
+    const release = await lockfile.lock(file, { realpath: false, lockfilePath: `${file}.lock` });
+    let settled = false;
+    const pending = open()
+      .begin(reserveCmd())
+      .finally(() => {
+        settled = true;
+      });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(settled).toBe(false);
+    writeFileSync(file, readFileSync(otherFile));
+    await release();
+
+    const ours = await pending;
+    expect(ours.reused).toBe(true);
+    expect(ours.entry.key).toBe(theirs.entry.key);
+  });
+
+  it('takes over a lock abandoned by a killed process once it is stale', async () => {
+    mkdirSync(`${file}.lock`, { recursive: true });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${file}.lock`, old, old);
+    const started = Date.now();
+    const { entry } = await open({ lockStaleMs: 2_000 }).begin(reserveCmd());
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(onDisk().entries).toEqual([entry]);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('keeps every entry when one process begins many commands at once', async () => {
+    const a = open();
+    const b = open(); // a second instance on the same file, as two modules of one run might have
+    const results = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).begin(cancelCmd(`u-${i}`))),
+      ...Array.from({ length: 4 }, (_, i) => (i % 2 ? a : b).begin(reserveCmd())),
+    ]);
+    const entries = onDisk().entries;
+    expect(entries).toHaveLength(9);
+    const shared = results.slice(8);
+    expect(new Set(shared.map((r) => r.entry.key)).size).toBe(1);
+    expect(shared.filter((r) => !r.reused)).toHaveLength(1);
+  });
+});
