@@ -19,9 +19,16 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version) },
-  // CJS dependencies (cli-table3, proper-lockfile, ...) call require() for node builtins.
+  // CJS dependencies (cli-table3, proper-lockfile, ...) call require() for node builtins,
+  // and write-file-atomic names its temp files with __filename.
   banner: {
-    js: "import { createRequire as __carrentalCreateRequire } from 'node:module'; const require = __carrentalCreateRequire(import.meta.url);",
+    js: [
+      "import { createRequire as __carrentalCreateRequire } from 'node:module';",
+      "import { fileURLToPath as __carrentalFileURLToPath } from 'node:url';",
+      'const require = __carrentalCreateRequire(import.meta.url);',
+      'const __filename = __carrentalFileURLToPath(import.meta.url);',
+      "const __dirname = __carrentalFileURLToPath(new URL('.', import.meta.url));",
+    ].join(' '),
   },
   logLevel: 'warning',
 });

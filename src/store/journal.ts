@@ -265,6 +265,7 @@ export class Journal {
     this.lockPath = `${this.path}.lock`;
     this.now = opts.now ?? (() => new Date());
     this.ttlMs = opts.ttlMs ?? DEFAULT_TTL_MS;
+    if (!(this.ttlMs > 0)) throw new TypeError(`Journal ttlMs must be a positive number, got ${opts.ttlMs}`);
     this.warn = opts.onWarning ?? defaultWarning;
     this.lockStaleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
   }
@@ -546,17 +547,16 @@ export class Journal {
 
   /**
    * write-file-atomic's temp files (`journal.json.<number>`) stay behind when a writer is
-   * SIGKILLed mid-write. Writers only exist under the lock, so one older than the stale
-   * time belongs to a dead process. Best effort: litter is harmless.
+   * SIGKILLed mid-write. Writers only exist under the lock, which we hold, so any such
+   * file belongs to a dead process (or to one that lost the lock, whose write must not
+   * land anyway). Best effort: litter is harmless.
    */
   private async removeAbandonedTempFiles(): Promise<void> {
     const base = path.basename(this.path);
     try {
       for (const name of await fsp.readdir(this.dir)) {
         if (!name.startsWith(`${base}.`) || !/^\d+$/.test(name.slice(base.length + 1))) continue;
-        const file = path.join(this.dir, name);
-        const { mtimeMs } = await fsp.lstat(file);
-        if (mtimeMs + this.lockStaleMs < Date.now()) await fsp.unlink(file);
+        await fsp.unlink(path.join(this.dir, name));
       }
     } catch {
       // Cleanup must never fail the command.

@@ -390,6 +390,26 @@ describe('Journal', () => {
     expect(ours.entry.key).toBe(theirs.entry.key);
   });
 
+  it('gives up with a clear error when a live process keeps the lock', async () => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    // Refreshed by proper-lockfile every second, so it never turns stale.
+    const release = await lockfile.lock(file, { realpath: false, lockfilePath: `${file}.lock`, stale: 2_000 });
+    try {
+      const started = Date.now();
+      const err = await open({ lockStaleMs: 2_000 })
+        .begin(reserveCmd())
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CliError);
+      expect((err as CliError).message).toMatch(/locked by another carrental process/);
+      expect((err as CliError).hint).toContain(`${file}.lock`);
+      // It waited past the stale time instead of failing at once.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await release();
+    }
+  });
+
   it('takes over a lock abandoned by a killed process once it is stale', async () => {
     mkdirSync(`${file}.lock`, { recursive: true });
     const old = new Date(Date.now() - 60_000);

@@ -1,0 +1,213 @@
+// The shape of the sandbox's mutable state: everything that is not derivable from
+// (seed, anchor, fleetSize). It is one JSON document; store.ts persists it.
+import type { Capability } from '../api/operations.js';
+import type { PriceBreakdown, PromoDiscount } from './pricing.js';
+
+export const STATE_FORMAT = 'carrental-sandbox-state';
+export const STATE_VERSION = 1;
+
+export type LicenceStatus = 'unknown' | 'pending' | 'approved' | 'declined';
+export type ReservationStatus = 'new' | 'complete' | 'cancelled';
+export type BillingStatus = 'ISSUED' | 'PAID' | 'CANCELLED' | 'HOLD';
+export type HoldRelease = 'not_required' | 'pending' | 'released' | 'manual_review' | 'unknown';
+export type RefundReview = 'not_required' | 'pending' | 'closed' | 'unknown';
+export type RefundStatus = 'confirmed' | 'recorded_unconfirmed' | 'failed' | 'unknown';
+
+export interface ApiKeyRec {
+  key: string;
+  capability: Capability;
+  revoked: boolean;
+}
+
+export interface CardRec {
+  id: string;
+  card_brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+export interface CustomerRec {
+  id: string;
+  /** Short stable name used by the admin endpoints (dana, omar, lee, sam, pat). */
+  handle: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  licence: { status: LicenceStatus; expires_at: string | null };
+  card_payments_enabled: boolean;
+  card: CardRec | null;
+  keys: ApiKeyRec[];
+  /** The customer web application's own login token (also accepted on /my operations). */
+  app_token: string;
+}
+
+export interface ReservationOptionsRec {
+  protection_plan: 'minimum' | 'standard';
+  mileage_type: 'limited' | 'unlimited';
+  delivery_type: 'pickup' | 'delivery';
+  delivery_address: string | null;
+}
+
+export interface ExtensionRec {
+  from_checkout: string;
+  to_checkout: string;
+  invoice_id: string | null;
+  at: string;
+}
+
+export interface ReservationRec {
+  uuid: string;
+  customer_id: string;
+  car_id: number;
+  /** Stored status; a `new` trip whose checkout has passed reads as `complete`. */
+  status: ReservationStatus;
+  date_checkin: string;
+  date_checkout: string;
+  days: number;
+  options: ReservationOptionsRec;
+  extras: string[];
+  promo: PromoDiscount | null;
+  /** The price at creation; extensions add EXTEND invoices. */
+  pricing: PriceBreakdown;
+  created_at: string;
+  cancelled_at: string | null;
+  cancellation: { hold_release: HoldRelease; refund_review: RefundReview; refund_date: string | null } | null;
+  /** Cancelled before the outcome was recorded: outcome `unknown`, trip total null. */
+  legacy_cancellation: boolean;
+  /** A manual billing adjustment exists: the trip total cannot be classified. */
+  manual_adjustment: boolean;
+  extensions: ExtensionRec[];
+}
+
+export interface InvoiceItemRec {
+  id: string;
+  amount: number;
+  description: string;
+}
+
+export interface InvoiceRec {
+  id: string;
+  customer_id: string;
+  reservation_uuid: string;
+  /** UTC `YYYY-MM-DDTHH:MM`. */
+  created_at: string;
+  type: string;
+  billing_status: BillingStatus;
+  amount: number;
+  description: string;
+  items: InvoiceItemRec[];
+}
+
+export interface RefundRec {
+  id: string;
+  customer_id: string;
+  reservation_uuid: string;
+  invoice_id: string;
+  amount_cents: number;
+  status: RefundStatus;
+  confirmed_at: string | null;
+}
+
+export interface IdempotencyRec {
+  operation: string;
+  fingerprint: string;
+  status: number;
+  /** The exact response body, replayed byte for byte. */
+  body: string;
+  created_at: string;
+}
+
+export interface AgentFlowRec {
+  id: string;
+  customer_id: string;
+  action: 'pay_reservation' | 'add_payment_card' | 'extend_reservation';
+  reservation_uuid: string | null;
+  payment_type: 'rent' | 'deposit' | null;
+  checkout: string | null;
+  agent_client: string | null;
+  url: string;
+  created_at: string;
+}
+
+export interface SandboxState {
+  format: typeof STATE_FORMAT;
+  version: typeof STATE_VERSION;
+  seed: number;
+  fleetSize: number;
+  /** ISO instant when the state was seeded; fixtures and the fleet are relative to its UTC date. */
+  anchor: string;
+  clockOffsetMs: number;
+  customers: CustomerRec[];
+  reservations: Record<string, ReservationRec>;
+  invoices: Record<string, InvoiceRec>;
+  refunds: Record<string, RefundRec>;
+  /** Completed create/cancel commands, by `<customer id>:<Idempotency-Key>`; kept permanently. */
+  idempotency: Record<string, IdempotencyRec>;
+  /** One-time promo codes each customer has used, by customer id. */
+  usedPromos: Record<string, string[]>;
+  agentFlows: Record<string, AgentFlowRec>;
+}
+
+export const anchorDay = (state: Pick<SandboxState, 'anchor'>) => state.anchor.slice(0, 10);
+
+// A transaction mutates a clone and then replaces the state object, so caches keyed by
+// identity invalidate for free; forgetIndexes covers the draft that becomes the new state.
+const caches = new WeakMap<SandboxState, Map<string, unknown>>();
+
+/** Memoizes a value derived from a state object that is no longer being mutated. */
+export function cached<T>(state: SandboxState, key: string, compute: () => T): T {
+  let perState = caches.get(state);
+  if (!perState) {
+    perState = new Map();
+    caches.set(state, perState);
+  }
+  if (perState.has(key)) return perState.get(key) as T;
+  const value = compute();
+  perState.set(key, value);
+  return value;
+}
+
+/** Drops cached values of a state object that was mutated in place (a transaction draft). */
+export function forgetIndexes(state: SandboxState): void {
+  caches.delete(state);
+}
+
+function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = keyOf(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+/** Read paths only: rules that mutate scan the draft instead of using these indexes. */
+export const invoicesOf = (state: SandboxState, reservationUuid: string): InvoiceRec[] =>
+  cached(state, 'invoicesByReservation', () => groupBy(Object.values(state.invoices), (i) => i.reservation_uuid)).get(
+    reservationUuid,
+  ) ?? [];
+export const reservationsOf = (state: SandboxState, customerId: string): ReservationRec[] =>
+  cached(state, 'reservationsByCustomer', () => groupBy(Object.values(state.reservations), (r) => r.customer_id)).get(
+    customerId,
+  ) ?? [];
+export const lookupCredential = (state: SandboxState, token: string) =>
+  cached(state, 'credentials', () => {
+    const map = new Map<string, { customer: CustomerRec; key: ApiKeyRec | null }>();
+    for (const c of state.customers) {
+      for (const k of c.keys) map.set(k.key, { customer: c, key: k });
+      map.set(c.app_token, { customer: c, key: null });
+    }
+    return map;
+  }).get(token);
+
+export function customerById(state: SandboxState, id: string): CustomerRec | undefined {
+  return state.customers.find((c) => c.id === id);
+}
+
+/** By id or handle (admin endpoints accept both). */
+export function findCustomer(state: SandboxState, idOrHandle: string): CustomerRec | undefined {
+  return state.customers.find((c) => c.id === idOrHandle || c.handle === idOrHandle);
+}
