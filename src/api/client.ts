@@ -5,6 +5,9 @@ import { Agent, request } from 'undici';
 import type { ZodType } from 'zod';
 import { CliError, kindForStatus } from '../errors.js';
 import { hintFor } from './hints.js';
+import { redactHeader, scrubSecrets } from './redact.js';
+
+export { redactHeader } from './redact.js';
 
 export type AuthMode = 'none' | 'key' | 'optional';
 
@@ -50,8 +53,8 @@ export interface RequestSpec<T> {
   retry?: RetryPolicy;
   /** Return non-2xx responses instead of throwing (the `api` command). */
   allowErrorStatus?: boolean;
-  /** Called before each retry with the wait, e.g. to show progress. */
-  onRetry?: (info: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => void;
+  /** Called before each retry with the wait, e.g. to show progress; awaited, so it can record the attempt first. */
+  onRetry?: (info: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => void | Promise<void>;
 }
 
 export interface ApiResponse<T> {
@@ -85,9 +88,13 @@ export class ApiClient {
   private readonly agent: Agent;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  /** --debug output; every line passes through the key scrubber, whatever it echoes. */
+  private readonly debug?: (line: string) => void;
 
   constructor(private readonly opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    const sink = opts.debug;
+    if (sink) this.debug = (line) => sink(scrubSecrets(line, [opts.apiKey]));
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 8, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.random = opts.random ?? Math.random;
@@ -117,7 +124,7 @@ export class ApiClient {
       try {
         const res = await this.once(spec, label);
         if (res.status < 300 || spec.allowErrorStatus) return this.finish(spec, res, label);
-        error = errorFromResponse(res.status, res.body, res.headers, label);
+        error = scrubError(errorFromResponse(res.status, res.body, res.headers, label), this.opts.apiKey);
         failure = { kind: 'status', status: res.status, errorCode: error.api?.error_code, retryAfterMs: error.api?.retryAfter !== undefined ? error.api.retryAfter * 1000 : undefined };
       } catch (err) {
         if (!(err instanceof NetworkFailure)) throw err;
@@ -127,8 +134,8 @@ export class ApiClient {
       if (attempt >= policy.maxAttempts || !policy.retryable(failure, spec.method)) throw error;
       const delayMs = this.delayFor(failure, attempt, policy);
       if (Date.now() - started + delayMs > policy.maxTotalMs) throw error;
-      (spec.onRetry ?? this.opts.onRetry)?.({ attempt, maxAttempts: policy.maxAttempts, delayMs, failure });
-      this.opts.debug?.(`* retry ${attempt + 1}/${policy.maxAttempts} of ${label} in ${delayMs} ms`);
+      await (spec.onRetry ?? this.opts.onRetry)?.({ attempt, maxAttempts: policy.maxAttempts, delayMs, failure });
+      this.debug?.(`* retry ${attempt + 1}/${policy.maxAttempts} of ${label} in ${delayMs} ms`);
       await this.sleep(delayMs);
     }
   }
@@ -163,7 +170,7 @@ export class ApiClient {
     const url = this.url(spec.path, spec.query);
     const headers = this.headersFor(spec);
     const body = spec.rawBody ?? (spec.body !== undefined ? JSON.stringify(spec.body) : undefined);
-    const debug = this.opts.debug;
+    const debug = this.debug;
     if (debug) {
       debug(`> ${spec.method} ${url}`);
       for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${redactHeader(k, v)}`);
@@ -189,7 +196,7 @@ export class ApiClient {
     }
     if (debug) {
       debug(`< ${status} (${Date.now() - t0} ms)`);
-      for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`);
+      for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${redactHeader(k, v)}`);
       if (text) debug(`< ${truncate(text)}`);
     }
     let parsed: unknown = undefined;
@@ -234,6 +241,17 @@ export class ApiClient {
   }
 }
 
+/** A server that echoes the key back must not make us print it. */
+function scrubError(err: CliError, apiKey: string | undefined): CliError {
+  const scrub = (text: string) => scrubSecrets(text, [apiKey]);
+  const api = err.api && {
+    ...err.api,
+    description: err.api.description === undefined ? undefined : scrub(err.api.description),
+    body: err.api.body === undefined ? undefined : JSON.parse(scrub(JSON.stringify(err.api.body))),
+  };
+  return new CliError(err.kind, scrub(err.message), { hint: err.hint === undefined ? undefined : scrub(err.hint), api });
+}
+
 class NetworkFailure extends Error {
   constructor(
     readonly failure: Failure,
@@ -246,7 +264,7 @@ class NetworkFailure extends Error {
 function networkError(label: string, url: string, err: unknown, timedOut: boolean, code: string | undefined, timeoutMs: number): CliError {
   const origin = new URL(url).origin;
   if (timedOut) {
-    return new CliError('unavailable', `${label} timed out after ${Math.round(timeoutMs / 1000)} s`, {
+    return new CliError('unavailable', `${label} timed out after ${+(timeoutMs / 1000).toFixed(2)} s`, {
       hint: 'the outcome is unknown; rerunning the same command is safe (raise --timeout if the API is slow)',
       cause: err,
     });
@@ -279,16 +297,6 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
-}
-
-export function redactHeader(name: string, value: string): string {
-  if (/^authorization$/i.test(name)) return value.replace(/^(\w+\s+)?(.*)$/, (_m, scheme = '', key: string) => `${scheme}${maskSecret(key)}`);
-  if (/^(x-api-key|cookie|set-cookie)$/i.test(name)) return maskSecret(value);
-  return value;
-}
-
-function maskSecret(secret: string): string {
-  return `${secret.startsWith('svc_') ? 'svc_' : ''}…${secret.slice(-4)}`;
 }
 
 function truncate(text: string, max = 2000): string {

@@ -30,8 +30,8 @@ export class Api {
     return this.client.request({ method: 'GET', path: '/cars', query: { ...query }, auth: 'none', schema: S.CarsPage, ...extra });
   }
 
-  getCar(alias: string) {
-    return this.client.request({ method: 'GET', path: `/cars/${seg(alias)}`, auth: 'none', schema: S.Car });
+  getCar(alias: string, extra: Extra = {}) {
+    return this.client.request({ method: 'GET', path: `/cars/${seg(alias)}`, auth: 'none', schema: S.Car, ...extra });
   }
 
   /** Anonymous unless `withKey`: then the configured key is sent (and must be valid). */

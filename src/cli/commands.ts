@@ -27,6 +27,8 @@ export interface CommandSpec {
   options?: OptionSpec[];
   examples?: string[];
   subcommands?: CommandSpec[];
+  /** Left out of help, suggestions and completions (plumbing for the completion scripts). */
+  hidden?: boolean;
   module?: () => Promise<unknown>;
 }
 
@@ -188,6 +190,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'auth',
     description: 'store, check or forget the API key of a profile',
+    examples: ['carrental auth login', 'carrental auth status --profile ci'],
     subcommands: [
       {
         name: 'login',
@@ -213,6 +216,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'config',
     description: 'read and change settings of a profile (base_url, app_url, city)',
+    examples: ['carrental config set city miami', 'carrental config list'],
     subcommands: [
       {
         name: 'get',
@@ -292,7 +296,19 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'doctor',
     description: 'check config, reachability, credential, capability and which operations are deployed',
-    examples: ['carrental doctor', 'carrental --sandbox doctor --json'],
+    options: [
+      {
+        flags: '--require <operation>',
+        description: 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)',
+        repeatable: true,
+      },
+      { flags: '--write', description: 'fail unless the key can create and cancel reservations (booking_write)' },
+    ],
+    examples: [
+      'carrental doctor',
+      'carrental --sandbox doctor --json',
+      'CARRENTAL_API_KEY=... carrental doctor --require listTrips,getReservation --write',
+    ],
     module: () => import('../commands/doctor.js'),
   },
   {
@@ -303,8 +319,17 @@ export const COMMANDS: CommandSpec[] = [
     module: () => import('../commands/completion.js'),
   },
   {
+    name: '__complete',
+    description: 'print completion candidates, one per line (used by the completion scripts)',
+    hidden: true,
+    args: [{ syntax: '<kind>', key: 'kind', description: 'cars, reservations, invoices or profiles', complete: ['cars', 'reservations', 'invoices', 'profiles'] }],
+    examples: ['carrental __complete cars', 'carrental --profile demo __complete reservations'],
+    module: () => import('../commands/complete.js'),
+  },
+  {
     name: 'sandbox',
     description: 'the embedded sandbox API and its customer pages',
+    examples: ['carrental sandbox serve --port 8787', 'carrental --sandbox cars --city la'],
     subcommands: [
       {
         name: 'serve',

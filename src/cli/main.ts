@@ -1,9 +1,11 @@
 // The command tree. Only commander and this file load for `--help`; each command's module
 // (and with it undici, zod, conf, inquirer or the sandbox) is imported when it runs.
 import { Command, CommanderError, Option } from 'commander';
-import { CliError, formatErrorLine } from '../errors.js';
+import { KEY_TOKEN_RE, maskKey } from '../api/redact.js';
+import { CliError, formatErrorLine, usageError } from '../errors.js';
 import { makeSleep, resolveGlobals, type Context, type IO, type RawGlobals } from './context.js';
-import { COMMANDS, type CommandSpec } from './commands.js';
+import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
+import { GLOBAL_OPTIONS } from './global-options.js';
 
 declare const __CARRENTAL_VERSION__: string;
 export const VERSION = typeof __CARRENTAL_VERSION__ === 'string' ? __CARRENTAL_VERSION__ : '0.0.0-dev';
@@ -36,38 +38,37 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
   program
     .description('Command-line client for the car-rental customer and agent API')
     .version(VERSION, '-V, --version', 'print the version')
-    .option('--profile <name>', 'configuration profile (env CARRENTAL_PROFILE; default "default")')
-    .option('--base-url <url>', 'API base address ending in /v1 (env CARRENTAL_BASE_URL)')
-    .option('--sandbox', 'use the embedded sandbox instead of a remote API (env CARRENTAL_SANDBOX=1)')
-    .option('--json', 'print the response payload as JSON on stdout, nothing else')
-    .option('--no-color', 'no colour (also NO_COLOR; off whenever stdout is not a terminal)')
-    .option('--no-input', 'never prompt; a missing value is a usage error (also when CI is set)')
-    .option('-y, --yes', 'answer yes to confirmations')
-    .option('--debug', 'trace HTTP requests and responses to stderr, credentials redacted (env CARRENTAL_DEBUG=1)')
-    .option('--timeout <seconds>', 'per-request timeout in seconds (env CARRENTAL_TIMEOUT; default 30)')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => write(s.startsWith('error:') ? s : `error: ${s}`),
+      // commander echoes unknown options, and `--api-key=svc_...` must not reach the terminal
+      outputError: (s, write) => write(redactKeys(s.startsWith('error:') ? s : `error: ${s}`)),
     })
     .action(() => {
+      // the root has an action (the overview), so commander hands it unknown command names
+      // (and, allowed through below, the flags typed after it: `carz --city la` is a mistyped
+      // command, not an unknown --city); a leading unknown flag is still reported as one
+      const first = program.args[0];
+      const internals = program as unknown as { unknownCommand(): never; unknownOption(flag: string): never };
+      if (first?.startsWith('-')) {
+        program.allowUnknownOption(false);
+        internals.unknownOption(first);
+      }
+      if (first !== undefined) internals.unknownCommand();
       io.stdout.write(OVERVIEW);
     });
+  for (const opt of GLOBAL_OPTIONS) program.addOption(toOption(opt));
+  // with an action of its own the root gets no implicit `help` command; `carrental help cars` is common
+  program.helpCommand(true);
 
   const addCommand = (parent: Command, spec: CommandSpec) => {
-    const cmd = parent.command(spec.name).description(spec.description);
+    const cmd = parent.command(spec.name, { hidden: spec.hidden }).description(spec.description);
     if (spec.aliases) cmd.aliases(spec.aliases);
     for (const arg of spec.args ?? []) cmd.argument(arg.syntax, arg.description);
-    for (const opt of spec.options ?? []) {
-      const option = new Option(opt.flags, opt.description);
-      if (opt.choices) option.choices(opt.choices);
-      if (opt.repeatable) option.argParser((value: string, prev: string[] | undefined) => [...(prev ?? []), value]);
-      if (opt.hidden) option.hideHelp();
-      cmd.addOption(option);
-    }
+    for (const opt of spec.options ?? []) cmd.addOption(toOption(opt));
     if (spec.examples?.length) {
       cmd.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
     }
@@ -86,11 +87,22 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
     });
   };
   for (const spec of COMMANDS) addCommand(program, spec);
+  // set after the subcommands were added: they inherit commander's settings on creation
+  program.allowExcessArguments(true);
+  program.allowUnknownOption(true);
   program.addHelpText(
     'after',
     `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --json | jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n`,
   );
   return { program, exitCode: () => exitCode };
+}
+
+function toOption(opt: OptionSpec): Option {
+  const option = new Option(opt.flags, opt.description);
+  if (opt.choices) option.choices(opt.choices);
+  if (opt.repeatable) option.argParser((value: string, prev: string[] | undefined) => [...(prev ?? []), value]);
+  if (opt.hidden) option.hideHelp();
+  return option;
 }
 
 function processIO(): IO {
@@ -108,6 +120,18 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
   let jsonErrors = argv.includes('--json');
+  const keyArgument = argv.find((a) => new RegExp(`^(--?[\\w-]+=)?${KEY_TOKEN_RE.source}$`).test(a));
+  if (keyArgument) {
+    return reportError(
+      usageError(
+        `an API key is never accepted as a command-line argument (it would land in shell history and \`ps\`); got ${redactKeys(keyArgument)}`,
+        'run `carrental auth login` (it prompts, or reads the key from stdin with --with-key), or set CARRENTAL_API_KEY',
+      ),
+      io,
+      jsonErrors,
+      env,
+    );
+  }
 
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
     const globals = resolveGlobals(raw, env, io);
@@ -133,7 +157,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {
-    return reportError(err, io, jsonErrors);
+    return reportError(err, io, jsonErrors, env);
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -145,7 +169,11 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   }
 }
 
-function reportError(err: unknown, io: IO, json: boolean): number {
+function redactKeys(text: string): string {
+  return text.replace(KEY_TOKEN_RE, (token) => maskKey(token));
+}
+
+function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv): number {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
     // commander already printed its one-line message
@@ -163,7 +191,7 @@ function reportError(err: unknown, io: IO, json: boolean): number {
   }
   const message = err instanceof Error ? err.message : String(err);
   io.stderr.write(`error: unexpected failure: ${message}\n`);
-  if (process.env.CARRENTAL_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
+  if (env.CARRENTAL_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
   return 1;
 }
 

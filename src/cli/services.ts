@@ -1,11 +1,13 @@
 // Builds what a command needs from the context: the config store, the target (remote
 // base URL or the embedded sandbox), the key, and the API client. Imported only by
 // commands, so none of this loads for --help.
+import { join } from 'node:path';
 import { ApiClient, type RequestSpec } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
 import { ConfigStore, checkSettingValue, type ProfileData } from '../store/config.js';
+import { dataDir } from '../store/paths.js';
 import type { Context } from './context.js';
 
 export interface Target {
@@ -40,6 +42,14 @@ export function openConfig(ctx: Context): ConfigStore {
   return config;
 }
 
+/**
+ * The embedded sandbox's state file: CARRENTAL_SANDBOX_STATE, else the user's data directory.
+ * Read from the command's own environment, so an in-process test stays inside its temp home.
+ */
+export function sandboxStatePath(env: NodeJS.ProcessEnv): string {
+  return env.CARRENTAL_SANDBOX_STATE || join(dataDir(env), 'sandbox-state.json');
+}
+
 /** Resolves base URL and key: flags, then environment, then the profile; the sandbox when asked. */
 export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<Target> {
   const { globals, env } = ctx;
@@ -48,7 +58,10 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
   const envKey = env.CARRENTAL_API_KEY || undefined;
   if (globals.sandbox || configured === 'sandbox') {
     const sandbox = await import('../sandbox/index.js');
-    const running = await sandbox.startSandbox({ statePath: sandbox.defaultSandboxStatePath(env), quiet: true });
+    const running = await sandbox.startSandbox({ statePath: sandboxStatePath(env), quiet: true }).catch((err: Error) => {
+      if (err.name !== 'StateFileError') throw err;
+      throw new CliError('api', err.message, { hint: 'run `carrental sandbox reset` to discard it and start from the seeded fixtures' });
+    });
     ctx.onCleanup(() => running.close());
     // a profile's key belongs to the API its base URL names; only a sandbox profile's key is sent here
     const profileKey = profileData.base_url === 'sandbox' ? profileData.api_key : undefined;

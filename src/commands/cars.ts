@@ -24,6 +24,12 @@ export interface CarsInput {
 export const ALL_PAGES_CONCURRENCY = 4;
 const ALL_PAGE_SIZE = 200;
 
+/** CARRENTAL_PAGE_CONCURRENCY (undocumented, 1..4) lets the benchmark time the sequential walk. */
+export function pageConcurrency(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.CARRENTAL_PAGE_CONCURRENCY);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, ALL_PAGES_CONCURRENCY) : ALL_PAGES_CONCURRENCY;
+}
+
 export function buildCarsQuery(input: CarsInput, defaultCity?: string): CarsQuery {
   const range = parseDateRange(input.from, input.to, { required: false });
   const limit = parseIntOption(input.limit, '--limit', { min: 1, max: 200 });
@@ -49,8 +55,11 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
 
   let page: CarsPage;
   if (input.all) {
-    page = await fetchAll(query, (q) => api.listCars(q).then((r) => r.data), (done, total) =>
-      out.progress(`fetched ${done} of ${total} cars`),
+    page = await fetchAll(
+      query,
+      (q) => api.listCars(q).then((r) => r.data),
+      (done, total) => out.progress(`fetched ${done} of ${total} cars`),
+      pageConcurrency(ctx.env),
     );
     out.clearProgress();
   } else {
@@ -109,10 +118,17 @@ export async function fetchAll(
     for (let o = start + size; o < first.total; o += size) offsets.push(o);
     const results: CarsPage[] = new Array(offsets.length);
     let next = 0;
+    let failed = false;
     const worker = async () => {
-      while (next < offsets.length) {
+      // after one page fails the command fails: the other workers stop asking
+      while (next < offsets.length && !failed) {
         const i = next++;
-        results[i] = await fetchPage({ ...query, offset: offsets[i], limit: size });
+        try {
+          results[i] = await fetchPage({ ...query, offset: offsets[i], limit: size });
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
         done += results[i].cars.length;
         onProgress(done, first.total);
       }

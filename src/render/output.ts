@@ -1,5 +1,6 @@
 // The one place commands write through: data to stdout, messages to stderr, JSON when
-// asked, colour only when allowed, progress only when stderr is a terminal.
+// asked, colour only when allowed, progress only when stderr is a terminal. A progress
+// line is erased before anything else is written, so it never sticks to the data.
 import { Chalk } from 'chalk';
 import type { Context } from '../cli/context.js';
 import { renderPairs, renderTable } from './table.js';
@@ -19,11 +20,13 @@ export class Output {
 
   /** The payload as JSON on stdout, nothing else. */
   printJson(payload: unknown): void {
+    this.clearProgress();
     this.ctx.io.stdout.write(JSON.stringify(payload, null, this.tty ? 2 : 0) + '\n');
   }
 
   /** A line of data on stdout. */
   line(text = ''): void {
+    this.clearProgress();
     this.ctx.io.stdout.write(text + '\n');
   }
 
@@ -38,18 +41,21 @@ export class Output {
     this.ctx.io.stderr.write(`${this.color.yellow('warning:')} ${text}\n`);
   }
 
+  /** A one-line title; often holds a server string (a car name), so it is cleaned. */
   heading(text: string): void {
-    if (this.tty) this.line(this.color.bold(text));
-    else this.line(`# ${text}`);
+    if (this.tty) this.line(this.color.bold(clean(text)));
+    else this.line(`# ${clean(text)}`);
   }
 
   table(headers: string[], rows: unknown[][], alignRight: number[] = []): void {
+    this.clearProgress();
     this.ctx.io.stdout.write(
       renderTable(headers, rows, { tty: this.tty, alignRight, style: (h) => this.color.bold(h) }),
     );
   }
 
   pairs(pairs: Array<[string, unknown]>): void {
+    this.clearProgress();
     this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s) }));
   }
 

@@ -1,8 +1,10 @@
 // Server strings are untrusted: an escape sequence in a car name must not repaint the
-// user's terminal. Strip ANSI sequences and every C0/C1 control character.
+// user's terminal, and a bidirectional override must not make text read differently from
+// what it is. Strip ANSI sequences (7- and 8-bit), every C0/C1 control character and the
+// bidi controls.
 
 // eslint-disable-next-line no-control-regex
-const ANSI_RE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+const ANSI_RE = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // eslint-disable-next-line no-control-regex

@@ -18,7 +18,8 @@ export function renderTable(headers: string[], rows: unknown[][], opts: TableOpt
   }
   const table = new Table({
     head: headers.map((h) => (opts.style ? opts.style(h) : h)),
-    style: { head: [], border: [] },
+    // compact: no rule between rows, so a 50-car list stays 50 lines, not 100
+    style: { head: [], border: [], compact: true },
     colAligns: headers.map((_, i) => (opts.alignRight?.includes(i) ? 'right' : 'left')),
     wordWrap: true,
   });

@@ -138,8 +138,4 @@ export function checkSettingValue(key: SettingKey, value: string): string {
   return text;
 }
 
-/** `svc_…abcd`: the most of a key that is ever shown. */
-export function maskKey(key: string | undefined): string {
-  if (!key) return '';
-  return `${key.startsWith('svc_') ? 'svc_' : ''}…${key.slice(-4)}`;
-}
+export { maskKey } from '../api/redact.js';

@@ -1,0 +1,95 @@
+// `carrental cancel <uuid>`: show what will be cancelled, confirm, send the DELETE through
+// the journaled idempotent write, then read the reservation and show its
+// cancellation_outcome (the DELETE itself only says "OK").
+import type { ApiResponse } from '../api/client.js';
+import { payloadOf } from '../api/payload.js';
+import type { Trip } from '../api/schemas.js';
+import type { Context } from '../cli/context.js';
+import { requireKey, services } from '../cli/services.js';
+import { CliError } from '../errors.js';
+import { formatLocal } from '../render/dates.js';
+import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
+import { renderPairs } from '../render/table.js';
+import { renderCancellationOutcome } from '../render/trip.js';
+import { cliPrefix, requireConfirmable } from './confirm.js';
+import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { parseUuid } from './parse.js';
+import { readReservation } from './trips.js';
+import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
+
+export interface CancelInput {
+  uuid?: string;
+  idempotencyKey?: string;
+}
+
+export function run(input: CancelInput, ctx: Context): Promise<number> {
+  return cancel(input, ctx, inquirerPrompter(ctx));
+}
+
+function summaryPairs(trip: Trip): Array<[string, string | undefined]> {
+  const city = trip.car.city;
+  return [
+    ['reservation', trip.uuid],
+    ['car', `${clean(trip.car.name)} (${clean(trip.car.car_alias)})`],
+    ['check-in', formatLocal(trip.date_checkin, city)],
+    ['check-out', formatLocal(trip.date_checkout, city)],
+    ['status', clean(trip.status)],
+  ];
+}
+
+function printOutcome(out: Output, res: ApiResponse<Trip>): void {
+  if (out.json) {
+    out.printJson(payloadOf(res));
+    return;
+  }
+  const trip = res.data;
+  out.pairs([['Reservation', trip.uuid], ['Status', clean(trip.status)]]);
+  if (trip.cancellation_outcome) renderCancellationOutcome(out, trip.cancellation_outcome, trip.car.city ?? undefined);
+  else out.info('the API reported no cancellation outcome for this reservation');
+}
+
+export async function cancel(input: CancelInput, ctx: Context, prompter: Prompter): Promise<number> {
+  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const key = parseWriteKey(input.idempotencyKey);
+  requireConfirmable(ctx, 'cancel');
+
+  const { api, out, target } = await services(ctx);
+  requireKey(target);
+  const command: WriteCommand = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
+  const writer = new JournaledWrite(ctx, out, target);
+  const resuming = await writer.pending(command);
+  if (resuming) writer.announceResume(resuming);
+
+  const beforeRes = await readReservation(api, uuid, out);
+  const before = beforeRes.data;
+  if (!resuming && before.status === 'cancelled') {
+    out.info(`reservation ${uuid} is already cancelled: nothing was sent`);
+    printOutcome(out, beforeRes);
+    return 0;
+  }
+
+  ctx.io.stderr.write(renderPairs(summaryPairs(before), { tty: !!ctx.io.stderr.isTTY }));
+  out.info('a cancellation fee may apply under the cancellation rules; an eligible deposit hold is released');
+  if (!ctx.globals.yes && !(await prompter.confirm(`Cancel the reservation of ${clean(before.car.name)}?`, false))) {
+    out.info('not cancelled: nothing was sent');
+    return 1;
+  }
+
+  await writer.run(command, (idempotencyKey, retry, onRetry) =>
+    api.cancelReservation(uuid, idempotencyKey, retry, { onRetry }).then((r) => r.data),
+  );
+
+  let after: ApiResponse<Trip>;
+  try {
+    after = await readReservation(api, uuid, out);
+  } catch (err) {
+    // The cancellation committed; only the follow-up read failed.
+    const why = err instanceof CliError ? err.message : String(err);
+    out.warn(`cancelled, but the outcome could not be read (${why}); see \`${cliPrefix(ctx)} trips ${uuid}\``);
+    return 0;
+  }
+  printOutcome(out, after);
+  out.info(`\`${cliPrefix(ctx)} trips ${uuid}\` shows the invoices and the payment status`);
+  return 0;
+}

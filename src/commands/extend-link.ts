@@ -1,0 +1,103 @@
+// `carrental extend-link <uuid> [--to D]`: with a target, preview what the extension
+// costs, then get the link where the customer confirms it. The API never changes dates:
+// the customer does, on the page.
+//
+// The link body names the target `checkout`, as the spec's machine-readable description
+// does (its prose says `date_checkout`). Generated clients and the server's request
+// validator are built from the machine-readable description, so that is the name the
+// server checks; the `extend_reservation` URL carries the same `checkout` parameter.
+import type { ApiResponse } from '../api/client.js';
+import { payloadOf } from '../api/payload.js';
+import type { ExtensionPrice, ManualAction, Trip } from '../api/schemas.js';
+import { openUrl } from '../cli/browser.js';
+import type { Context } from '../cli/context.js';
+import { requireKey, services } from '../cli/services.js';
+import { CliError } from '../errors.js';
+import { formatLocal, parseLocalDateTime } from '../render/dates.js';
+import { formatCents } from '../render/money.js';
+import { clean } from '../render/sanitize.js';
+import { renderPairs } from '../render/table.js';
+import { printAction } from '../render/action.js';
+import { cliPrefix } from './confirm.js';
+import { parseUuid } from './parse.js';
+import { readReservation } from './trips.js';
+
+export interface ExtendLinkInput {
+  uuid?: string;
+  to?: string;
+  open?: boolean;
+}
+
+/** reservation_not_active and invalid_checkout, said with the reservation's own dates when known. */
+function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip | undefined, cli: string): unknown {
+  if (!(err instanceof CliError)) return err;
+  const code = err.api?.error_code;
+  if (code === 'reservation_not_active') {
+    const state = trip ? ` (it is ${clean(trip.status)})` : '';
+    return new CliError(err.kind, `reservation ${uuid} cannot be extended${state}: only a reservation in status new can`, {
+      api: err.api,
+      hint: `\`${cli} trips ${uuid}\` shows its status`,
+    });
+  }
+  if (code === 'invalid_checkout') {
+    const current = trip ? ` later than the current check-out ${formatLocal(trip.date_checkout, trip.car.city)}` : ' later than the current check-out';
+    return new CliError(err.kind, `${to ? `${to.replace('T', ' ')} is not` : 'that is not'} a valid new check-out for reservation ${uuid}`, {
+      api: err.api,
+      hint: `give --to as car-local YYYY-MM-DDTHH:MM, in the future and${current}`,
+    });
+  }
+  return err;
+}
+
+export async function run(input: ExtendLinkInput, ctx: Context): Promise<number> {
+  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const to = input.to !== undefined ? parseLocalDateTime(input.to, '--to') : undefined;
+
+  const { api, out, target } = await services(ctx);
+  requireKey(target);
+  const cli = cliPrefix(ctx);
+
+  let trip: Trip | undefined;
+  if (to) {
+    // for the zone labels and the current check-out; a 404 stops here
+    trip = (await readReservation(api, uuid, out)).data;
+    let price: ExtensionPrice;
+    try {
+      price = (await api.extensionPrice(uuid, to)).data;
+    } catch (err) {
+      throw explain(err, uuid, to, trip, cli);
+    }
+    const city = trip.car.city;
+    ctx.io.stderr.write(
+      renderPairs(
+        [
+          ['car', `${clean(trip.car.name)} (${clean(trip.car.car_alias)})`],
+          ['current check-out', formatLocal(trip.date_checkout, city)],
+          ['new check-out', formatLocal(to, city)],
+          ['additional days', String(price.additional_days)],
+          ['extension total', formatCents(price.total_amount)],
+        ],
+        { tty: !!ctx.io.stderr.isTTY },
+      ),
+    );
+    out.info('a preview: nothing changes and nothing is charged until the customer confirms on the page, which shows the current price');
+  }
+
+  let res: ApiResponse<ManualAction>;
+  try {
+    res = await api.extensionLink(uuid, to);
+  } catch (err) {
+    throw explain(err, uuid, to, trip, cli);
+  }
+  let opened: boolean | string | undefined;
+  if (input.open) {
+    const result = await openUrl(res.data.url, ctx);
+    opened = result.opened ? true : result.reason;
+  }
+  printAction(out, res.data, {
+    opened,
+    payload: payloadOf(res),
+    nextStep: `run \`${cli} trips ${uuid}\` to see the check-out (dates change only once the customer confirms, even at no cost)`,
+  });
+  return 0;
+}

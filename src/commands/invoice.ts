@@ -1,0 +1,19 @@
+// `carrental invoice <invoice-uuid>`: one invoice with its line items.
+import { payloadOf } from '../api/payload.js';
+import type { Context } from '../cli/context.js';
+import { services } from '../cli/services.js';
+import { invoiceNotes, renderInvoice } from '../render/invoice.js';
+import { parseUuid } from './parse.js';
+
+export async function run(input: { uuid?: string }, ctx: Context): Promise<number> {
+  const uuid = parseUuid(input.uuid, 'the invoice uuid');
+  const { api, out } = await services(ctx);
+  const res = await api.invoice(uuid);
+  if (out.json) {
+    out.printJson(payloadOf(res));
+    return 0;
+  }
+  renderInvoice(out, res.data);
+  invoiceNotes(out, [res.data]);
+  return 0;
+}

@@ -1,0 +1,24 @@
+// `carrental invoices <reservation-uuid>`: every invoice of the trip, across types and
+// states, with line items. The API answers a bare array; --json prints it as is.
+import { payloadOf } from '../api/payload.js';
+import type { Context } from '../cli/context.js';
+import { services } from '../cli/services.js';
+import { invoiceNotes, renderInvoiceTable } from '../render/invoice.js';
+import { parseUuid } from './parse.js';
+
+export async function run(input: { uuid?: string }, ctx: Context): Promise<number> {
+  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const { api, out } = await services(ctx);
+  const res = await api.reservationInvoices(uuid);
+  if (out.json) {
+    out.printJson(payloadOf(res, false));
+    return 0;
+  }
+  if (res.data.length === 0) {
+    out.info('no invoices for this reservation');
+    return 0;
+  }
+  renderInvoiceTable(out, res.data);
+  invoiceNotes(out, res.data);
+  return 0;
+}

@@ -1,0 +1,105 @@
+// `carrental quote <alias> --from D --to D [options]`: the price of a trip, line by line.
+// Anonymous unless a key is configured; then the key is sent (so personal promo codes are
+// checked) unless --anonymous. The refundable deposit is never part of the total.
+import { NO_RETRY } from '../api/client.js';
+import type { Car, Quote, QuoteRequest } from '../api/schemas.js';
+import type { Context } from '../cli/context.js';
+import { services } from '../cli/services.js';
+import { usageError } from '../errors.js';
+import { formatLocal, parseDateRange } from '../render/dates.js';
+import { formatCents } from '../render/money.js';
+import type { Output } from '../render/output.js';
+import { parseAlias } from './parse.js';
+
+export interface QuoteInput {
+  alias?: string;
+  from?: string;
+  to?: string;
+  protection?: string;
+  mileage?: string;
+  deliveryAddress?: string;
+  extra?: string[];
+  promo?: string;
+  anonymous?: boolean;
+}
+
+/** The QuoteRequest of the flags; shared with `reserve`, which books the same selection. */
+export function buildQuoteRequest(input: QuoteInput): QuoteRequest {
+  const car_alias = parseAlias(input.alias);
+  const range = parseDateRange(input.from, input.to, { required: true })!;
+  const body: QuoteRequest = { car_alias, date_checkin: range.from, date_checkout: range.to };
+  const options: NonNullable<QuoteRequest['options']> = {};
+  if (input.protection !== undefined) options.protection_plan = input.protection as 'minimum' | 'standard';
+  if (input.mileage !== undefined) options.mileage_type = input.mileage as 'limited' | 'unlimited';
+  if (input.deliveryAddress !== undefined) {
+    const address = input.deliveryAddress.trim();
+    if (!address) throw usageError('--delivery-address must not be empty');
+    options.delivery_type = 'delivery';
+    options.delivery_address = address;
+  }
+  if (Object.keys(options).length) body.options = options;
+  if (input.extra?.length) {
+    const extras = input.extra.map((e) => e.trim());
+    if (extras.some((e) => !e)) throw usageError('--extra needs an item type (see `carrental car <alias>`)');
+    body.extras = [...new Set(extras)];
+  }
+  if (input.promo !== undefined) {
+    const promo = input.promo.trim();
+    if (!promo) throw usageError('--promo must not be empty');
+    body.promo_code = promo;
+  }
+  return body;
+}
+
+export async function run(input: QuoteInput, ctx: Context): Promise<number> {
+  const body = buildQuoteRequest(input);
+  const { api, out, target } = await services(ctx);
+  const withKey = !input.anonymous && !!target.apiKey;
+  // the car's city labels the dates with their zone; fetched alongside, so it costs no
+  // time, and best effort: the quote is what matters
+  const car = ctx.globals.json ? undefined : api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
+  const quote = (await api.quote(body, withKey)).data;
+  if (ctx.globals.json) {
+    out.printJson(quote);
+    return 0;
+  }
+  printQuote(quote, body, out, await car);
+  if (body.promo_code && !withKey) out.info('note: anonymous quote: personal promo eligibility is checked again when you reserve');
+  out.info('A quote reserves nothing and fixes no price: `carrental reserve` revalidates price and availability.');
+  return 0;
+}
+
+/** Discounts arrive as positive amounts taken off; shown with a minus (a negative amount keeps its sign). */
+const minus = (cents: number) => formatCents(cents > 0 ? -cents : cents);
+
+/** `carOrCity`: the car (name, zone, extras titles) or only its city (zone). */
+export function printQuote(quote: Quote, req: QuoteRequest, out: Output, carOrCity?: string | Pick<Car, 'city' | 'name' | 'prices'>): void {
+  const opts = req.options ?? {};
+  const car = typeof carOrCity === 'string' ? undefined : carOrCity;
+  const city = typeof carOrCity === 'string' ? carOrCity : car?.city;
+  const extraTitle = (type: string) => car?.prices.extras.find((e) => e.item_type === type)?.title ?? type;
+  const plan = opts.protection_plan ?? 'minimum';
+  const days = typeof quote.days === 'number' ? quote.days : undefined;
+  out.heading(`Quote for ${car ? `${car.name} (${req.car_alias})` : req.car_alias}`);
+  out.pairs([
+    ['Check-in', formatLocal(req.date_checkin, city)],
+    ['Check-out', formatLocal(req.date_checkout, city)],
+    ['Days', days === undefined ? undefined : String(days)],
+    ['Day rate', quote.discounted_day_rate !== quote.blended_day_rate ? `${formatCents(quote.discounted_day_rate)} (before discount ${formatCents(quote.blended_day_rate)})` : formatCents(quote.blended_day_rate)],
+  ]);
+  out.line();
+  const rows: Array<[string, string]> = [
+    ['Rent subtotal', formatCents(quote.rent_subtotal)],
+    ['Duration discount', minus(quote.rent_discount_amount)],
+  ];
+  rows.push([`Protection (${plan})`, formatCents(quote.protection_total)]);
+  if (quote.extras_total !== undefined) rows.push([`Extras (${(req.extras ?? []).map(extraTitle).join(', ')})`, formatCents(quote.extras_total)]);
+  if (quote.delivery_total !== undefined) rows.push(['Delivery', formatCents(quote.delivery_total)]);
+  if (quote.unlimited_mileage_total !== undefined) rows.push(['Unlimited mileage', formatCents(quote.unlimited_mileage_total)]);
+  if (quote.promo_discount_amount !== undefined) rows.push([`Promo discount (${req.promo_code ?? ''})`, minus(quote.promo_discount_amount)]);
+  rows.push(['Trip fee', formatCents(quote.trip_fee_total)]);
+  rows.push(['TOTAL', formatCents(quote.final_total)]);
+  out.table(['ITEM', 'AMOUNT'], rows, [1]);
+  out.line();
+  out.pairs([['Refundable deposit', `${formatCents(quote.deposit_cents)} (not included in the total; held separately)`]]);
+}

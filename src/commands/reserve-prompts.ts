@@ -1,0 +1,222 @@
+// The interactive part of `reserve`: on a terminal, whatever the command line left out
+// (city, dates, car, options) is asked for. Prompts go through a small Prompter interface
+// so tests can answer them; the real one is @inquirer/prompts bound to the command's
+// streams (loaded only when a prompt is shown).
+import type { Api } from '../api/endpoints.js';
+import type { Car } from '../api/schemas.js';
+import { CITIES, CITY_TIME_ZONES, type City } from '../api/enums.js';
+import type { Context } from '../cli/context.js';
+import { CliError } from '../errors.js';
+import { parseLocalDateTime } from '../render/dates.js';
+import { formatCents } from '../render/money.js';
+import { clean } from '../render/sanitize.js';
+import { fetchAll } from './cars.js';
+
+export interface Choice<T> {
+  name: string;
+  value: T;
+  description?: string;
+}
+
+export interface Prompter {
+  select<T>(message: string, choices: Choice<T>[], defaultValue?: T): Promise<T>;
+  /** A list filtered by what is typed (for long lists such as cars). */
+  search<T>(message: string, choices: Choice<T>[]): Promise<T>;
+  input(message: string, opts?: { defaultValue?: string; validate?: (value: string) => true | string }): Promise<string>;
+  checkbox<T>(message: string, choices: Choice<T>[]): Promise<T[]>;
+  confirm(message: string, defaultValue: boolean): Promise<boolean>;
+}
+
+/** Ctrl-C inside a prompt (raw mode swallows SIGINT) or an aborted command. */
+function promptError(err: unknown): never {
+  const name = (err as Error)?.name;
+  if (name === 'ExitPromptError' || name === 'AbortPromptError' || name === 'CancelPromptError') {
+    throw new CliError('interrupted', 'interrupted');
+  }
+  throw err;
+}
+
+/**
+ * @inquirer/prompts on the command's own streams. Prompts draw on stdout, except with
+ * --json, where stdout carries only the payload and they draw on stderr.
+ */
+export function inquirerPrompter(ctx: Context): Prompter {
+  const context = { input: ctx.io.stdin, output: ctx.globals.json ? ctx.io.stderr : ctx.io.stdout, signal: ctx.signal };
+  const load = () => import('@inquirer/prompts');
+  return {
+    async select(message, choices, defaultValue) {
+      const { select } = await load();
+      return select({ message, choices, default: defaultValue, pageSize: 10 }, context).catch(promptError);
+    },
+    async search(message, choices) {
+      const { search } = await load();
+      return search(
+        {
+          message,
+          pageSize: 10,
+          source: (term) => {
+            const t = (term ?? '').toLowerCase().trim();
+            return t ? choices.filter((c) => c.name.toLowerCase().includes(t)) : choices;
+          },
+        },
+        context,
+      ).catch(promptError);
+    },
+    async input(message, opts = {}) {
+      const { input } = await load();
+      return input({ message, default: opts.defaultValue, validate: opts.validate }, context).catch(promptError);
+    },
+    async checkbox(message, choices) {
+      const { checkbox } = await load();
+      return checkbox({ message, choices, pageSize: 10 }, context).catch(promptError);
+    },
+    async confirm(message, defaultValue) {
+      const { confirm } = await load();
+      return confirm({ message, default: defaultValue }, context).catch(promptError);
+    },
+  };
+}
+
+/** What `reserve` needs; anything undefined is asked for. */
+export interface ReserveDraft {
+  alias?: string;
+  city?: string;
+  from?: string;
+  to?: string;
+  protection?: 'minimum' | 'standard';
+  mileage?: 'limited' | 'unlimited';
+  deliveryAddress?: string;
+  /** undefined: not given on the command line (asked); []: none. */
+  extras?: string[];
+  promo?: string;
+}
+
+export interface PromptedReservation extends ReserveDraft {
+  alias: string;
+  from: string;
+  to: string;
+  car: Car;
+}
+
+const validDate = (flag: string) => (value: string) => {
+  try {
+    parseLocalDateTime(value, flag);
+    return true as const;
+  } catch (err) {
+    return (err as Error).message;
+  }
+};
+
+function carChoice(car: Car): Choice<Car> {
+  const total = car.display_trip_total_cents !== undefined ? ` — ${formatCents(car.display_trip_total_cents)} trip total` : '';
+  const seats = car.seats !== undefined ? `, ${car.seats} seats` : '';
+  return { name: `${clean(car.name)} (${clean(car.car_alias)})${seats}${total}`, value: car };
+}
+
+/**
+ * Asks for the missing values in the order a person decides them: city, dates, a car
+ * that is free on those dates, then its options. Options given as flags are not asked.
+ */
+export async function promptReservation(draft: ReserveDraft, deps: { api: Api; prompter: Prompter; defaultCity?: string; info: (line: string) => void }): Promise<PromptedReservation> {
+  const { api, prompter } = deps;
+  let car: Car | undefined;
+  let city = draft.city;
+  if (draft.alias) {
+    car = (await api.getCar(draft.alias)).data;
+    city = car.city ?? city;
+  } else if (!city) {
+    const fallback = CITIES.includes(deps.defaultCity as City) ? (deps.defaultCity as City) : 'la';
+    city = await prompter.select(
+      'City',
+      CITIES.map((c) => ({ name: `${c} (${CITY_TIME_ZONES[c]})`, value: c as string })),
+      fallback,
+    );
+  }
+  const zone = city && city in CITY_TIME_ZONES ? ` (${CITY_TIME_ZONES[city as City]})` : '';
+
+  const from = draft.from ?? parseLocalDateTime(await prompter.input(`Check-in, car-local YYYY-MM-DD HH:MM${zone}`, { validate: validDate('check-in') }), 'check-in');
+  const to =
+    draft.to ??
+    parseLocalDateTime(
+      await prompter.input(`Check-out, car-local YYYY-MM-DD HH:MM${zone}`, {
+        validate: (value) => {
+          const ok = validDate('check-out')(value);
+          if (ok !== true) return ok;
+          return parseLocalDateTime(value, 'check-out') > from ? true : 'check-out must be after check-in';
+        },
+      }),
+      'check-out',
+    );
+
+  if (!car) {
+    deps.info(`looking for cars free in ${city} from ${from.replace('T', ' ')} to ${to.replace('T', ' ')}…`);
+    const page = await fetchAll({ city, date_from: from, date_to: to, limit: 200 }, (q) => api.listCars(q).then((r) => r.data));
+    const free = page.cars.filter((c) => c.is_available === true);
+    if (free.length === 0) {
+      throw new CliError('conflict', `no car is available in ${city} from ${from.replace('T', ' ')} to ${to.replace('T', ' ')}`, {
+        hint: 'try other dates, or the other city',
+      });
+    }
+    free.sort((a, b) => (a.display_trip_total_cents ?? 0) - (b.display_trip_total_cents ?? 0));
+    car = await prompter.search(`Car (${free.length} available; type to filter)`, free.map(carChoice));
+  }
+  const prices = car.prices;
+
+  const protection =
+    draft.protection ??
+    (await prompter.select(
+      'Protection plan',
+      (['minimum', 'standard'] as const)
+        .filter((plan) => plan in prices.protection)
+        .map((plan) => ({ name: `${plan} — ${formatCents(prices.protection[plan])} per day`, value: plan })),
+      'minimum',
+    ));
+
+  const mileage =
+    draft.mileage ??
+    (await prompter.select(
+      'Mileage',
+      [
+        { name: `limited — ${prices.car.miles_included} miles included, ${formatCents(prices.car.price_extra_mile)} per extra mile`, value: 'limited' as const },
+        { name: `unlimited — ${formatCents(prices.car.price_unlimited_mileage)}`, value: 'unlimited' as const },
+      ],
+      'limited',
+    ));
+
+  let deliveryAddress = draft.deliveryAddress;
+  if (deliveryAddress === undefined) {
+    const where = car.address ? ` at ${clean(car.address)}` : '';
+    const delivery = await prompter.select(
+      'Pickup or delivery',
+      [
+        { name: `pickup${where}`, value: 'pickup' as const },
+        { name: `delivery to an address — ${formatCents(prices.car.price_delivery)}`, value: 'delivery' as const },
+      ],
+      'pickup',
+    );
+    if (delivery === 'delivery') {
+      deliveryAddress = (
+        await prompter.input('Delivery address', { validate: (v) => (v.trim() ? true : 'an address is required for delivery') })
+      ).trim();
+    }
+  }
+
+  let extras = draft.extras;
+  if (extras === undefined) {
+    extras =
+      prices.extras.length === 0
+        ? []
+        : await prompter.checkbox(
+            'Extras (space to select, enter to continue)',
+            prices.extras.map((e) => ({ name: `${clean(e.title)} — ${formatCents(e.price_day)} per day`, value: e.item_type })),
+          );
+  }
+
+  let promo = draft.promo;
+  if (promo === undefined) {
+    const typed = (await prompter.input('Promo code (optional, enter to skip)')).trim();
+    promo = typed || undefined;
+  }
+
+  return { ...draft, alias: car.car_alias, city: car.city ?? city, from, to, protection, mileage, deliveryAddress, extras, promo, car };
+}

@@ -1,0 +1,96 @@
+// `carrental sandbox serve`: the embedded sandbox as a long-running server on 127.0.0.1,
+// for other clients and for tests. It prints where it listens and the demo keys (fixture
+// keys of the sandbox's own demo customers, not secrets), then runs until SIGINT or
+// SIGTERM and closes cleanly with exit 0.
+import { resolve } from 'node:path';
+import type { Context } from '../cli/context.js';
+import { output, sandboxStatePath } from '../cli/services.js';
+import { CliError } from '../errors.js';
+import { parseIntOption } from './parse.js';
+
+export interface ServeInput {
+  port?: string;
+  state?: string;
+  reset?: boolean;
+  fleetSize?: string;
+  seed?: string;
+  /** commander's `--no-rate-limit` */
+  rateLimit?: boolean;
+}
+
+/** Budgets so high they never bind: for load tests and benchmarks. */
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+/** Resolves on Ctrl-C (the context's signal) or SIGTERM, whichever comes first. */
+function untilStopped(signal: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    if (signal.aborted) return done();
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      signal.removeEventListener('abort', stop);
+      done();
+    };
+    process.on('SIGTERM', stop);
+    signal.addEventListener('abort', stop);
+  });
+}
+
+export async function run(input: ServeInput, ctx: Context): Promise<number> {
+  const port = parseIntOption(input.port, '--port', { min: 0, max: 65_535 }) ?? 0;
+  const fleetSize = parseIntOption(input.fleetSize, '--fleet-size', { min: 1, max: 100_000 });
+  const seed = parseIntOption(input.seed, '--seed', { min: 0 });
+  const statePath = input.state ? resolve(input.state) : sandboxStatePath(ctx.env);
+  const out = output(ctx);
+
+  const { startSandbox } = await import('../sandbox/index.js');
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      statePath,
+      port,
+      reset: input.reset === true,
+      seed,
+      fleetSize,
+      config:
+        input.rateLimit === false
+          ? { catalogRateLimitPerMinute: UNLIMITED, generalRateLimitPerMinute: UNLIMITED, keyRateLimitPerMinute: UNLIMITED }
+          : undefined,
+      // the sandbox logs requests to the process's stderr; only when that is where our stderr goes
+      quiet: ctx.io.stderr !== process.stderr,
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE') {
+      throw new CliError('api', `port ${port} is already in use`, { hint: 'choose another with --port, or --port 0 for a free one' });
+    }
+    if (code === 'EACCES') throw new CliError('api', `not allowed to listen on port ${port}`, { hint: 'use a port above 1023' });
+    if ((err as Error).name === 'StateFileError') {
+      throw new CliError('api', (err as Error).message, { hint: 'start it with --reset to discard the state, or point --state at another file' });
+    }
+    throw new CliError('api', `the sandbox could not start: ${(err as Error).message}`, {
+      hint: fleetSize !== undefined || seed !== undefined ? 'a state file keeps its seed and fleet size: add --reset or use a new --state file' : undefined,
+    });
+  }
+  ctx.onCleanup(() => sandbox.close());
+
+  const info = { base_url: sandbox.baseUrl, app_url: sandbox.appUrl, keys: sandbox.keys };
+  if (ctx.globals.json) {
+    // exactly one line, whatever the terminal: a parent process reads it to find the port
+    out.line(JSON.stringify(info));
+  } else {
+    out.pairs([
+      ['Base URL', sandbox.baseUrl],
+      ['App URL', sandbox.appUrl],
+      ['State', statePath],
+      ...Object.entries(sandbox.keys).map(([name, key]): [string, string] => [`Key ${name}`, key]),
+    ]);
+    out.info(`\nTry: carrental --base-url ${sandbox.baseUrl} cars --city la`);
+    out.info(`     CARRENTAL_API_KEY=${sandbox.keys.booking_write} carrental --base-url ${sandbox.baseUrl} trips`);
+    out.info('The sandbox runs until Ctrl-C.');
+  }
+
+  await untilStopped(ctx.signal);
+  await sandbox.close();
+  if (!ctx.globals.json) out.info('sandbox stopped');
+  return 0;
+}

@@ -1,0 +1,160 @@
+// `carrental trips [uuid] [--watch]`: the active and past trips, or one reservation with its
+// payment status, money, invoices and cancellation outcome; --watch re-reads it until the
+// status or the payment status changes.
+import type { RetryPolicy } from '../api/client.js';
+import { READ_RETRY } from '../api/client.js';
+import type { Api } from '../api/endpoints.js';
+import { payloadOf } from '../api/payload.js';
+import type { Trip } from '../api/schemas.js';
+import type { Context } from '../cli/context.js';
+import { services } from '../cli/services.js';
+import { CliError, usageError } from '../errors.js';
+import type { Output } from '../render/output.js';
+import { describePaymentStatus, renderTripDetail, TRIP_HEADERS, TRIP_MONEY_COLUMNS, tripRow } from '../render/trip.js';
+import { cliPrefix } from './confirm.js';
+import { parseSeconds, parseUuid } from './parse.js';
+
+export interface TripsInput {
+  uuid?: string;
+  watch?: boolean;
+  interval?: string;
+  watchTimeout?: string;
+}
+
+/** The spec: "do not poll faster than every few seconds"; --watch never goes below this. */
+export const MIN_WATCH_INTERVAL_S = 5;
+/** The spec: a 500 while a payment is in progress is temporary; wait a few seconds and read again. */
+export const PAYMENT_IN_PROGRESS_WAIT_MS = 3_000;
+
+/** Reading one reservation: the usual read retries, plus a 500 (payment in progress) after ≥ 3 s. */
+export const RESERVATION_READ_RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  maxTotalMs: 60_000,
+  retryable: (f, method) => (f.kind === 'status' && f.status === 500) || READ_RETRY.retryable(f, method),
+  minDelayMs: (f) => (f.kind === 'status' && f.status === 500 ? PAYMENT_IN_PROGRESS_WAIT_MS : 0),
+};
+
+/** Reads a reservation, retrying a payment in progress; `--json` callers want `payloadOf(res)`. */
+export function readReservation(api: Api, uuid: string, out: Output) {
+  return api.reservation(uuid, {
+    retry: RESERVATION_READ_RETRY,
+    onRetry: ({ attempt, maxAttempts, delayMs, failure }) => {
+      const why =
+        failure.kind === 'status' && failure.status === 500
+          ? 'a payment may be in progress (HTTP 500)'
+          : failure.kind === 'status'
+            ? `HTTP ${failure.status}${failure.errorCode ? ` ${failure.errorCode}` : ''}`
+            : 'connection failed';
+      out.progress(`${why}: reading again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
+    },
+  });
+}
+
+interface WatchOptions {
+  intervalMs: number;
+  timeoutMs?: number;
+}
+
+function parseInput(input: TripsInput): { uuid?: string; watch?: WatchOptions } {
+  const uuid = input.uuid === undefined ? undefined : parseUuid(input.uuid, 'the reservation uuid');
+  const interval = parseSeconds(input.interval, '--interval', MIN_WATCH_INTERVAL_S);
+  const timeout = parseSeconds(input.watchTimeout, '--watch-timeout', 1);
+  if (!input.watch) {
+    if (interval !== undefined || timeout !== undefined) throw usageError('--interval and --watch-timeout go with --watch');
+    return { uuid };
+  }
+  if (!uuid) throw usageError('--watch needs a reservation uuid', 'run `carrental trips` to list them, then `carrental trips <uuid> --watch`');
+  return {
+    uuid,
+    watch: {
+      intervalMs: Math.round((interval ?? MIN_WATCH_INTERVAL_S) * 1000),
+      timeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
+    },
+  };
+}
+
+export async function run(input: TripsInput, ctx: Context): Promise<number> {
+  const { uuid, watch } = parseInput(input);
+  const { api, out } = await services(ctx);
+  const cli = cliPrefix(ctx);
+  if (!uuid) return list(api, out, cli);
+
+  const res = await readReservation(api, uuid, out);
+  if (!watch) {
+    if (out.json) out.printJson(payloadOf(res));
+    else renderTripDetail(out, res.data, cli);
+    return 0;
+  }
+  if (!out.json) renderTripDetail(out, res.data, cli);
+  return watchTrip(ctx, api, out, uuid, res.data, watch);
+}
+
+async function list(api: Api, out: Output, cli: string): Promise<number> {
+  const res = await api.trips();
+  if (out.json) {
+    out.printJson(payloadOf(res));
+    return 0;
+  }
+  const sections: Array<[string, Trip[]]> = [
+    ['Active', res.data.active],
+    ['History', res.data.history],
+  ];
+  sections.forEach(([title, trips], i) => {
+    if (i > 0) out.line();
+    out.heading(title);
+    if (trips.length === 0) out.info(`no ${title.toLowerCase()} trips`);
+    else out.table(TRIP_HEADERS, trips.map(tripRow), TRIP_MONEY_COLUMNS);
+  });
+  if (out.tty && res.data.active.length + res.data.history.length > 0) out.info(`details: \`${cli} trips <uuid>\``);
+  return 0;
+}
+
+const watchKey = (trip: Trip) => JSON.stringify([trip.status, trip.payment_status ?? null]);
+const paymentText = (trip: Trip) => (trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car.city) : 'not reported');
+
+/**
+ * Re-reads every interval until the status or the payment status changes (exit 0), the
+ * timeout passes (exit 6) or Ctrl-C (ctx.sleep rejects: exit 130). Time waited counts both
+ * the sleeps and the clock, so an injected sleep drives it in tests.
+ */
+async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, first: Trip, opts: WatchOptions): Promise<number> {
+  const started = ctx.now().getTime();
+  let slept = 0;
+  let reads = 1;
+  const elapsed = () => Math.max(slept, ctx.now().getTime() - started);
+  for (;;) {
+    const remaining = opts.timeoutMs === undefined ? Infinity : opts.timeoutMs - elapsed();
+    if (remaining <= 0) throw timedOut(uuid, opts.timeoutMs!, reads);
+    out.progress(
+      `watching ${uuid}: ${first.status}, ${paymentText(first)}; read ${reads}, next in ${Math.round(opts.intervalMs / 1000)} s (Ctrl-C to stop)`,
+    );
+    if (remaining < opts.intervalMs) {
+      // a last read sooner than the interval would poll faster than allowed: give up instead
+      await ctx.sleep(remaining);
+      throw timedOut(uuid, opts.timeoutMs!, reads);
+    }
+    await ctx.sleep(opts.intervalMs);
+    slept += opts.intervalMs;
+    const res = await readReservation(api, uuid, out);
+    reads += 1;
+    const trip = res.data;
+    if (watchKey(trip) === watchKey(first)) continue;
+    out.clearProgress();
+    const changes: string[] = [];
+    if (trip.status !== first.status) changes.push(`status ${first.status} → ${trip.status}`);
+    if (paymentText(trip) !== paymentText(first)) changes.push(`payment ${paymentText(first)} → ${paymentText(trip)}`);
+    out.info(`changed: ${changes.join('; ') || 'payment status'}`);
+    if (out.json) out.printJson(payloadOf(res));
+    else {
+      out.line();
+      renderTripDetail(out, trip, cliPrefix(ctx));
+    }
+    return 0;
+  }
+}
+
+function timedOut(uuid: string, timeoutMs: number, reads: number): CliError {
+  return new CliError('unavailable', `no change in the status or payment status of ${uuid} after ${Math.round(timeoutMs / 1000)} s (${reads} reads)`, {
+    hint: 'nothing changed yet; rerun the same command to keep watching',
+  });
+}

@@ -1,0 +1,64 @@
+// Invoices: the billing status is the persisted truth; the legacy `status` is shown only
+// where it says something else (on a reservation detail a HOLD reads as PAID there). A
+// HOLD is a card authorisation, not a charge. Amounts keep the ledger sign.
+import type { Invoice } from '../api/schemas.js';
+import { formatUtc } from './dates.js';
+import { formatCents } from './money.js';
+import type { Output } from './output.js';
+import { clean } from './sanitize.js';
+
+const BILLING_MEANING: Record<string, string> = {
+  ISSUED: 'issued, not paid',
+  PAID: 'paid',
+  CANCELLED: 'cancelled',
+  HOLD: 'card authorisation, not a charge',
+};
+
+/** "HOLD (card authorisation, not a charge; legacy status PAID)". */
+export function describeBillingStatus(invoice: Pick<Invoice, 'billing_status' | 'status'>): string {
+  const notes: string[] = [];
+  if (invoice.billing_status === 'HOLD') notes.push(BILLING_MEANING.HOLD);
+  if (invoice.status !== invoice.billing_status) notes.push(`legacy status ${invoice.status}`);
+  return notes.length ? `${invoice.billing_status} (${notes.join('; ')})` : invoice.billing_status;
+}
+
+/** One row per invoice, then one row per line item, each naming its invoice. */
+export function renderInvoiceTable(out: Output, invoices: Invoice[]): void {
+  out.table(
+    ['INVOICE', 'TYPE', 'BILLING STATUS', 'AMOUNT', 'CREATED', 'DESCRIPTION'],
+    invoices.map((inv) => [inv.id, inv.type, describeBillingStatus(inv), formatCents(inv.amount), formatUtc(inv.created_at), inv.description]),
+    [3],
+  );
+  const items = invoices.flatMap((inv) => inv.items.map((item) => [inv.id, item.description, formatCents(item.amount)]));
+  if (items.length) {
+    out.line();
+    out.heading('Line items');
+    out.table(['INVOICE', 'ITEM', 'AMOUNT'], items, [2]);
+  }
+}
+
+/** The whole invoice: its fields, then its line items. */
+export function renderInvoice(out: Output, invoice: Invoice): void {
+  out.heading(`Invoice ${clean(invoice.id)}`);
+  out.pairs([
+    ['type', invoice.type],
+    ['billing status', describeBillingStatus(invoice)],
+    ['amount', `${formatCents(invoice.amount)} ${clean(invoice.currency)}`],
+    ['created', formatUtc(invoice.created_at)],
+    ['description', invoice.description],
+  ]);
+  out.line();
+  out.heading('Line items');
+  if (invoice.items.length === 0) out.info('no line items');
+  else out.table(['ITEM', 'AMOUNT'], invoice.items.map((item) => [item.description, formatCents(item.amount)]), [1]);
+}
+
+/** Said once under any invoice listing: the sign convention is the ledger's, not ours. */
+export function invoiceNotes(out: Output, invoices: Invoice[]): void {
+  if (invoices.some((inv) => inv.amount < 0 || inv.items.some((i) => i.amount < 0))) {
+    out.info('note: amounts keep the ledger sign: a charge against you can be negative; discounts are negative line items.');
+  }
+  if (invoices.some((inv) => inv.billing_status === 'HOLD')) {
+    out.info('note: a HOLD is an authorisation on the card, not a charge.');
+  }
+}

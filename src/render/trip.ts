@@ -1,0 +1,171 @@
+// Trips and their money. Each block says what it is and what it is not: a financial summary
+// is the current record, not a final cost; a null total is "unknown", never $0.00; a
+// cancellation does not mean money was returned.
+import type { CancellationOutcome, PaymentStatus, Trip } from '../api/schemas.js';
+import { formatLocal, formatUtc, zoneOf } from './dates.js';
+import { invoiceNotes, renderInvoiceTable } from './invoice.js';
+import { formatCents, formatCentsOrUnknown } from './money.js';
+import type { Output } from './output.js';
+import { clean } from './sanitize.js';
+
+type FinancialSummary = Trip['financial_summary'];
+
+/** "2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles": both ends share the car's zone. */
+export function formatTripDates(trip: Pick<Trip, 'date_checkin' | 'date_checkout' | 'car'>): string {
+  const city = trip.car.city;
+  const from = trip.date_checkin.replace('T', ' ');
+  return `${from} → ${formatLocal(trip.date_checkout, city)}`;
+}
+
+export function tripRow(trip: Trip): unknown[] {
+  return [
+    trip.uuid,
+    trip.car.name,
+    formatTripDates(trip),
+    trip.days,
+    trip.status,
+    formatCentsOrUnknown(trip.financial_summary.trip_total_cents),
+    formatCentsOrUnknown(trip.financial_summary.deposit_cents),
+    formatCents(trip.balance_cents),
+  ];
+}
+
+export const TRIP_HEADERS = ['UUID', 'CAR', 'DATES', 'DAYS', 'STATUS', 'TRIP TOTAL', 'DEPOSIT', 'BALANCE'];
+export const TRIP_MONEY_COLUMNS = [3, 5, 6, 7];
+
+/** A car-local calendar date (a refund date) labelled with the car's zone. */
+function formatLocalDay(day: string, city?: string | null): string {
+  const zone = zoneOf(city);
+  return zone ? `${day} ${zone}` : `${day} (car-local)`;
+}
+
+/** One line: what, if anything, moves money next. */
+export function describePaymentStatus(ps: PaymentStatus, city?: string | null): string {
+  const amount = ps.amount === undefined ? 'an unknown amount' : formatCents(ps.amount);
+  switch (ps.type) {
+    case 'settled':
+      return 'settled: nothing to pay';
+    case 'to_pay':
+      return `to pay: ${amount}${ps.invoice_id ? ` (payable invoice ${clean(ps.invoice_id)})` : ''}`;
+    case 'refund':
+      return `refund: ${amount}${ps.date ? ` expected by ${formatLocalDay(ps.date, city)}` : ''}`;
+    default:
+      return clean(ps.type);
+  }
+}
+
+export function renderFinancialSummary(out: Output, fs: FinancialSummary): void {
+  out.heading('Financial summary (the current record, not a final cost guarantee)');
+  out.pairs([
+    [
+      'trip total',
+      fs.trip_total_cents === null
+        ? 'unknown (the billing records cannot be classified, e.g. a paid trip that was cancelled or a manual adjustment)'
+        : `${formatCents(fs.trip_total_cents)} (after discounts, extensions, fees and adjustments; without the deposit)`,
+    ],
+    [
+      'deposit',
+      `${formatCentsOrUnknown(fs.deposit_cents)} (required by the booking; says nothing about whether it was held, charged, released or refunded)`,
+    ],
+  ]);
+}
+
+const HOLD_RELEASE: Record<string, string> = {
+  not_required: 'no deposit hold to release',
+  pending: 'the deposit hold is not released yet',
+  released: 'the deposit hold was released',
+  manual_review: 'the deposit hold is in manual review',
+  unknown: 'the records cannot tell',
+};
+
+const REFUND_REVIEW: Record<string, string> = {
+  not_required: 'no refund review is needed',
+  pending: 'a refund review is open',
+  closed: 'the refund review is closed',
+  unknown: 'the records cannot tell',
+};
+
+const REFUND_STATUS: Record<string, string> = {
+  confirmed: 'confirmed',
+  recorded_unconfirmed: 'recorded, not confirmed',
+  failed: 'failed',
+  unknown: 'unknown',
+};
+
+const explain = (value: string, meanings: Record<string, string>) => (meanings[value] ? `${value} (${meanings[value]})` : value);
+
+/**
+ * The cancellation outcome, with hold release, refund review and known refunds. Reminds on
+ * stderr that "cancelled" is not "money returned". `city` is the car's city: the outcome
+ * carries no car-local time today, and the parameter keeps callers ready for one.
+ */
+export function renderCancellationOutcome(out: Output, outcome: CancellationOutcome, city?: string): void {
+  out.heading('Cancellation');
+  if (outcome.status === 'not_cancelled') {
+    out.pairs([['status', 'not cancelled']]);
+    return;
+  }
+  if (outcome.status === 'unknown') {
+    out.pairs([['status', 'unknown (the records cannot establish the outcome, e.g. a cancellation recorded before it was tracked)']]);
+    out.info('note: whether money is owed or will be returned cannot be read from the cancellation records; check the payment status.');
+    return;
+  }
+  const refunds = outcome.refunds ?? [];
+  out.pairs([
+    ['status', 'cancelled'],
+    ['deposit hold', outcome.hold_release ? explain(outcome.hold_release.status, HOLD_RELEASE) : 'not reported'],
+    ['refund review', outcome.refund_review ? explain(outcome.refund_review.status, REFUND_REVIEW) : 'not reported'],
+    ['refunds', refunds.length ? `${refunds.length} known` : 'none known (this does not mean none is owed)'],
+  ]);
+  if (refunds.length) {
+    out.table(
+      ['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'],
+      refunds.map((r) => [r.id, formatCents(r.amount_cents), REFUND_STATUS[r.status] ?? r.status, r.confirmed_at ? formatRecordTime(r.confirmed_at) : '']),
+      [1],
+    );
+  }
+  out.info('note: "cancelled" records the cancellation; it does not mean money was returned. Only the refunds listed are known.');
+}
+
+/**
+ * A refund's confirmed_at is a record time like an invoice's created_at: `YYYY-MM-DDTHH:MM`
+ * in UTC (the spec leaves its zone open; the sandbox documents UTC). Other forms, such as a
+ * full ISO instant, name their own zone and are shown as sent.
+ */
+function formatRecordTime(value: string): string {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? formatUtc(value) : value;
+}
+
+/**
+ * The whole reservation: trip, payment status, financial summary, invoices, cancellation.
+ * `cli` is how the next-step hint spells the command (e.g. `carrental --sandbox`).
+ */
+export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental'): void {
+  const city = trip.car.city;
+  out.heading(`Trip ${clean(trip.uuid)}`);
+  out.pairs([
+    ['car', `${trip.car.name} (${trip.car.car_alias})`],
+    ['status', trip.is_booked === undefined ? trip.status : `${trip.status} (${trip.is_booked ? 'booked' : 'not booked'})`],
+    ['check-in', formatLocal(trip.date_checkin, city)],
+    ['check-out', formatLocal(trip.date_checkout, city)],
+    ['days', trip.days],
+    ['balance', formatCents(trip.balance_cents)],
+    ['payment', trip.payment_status ? describePaymentStatus(trip.payment_status, city) : undefined],
+  ]);
+  out.line();
+  renderFinancialSummary(out, trip.financial_summary);
+  if (trip.invoices) {
+    out.line();
+    out.heading('Invoices');
+    if (trip.invoices.length === 0) out.info('no invoices');
+    else renderInvoiceTable(out, trip.invoices);
+    invoiceNotes(out, trip.invoices);
+  }
+  if (trip.cancellation_outcome) {
+    out.line();
+    renderCancellationOutcome(out, trip.cancellation_outcome, city ?? undefined);
+  }
+  if (trip.payment_status?.type === 'to_pay') {
+    out.info(`next: the customer pays on the page from \`${cli} pay-link ${trip.uuid}\`; then re-read with \`${cli} trips ${trip.uuid}\`.`);
+  }
+}

@@ -1,0 +1,67 @@
+// Small HTTP helpers shared by the API, admin endpoints and pages.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { type ApiError, apiError } from './errors.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface Reply {
+  status: number;
+  /** The exact body text (idempotent replays resend it byte for byte). */
+  text: string;
+  headers?: Record<string, string>;
+}
+
+export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+
+/** Reads the whole body; an oversized body is drained and reported as too large. */
+export function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > MAX_BODY_BYTES }));
+    req.on('error', reject);
+  });
+}
+
+/** Parses a JSON body; undefined when empty and not required. */
+export function parseJsonBody(text: string, required: boolean): unknown {
+  if (text.trim() === '') {
+    if (required) throw apiError('invalid_request_body', 'A JSON body is required');
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw apiError('invalid_request_body', 'The body is not valid JSON');
+  }
+}
+
+export function jsonReply(status: number, payload: unknown, headers?: Record<string, string>): Reply {
+  return { status, text: JSON.stringify(payload), headers };
+}
+
+export function errorReply(err: ApiError, requestId: string): Reply {
+  const headers: Record<string, string> = {};
+  if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
+  return jsonReply(
+    err.status,
+    { error: err.message, description: err.description, error_code: err.code, request_id: requestId },
+    headers,
+  );
+}
+
+export function send(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string> = {}): void {
+  res.writeHead(reply.status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(reply.text)),
+    'Cache-Control': 'no-store',
+    ...reply.headers,
+    ...extraHeaders,
+  });
+  res.end(reply.text);
+}

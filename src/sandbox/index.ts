@@ -1,0 +1,110 @@
+// The embedded sandbox: a faithful, stateful, strict implementation of the whole API over
+// real HTTP on 127.0.0.1. See docs/sandbox.md for its decisions, keys and admin endpoints.
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import envPaths from 'env-paths';
+import { baseClock } from './clock.js';
+import { type SandboxConfig, resolveConfig } from './config.js';
+import { createContext } from './context.js';
+import { type FaultSpec, createFaultRegistry, faultsFromEnv } from './faults.js';
+import { type SandboxKeys, sandboxKeys } from './fixtures.js';
+import { createInflightRegistry } from './idempotency.js';
+import { createRateLimiter } from './ratelimit.js';
+import { createRequestListener } from './server.js';
+import { openStore } from './store.js';
+
+export type { SandboxConfig } from './config.js';
+export type { FaultSpec } from './faults.js';
+export type { SandboxKeys, SandboxExtraCredentials } from './fixtures.js';
+export { sandboxKeys, sandboxExtraCredentials } from './fixtures.js';
+export { StateFileError } from './store.js';
+
+export interface SandboxOptions {
+  /** JSON state file; omitted = in memory. */
+  statePath?: string;
+  /** Default 0 (a free port); the host is always 127.0.0.1. */
+  port?: number;
+  /** Injectable clock; default: real time, or CARRENTAL_SANDBOX_NOW (an ISO instant where the clock starts, then advancing in real time). */
+  now?: () => Date;
+  /** Default 1. */
+  seed?: number;
+  /** Default 300. */
+  fleetSize?: number;
+  /** Discard existing state file contents and re-seed. */
+  reset?: boolean;
+  /** Rate budgets, max active reservations, operating hours, promo switch, ... (over CARRENTAL_SANDBOX_CONFIG). */
+  config?: Partial<SandboxConfig>;
+  /** Faults active from the start (added after those of CARRENTAL_SANDBOX_FAULTS). */
+  faults?: FaultSpec[];
+  /** No request log on stderr. */
+  quiet?: boolean;
+}
+
+export interface RunningSandbox {
+  /** http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  /** http://127.0.0.1:PORT/app */
+  appUrl: string;
+  /** http://127.0.0.1:PORT/__sandbox */
+  adminUrl: string;
+  keys: SandboxKeys;
+  close(): Promise<void>;
+}
+
+/** `env` defaults to process.env (callers with an injected environment pass theirs). */
+export function defaultSandboxStatePath(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CARRENTAL_SANDBOX_STATE || join(envPaths('carrental', { suffix: '' }).data, 'sandbox-state.json');
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const config = resolveConfig(opts.config);
+  const clock = baseClock(opts.now);
+  const faults = createFaultRegistry([...faultsFromEnv(), ...(opts.faults ?? [])]);
+  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock });
+  const ctx = createContext({
+    store,
+    config,
+    faults,
+    rateLimiter: createRateLimiter((budget) =>
+      budget === 'catalog' ? config.catalogRateLimitPerMinute : budget === 'general' ? config.generalRateLimitPerMinute : config.keyRateLimitPerMinute,
+    ),
+    inflight: createInflightRegistry(),
+    baseClock: clock,
+    quiet: opts.quiet ?? false,
+  });
+  const server = createServer({ keepAliveTimeout: 5_000 }, createRequestListener(ctx));
+  let port: number;
+  try {
+    port = await listen(server, opts.port ?? 0);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const origin = `http://127.0.0.1:${port}`;
+  ctx.baseUrl = `${origin}/v1`;
+  ctx.appUrl = `${origin}/app`;
+  ctx.adminUrl = `${origin}/__sandbox`;
+  let closing: Promise<void> | null = null;
+  return {
+    baseUrl: ctx.baseUrl,
+    appUrl: ctx.appUrl,
+    adminUrl: ctx.adminUrl,
+    keys: sandboxKeys(store.read().seed),
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(() => store.close())),
+  };
+}

@@ -1,0 +1,692 @@
+// Business rules and every state transition of the sandbox. Each mutation validates first
+// and mutates after, so a refused command leaves the state untouched, and calls
+// forgetIndexes once it has mutated, so cached read indexes never go stale.
+// The customer pages (pages.ts) and the admin endpoints use the same transitions:
+// payRentInvoice, placeDepositHold, saveCard, extendCheckout, confirmRefunds.
+import { PROTECTION_PLANS } from '../api/schemas.js';
+import { addDaysToDate, localNow, localNowMinutes, parseLocal, utcStamp } from './clock.js';
+import type { SandboxConfig } from './config.js';
+import { ApiError, apiError } from './errors.js';
+import type { BlockedRangeRec, CarRec, Fleet } from './fleet.js';
+import { type PriceBreakdown, type TripSelection, priceTrip, tripDays } from './pricing.js';
+import { type PromoCodeDef, findPromo } from './promos.js';
+import {
+  type AgentFlowRec,
+  type CardRec,
+  type CustomerRec,
+  type InvoiceItemRec,
+  type InvoiceRec,
+  type ReservationOptionsRec,
+  type ReservationRec,
+  type ReservationStatus,
+  type SandboxState,
+  cached,
+  forgetIndexes,
+  invoicesOf,
+  reservationsOf,
+} from './state.js';
+
+export interface RuleEnv {
+  now: Date;
+  newId: () => string;
+  config: SandboxConfig;
+  fleet: Fleet;
+  anchorDay: string;
+}
+
+/** Invoice types that charge the customer for the trip (the deposit is a hold, not a charge). */
+export const CHARGE_TYPES: ReadonlySet<string> = new Set(['RENT', 'EXTEND', 'FEE_RENT']);
+
+const MINUTES_PER_DAY = 1440;
+
+export function carOf(env: Pick<RuleEnv, 'fleet'>, r: ReservationRec): CarRec {
+  const car = env.fleet.byId.get(r.car_id);
+  if (!car) throw new Error(`reservation ${r.uuid} refers to car ${r.car_id}, which is not in the fleet`);
+  return car;
+}
+
+/** A `new` trip whose checkout has passed reads as `complete`. */
+export function effectiveStatus(r: ReservationRec, env: Pick<RuleEnv, 'fleet' | 'now'>): ReservationStatus {
+  if (r.status !== 'new') return r.status;
+  const nowLocal = localNowMinutes(env.now, carOf(env, r).timeZone);
+  return nowLocal >= (parseLocal(r.date_checkout) as number) ? 'complete' : 'new';
+}
+
+export const balanceOf = (invoices: readonly InvoiceRec[]) =>
+  invoices.filter((i) => CHARGE_TYPES.has(i.type) && i.billing_status === 'ISSUED').reduce((s, i) => s + i.amount, 0);
+
+const isRentPaid = (invoices: readonly InvoiceRec[]) =>
+  invoices.some((i) => (i.type === 'RENT' || i.type === 'EXTEND') && i.billing_status === 'PAID');
+
+/** A paid, uncancelled trip holds the calendar; an unpaid reservation does not. */
+export function isBooked(r: ReservationRec, invoices: readonly InvoiceRec[]): boolean {
+  return r.status === 'new' && invoices.some((i) => i.type === 'RENT' && i.billing_status === 'PAID');
+}
+
+/** Null when the billing records cannot be classified; never an invented zero. */
+export function tripTotalCents(r: ReservationRec, invoices: readonly InvoiceRec[]): number | null {
+  if (r.manual_adjustment || r.legacy_cancellation) return null;
+  if (r.status === 'cancelled' && isRentPaid(invoices)) return null;
+  return invoices
+    .filter((i) => CHARGE_TYPES.has(i.type) && i.billing_status !== 'CANCELLED')
+    .reduce((s, i) => s + i.amount, 0);
+}
+
+// ---------------------------------------------------------------- availability
+
+interface Block extends BlockedRangeRec {
+  reservation_uuid?: string;
+}
+
+function reservationBlocks(state: SandboxState): Map<number, Block[]> {
+  return cached(state, 'reservationBlocks', () => {
+    const byCar = new Map<number, Block[]>();
+    for (const r of Object.values(state.reservations)) {
+      if (!isBooked(r, invoicesOf(state, r.uuid))) continue;
+      const list = byCar.get(r.car_id) ?? [];
+      list.push({ from: r.date_checkin, to: r.date_checkout, kind: 'booked', reservation_uuid: r.uuid });
+      byCar.set(r.car_id, list);
+    }
+    return byCar;
+  });
+}
+
+/** Fixture blocks plus paid trips, ordered by start. */
+export function carBlocks(state: SandboxState, car: CarRec): Block[] {
+  const extra = reservationBlocks(state).get(car.car_id);
+  if (!extra) return car.blocked;
+  return [...car.blocked, ...extra].sort((a, b) => a.from.localeCompare(b.from));
+}
+
+export function isAvailable(state: SandboxState, car: CarRec, checkin: number, checkout: number, ignoreUuid?: string): boolean {
+  for (const b of carBlocks(state, car)) {
+    if (ignoreUuid && b.reservation_uuid === ignoreUuid) continue;
+    const from = parseLocal(b.from) as number;
+    const to = b.to === null ? Infinity : (parseLocal(b.to) as number);
+    if (from < checkout && to > checkin) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- trip requests
+
+export interface TripRequest {
+  car_alias: string;
+  date_checkin: string;
+  date_checkout: string;
+  checkin: number;
+  checkout: number;
+  options: ReservationOptionsRec;
+  extras: string[];
+  promo_code: string | null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseDateField(body: Record<string, unknown>, field: string): number {
+  const value = body[field];
+  if (value === undefined || value === null) throw apiError('invalid_request', `${field} is required (YYYY-MM-DDTHH:MM, car-local)`);
+  const minutes = parseLocal(value);
+  if (minutes === null) throw apiError('invalid_date_format', `${field} must be a real date in the form YYYY-MM-DDTHH:MM`);
+  return minutes;
+}
+
+function parseEnum<T extends string>(
+  options: Record<string, unknown>,
+  field: string,
+  allowed: readonly T[],
+  fallback: T | null,
+  code: 'invalid_options' | 'invalid_protection_plan',
+): T {
+  const value = options[field];
+  if (value === undefined || value === null) {
+    if (fallback !== null) return fallback;
+    throw apiError('invalid_options', `options.${field} is required: one of ${allowed.join(', ')}`);
+  }
+  if (typeof value !== 'string' || !allowed.includes(value as T)) {
+    throw apiError(code, `options.${field} must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+/**
+ * Validates the shape of a QuoteRequest (mode `quote`, options default) or a
+ * ReservationCreateRequest (mode `create`, options and their three choices required).
+ */
+export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripRequest {
+  if (!isObject(body)) throw apiError('invalid_request_body', 'The body must be a JSON object');
+  if (typeof body.car_alias !== 'string' || body.car_alias.length === 0) {
+    throw apiError('invalid_request', 'car_alias is required (string)');
+  }
+  const checkin = parseDateField(body, 'date_checkin');
+  const checkout = parseDateField(body, 'date_checkout');
+  const rawOptions = body.options;
+  if (rawOptions === undefined || rawOptions === null) {
+    if (mode === 'create') throw apiError('invalid_options', 'options is required with protection_plan, mileage_type and delivery_type');
+  } else if (!isObject(rawOptions)) {
+    throw apiError('invalid_options', 'options must be an object');
+  }
+  const opts = isObject(rawOptions) ? rawOptions : {};
+  const defaults = mode === 'quote';
+  const protection_plan = parseEnum(opts, 'protection_plan', PROTECTION_PLANS, defaults ? 'minimum' : null, 'invalid_protection_plan');
+  const mileage_type = parseEnum(opts, 'mileage_type', ['limited', 'unlimited'] as const, defaults ? 'limited' : null, 'invalid_options');
+  const delivery_type = parseEnum(opts, 'delivery_type', ['pickup', 'delivery'] as const, defaults ? 'pickup' : null, 'invalid_options');
+  const address = opts.delivery_address;
+  if (address !== undefined && address !== null && typeof address !== 'string') {
+    throw apiError('invalid_options', 'options.delivery_address must be a string or null');
+  }
+  const trimmed = typeof address === 'string' ? address.trim() : '';
+  if (delivery_type === 'delivery' && trimmed === '') {
+    throw apiError('delivery_address_required', 'options.delivery_address is required when delivery_type is delivery');
+  }
+  let extras: string[] = [];
+  if (body.extras !== undefined && body.extras !== null) {
+    if (!Array.isArray(body.extras) || body.extras.some((e) => typeof e !== 'string')) {
+      throw apiError('invalid_request', 'extras must be an array of item_type strings');
+    }
+    extras = body.extras as string[];
+    const dup = extras.find((e, i) => extras.indexOf(e) !== i);
+    if (dup !== undefined) throw apiError('invalid_extra', `extra ${dup} is listed twice`);
+  }
+  let promo_code: string | null = null;
+  if (body.promo_code !== undefined && body.promo_code !== null) {
+    if (typeof body.promo_code !== 'string') throw apiError('invalid_request', 'promo_code must be a string');
+    promo_code = body.promo_code;
+  }
+  return {
+    car_alias: body.car_alias,
+    date_checkin: body.date_checkin as string,
+    date_checkout: body.date_checkout as string,
+    checkin,
+    checkout,
+    options: { protection_plan, mileage_type, delivery_type, delivery_address: delivery_type === 'delivery' ? trimmed : null },
+    extras,
+    promo_code,
+  };
+}
+
+const hhmm = (s: string) => Number(s.slice(0, 2)) * 60 + Number(s.slice(3, 5));
+
+export function checkOperatingHours(config: SandboxConfig, ...times: { field: string; minutes: number }[]): void {
+  const open = hhmm(config.openingTime);
+  const close = hhmm(config.closingTime);
+  for (const t of times) {
+    const tod = ((t.minutes % MINUTES_PER_DAY) + MINUTES_PER_DAY) % MINUTES_PER_DAY;
+    if (tod < open || tod > close) {
+      throw apiError(
+        'outside_operating_hours',
+        `${t.field} must be between ${config.openingTime} and ${config.closingTime} car-local time`,
+      );
+    }
+  }
+}
+
+export interface CheckedTrip {
+  car: CarRec;
+  request: TripRequest;
+  selection: TripSelection;
+  breakdown: PriceBreakdown;
+  promo: PromoCodeDef | null;
+}
+
+/**
+ * The rules a quote and a creation share: the car, dates, hours, length, extras and the
+ * promo code. `customer` is null for an anonymous quote, which skips personal promo
+ * eligibility (checked again at creation).
+ */
+export function checkTrip(state: SandboxState, env: RuleEnv, req: TripRequest, customer: CustomerRec | null): CheckedTrip {
+  const car = env.fleet.byAlias.get(req.car_alias);
+  if (!car) throw apiError('car_not_found', `No car with alias ${req.car_alias}`);
+  if (req.checkout <= req.checkin) throw apiError('invalid_date_range', 'date_checkout must be after date_checkin');
+  const nowLocal = localNowMinutes(env.now, car.timeZone);
+  if (req.checkin < nowLocal) {
+    throw apiError('date_in_past', `date_checkin is in the past (now is ${localNow(env.now, car.timeZone)} car-local)`);
+  }
+  checkOperatingHours(env.config, { field: 'date_checkin', minutes: req.checkin }, { field: 'date_checkout', minutes: req.checkout });
+  if (req.checkout - req.checkin < env.config.minTripHours * 60) {
+    throw apiError('trip_too_short', `A trip lasts at least ${env.config.minTripHours} hours`);
+  }
+  const days = tripDays(req.checkin, req.checkout);
+  if (days > env.config.maxTripDays) throw apiError('trip_too_long', `A trip lasts at most ${env.config.maxTripDays} days`);
+  for (const type of req.extras) {
+    if (!car.prices.extras.some((e) => e.item_type === type)) {
+      const offered = car.prices.extras.map((e) => e.item_type).join(', ') || 'none';
+      throw apiError('invalid_extra', `This car offers no extra ${type} (offered: ${offered})`);
+    }
+  }
+  const promo = req.promo_code === null ? null : checkPromo(state, env, req.promo_code, days, car, customer);
+  const selection: TripSelection = {
+    protection_plan: req.options.protection_plan,
+    mileage_type: req.options.mileage_type,
+    delivery_type: req.options.delivery_type,
+    extras: req.extras,
+    promo: promo && { code: promo.code, kind: promo.kind, value: promo.value },
+  };
+  return { car, request: req, selection, breakdown: priceTrip(car, days, selection), promo };
+}
+
+function checkPromo(
+  state: SandboxState,
+  env: RuleEnv,
+  code: string,
+  days: number,
+  car: CarRec,
+  customer: CustomerRec | null,
+): PromoCodeDef {
+  if (!env.config.promoCodesEnabled) throw apiError('promo_codes_disabled', 'Promo codes are currently turned off');
+  const promo = findPromo(env.anchorDay, code);
+  if (!promo) throw apiError('promo_code_not_found', `Unknown promo code ${code.trim()}`);
+  const today = localNow(env.now, car.timeZone).slice(0, 10);
+  if (today < promo.valid_from || (promo.valid_until !== null && today > promo.valid_until)) {
+    throw apiError('promo_code_invalid', `Promo code ${promo.code} is not valid on ${today}`);
+  }
+  if (days < promo.min_days) {
+    throw apiError('promo_code_invalid', `Promo code ${promo.code} needs a trip of at least ${promo.min_days} days`);
+  }
+  if (customer && promo.one_time && (state.usedPromos[customer.id] ?? []).includes(promo.code)) {
+    throw apiError('promo_already_used', `Promo code ${promo.code} can be used once and you have used it`);
+  }
+  return promo;
+}
+
+export function assertAvailable(state: SandboxState, car: CarRec, checkin: number, checkout: number, ignoreUuid?: string) {
+  if (!isAvailable(state, car, checkin, checkout, ignoreUuid)) {
+    throw apiError('car_not_available', 'The car is not available for these dates');
+  }
+}
+
+// ---------------------------------------------------------------- customers
+
+const utcToday = (now: Date) => now.toISOString().slice(0, 10);
+
+export function licenceState(customer: CustomerRec, now: Date) {
+  const today = utcToday(now);
+  const expires = customer.licence.expires_at;
+  const expired = expires !== null && expires < today;
+  const expiringSoon = expires !== null && !expired && expires <= addDaysToDate(today, 30);
+  return { expired, expiringSoon, approved: customer.licence.status === 'approved' && expires !== null && !expired };
+}
+
+export const isApprovedToDrive = (customer: CustomerRec, now: Date) => licenceState(customer, now).approved;
+
+export const activeReservations = (state: SandboxState, env: RuleEnv, customerId: string) =>
+  reservationsOf(state, customerId).filter((r) => effectiveStatus(r, env) === 'new');
+
+// ---------------------------------------------------------------- reservations
+
+function rentItems(env: RuleEnv, b: PriceBreakdown): InvoiceItemRec[] {
+  const item = (amount: number, description: string) => ({ id: env.newId(), amount, description });
+  const items = [item(b.rent_subtotal, `Rent: ${b.days} day${b.days === 1 ? '' : 's'} at ${b.day_rate} cents`)];
+  if (b.rent_discount_amount) items.push(item(-b.rent_discount_amount, `Duration discount (${b.duration_discount_percent} %)`));
+  if (b.promo_discount_amount) items.push(item(-b.promo_discount_amount, `Promo code ${b.promo_code}`));
+  if (b.protection_total) items.push(item(b.protection_total, `Protection (${b.protection_plan})`));
+  items.push(item(b.trip_fee_total, 'Trip fee'));
+  if (b.delivery_total) items.push(item(b.delivery_total, 'Delivery'));
+  for (const e of b.extras) items.push(item(e.total, `${e.title}: ${b.days} day${b.days === 1 ? '' : 's'}`));
+  if (b.unlimited_mileage_total) items.push(item(b.unlimited_mileage_total, 'Unlimited mileage'));
+  return items;
+}
+
+function addInvoice(
+  state: SandboxState,
+  env: RuleEnv,
+  r: ReservationRec,
+  type: string,
+  billing_status: InvoiceRec['billing_status'],
+  description: string,
+  items: InvoiceItemRec[],
+): InvoiceRec {
+  const inv: InvoiceRec = {
+    id: env.newId(),
+    customer_id: r.customer_id,
+    reservation_uuid: r.uuid,
+    created_at: utcStamp(env.now),
+    type,
+    billing_status,
+    amount: items.reduce((s, i) => s + i.amount, 0),
+    description,
+    items,
+  };
+  state.invoices[inv.id] = inv;
+  return inv;
+}
+
+const scanInvoices = (state: SandboxState, uuid: string) =>
+  Object.values(state.invoices).filter((i) => i.reservation_uuid === uuid);
+
+/** Creates the reservation with its RENT and DEPOSIT invoices, both ISSUED (unpaid). */
+export function insertReservation(state: SandboxState, env: RuleEnv, customer: CustomerRec, trip: CheckedTrip): ReservationRec {
+  const { car, request, breakdown } = trip;
+  const r: ReservationRec = {
+    uuid: env.newId(),
+    customer_id: customer.id,
+    car_id: car.car_id,
+    status: 'new',
+    date_checkin: request.date_checkin,
+    date_checkout: request.date_checkout,
+    days: breakdown.days,
+    options: request.options,
+    extras: request.extras,
+    promo: trip.selection.promo,
+    pricing: breakdown,
+    created_at: env.now.toISOString(),
+    cancelled_at: null,
+    cancellation: null,
+    legacy_cancellation: false,
+    manual_adjustment: false,
+    extensions: [],
+  };
+  state.reservations[r.uuid] = r;
+  addInvoice(state, env, r, 'RENT', 'ISSUED', `Rent for ${car.name}, ${r.date_checkin} to ${r.date_checkout}`, rentItems(env, breakdown));
+  if (breakdown.deposit_cents > 0) {
+    addInvoice(state, env, r, 'DEPOSIT', 'ISSUED', `Refundable deposit for ${car.name}`, [
+      { id: env.newId(), amount: breakdown.deposit_cents, description: 'Refundable deposit (card authorization)' },
+    ]);
+  }
+  if (trip.promo?.one_time) {
+    const used = (state.usedPromos[customer.id] ??= []);
+    if (!used.includes(trip.promo.code)) used.push(trip.promo.code);
+  }
+  forgetIndexes(state);
+  return r;
+}
+
+/** POST /my/reservation: revalidates price, eligibility and availability, then creates. */
+export function createReservation(state: SandboxState, env: RuleEnv, customer: CustomerRec, body: unknown): string {
+  const trip = checkTrip(state, env, parseTripRequest(body, 'create'), customer);
+  if (!isApprovedToDrive(customer, env.now)) {
+    throw apiError('driver_not_approved', 'The driver is not approved to drive: check GET /my/verification');
+  }
+  if (activeReservations(state, env, customer.id).length >= env.config.maxActiveReservations) {
+    throw apiError(
+      'active_reservation_exists',
+      `You already have ${env.config.maxActiveReservations} active reservations, the maximum`,
+    );
+  }
+  assertAvailable(state, trip.car, trip.request.checkin, trip.request.checkout);
+  return insertReservation(state, env, customer, trip).uuid;
+}
+
+export function reservationOf(state: SandboxState, customer: CustomerRec, uuid: string): ReservationRec {
+  const r = state.reservations[uuid];
+  // Another customer's reservation is indistinguishable from a missing one.
+  if (!r || r.customer_id !== customer.id) throw apiError('reservation_not_found', `No reservation ${uuid} for this customer`);
+  return r;
+}
+
+/**
+ * DELETE /my/reservation/{uuid}. Only a `new` trip that has not started can be cancelled.
+ * Free until freeCancellationHours before check-in; later a FEE_RENT of one day's rent.
+ * Unpaid charges are cancelled, a deposit HOLD is released, paid rent minus the fee goes
+ * to refund review with a refund receipt recorded but not yet confirmed.
+ */
+export function cancelReservation(state: SandboxState, env: RuleEnv, customer: CustomerRec, uuid: string): 'OK' {
+  const r = reservationOf(state, customer, uuid);
+  const car = carOf(env, r);
+  const status = effectiveStatus(r, env);
+  if (r.legacy_cancellation || status !== 'new') {
+    throw apiError('reservation_not_cancellable', `A ${r.legacy_cancellation ? 'cancelled' : status} reservation cannot be cancelled`);
+  }
+  const nowLocal = localNowMinutes(env.now, car.timeZone);
+  const checkin = parseLocal(r.date_checkin) as number;
+  if (nowLocal >= checkin) throw apiError('reservation_not_cancellable', 'The trip has started and can no longer be cancelled');
+
+  const invoices = scanInvoices(state, r.uuid);
+  const paid = invoices
+    .filter((i) => (i.type === 'RENT' || i.type === 'EXTEND') && i.billing_status === 'PAID')
+    .reduce((s, i) => s + i.amount, 0);
+  const late = checkin - nowLocal < env.config.freeCancellationHours * 60;
+  const fee = late ? Math.min(r.pricing.discounted_day_rate, r.pricing.rent_after_discount) : 0;
+
+  for (const inv of invoices) {
+    if ((CHARGE_TYPES.has(inv.type) || inv.type === 'DEBT') && inv.billing_status === 'ISSUED') inv.billing_status = 'CANCELLED';
+  }
+  let holdRelease: 'not_required' | 'released' = 'not_required';
+  for (const inv of invoices) {
+    if (inv.type !== 'DEPOSIT') continue;
+    if (inv.billing_status === 'HOLD') holdRelease = 'released';
+    if (inv.billing_status === 'HOLD' || inv.billing_status === 'ISSUED') inv.billing_status = 'CANCELLED';
+  }
+  const feeCoveredByPaidRent = fee > 0 && paid >= fee;
+  if (fee > 0) {
+    addInvoice(state, env, r, 'FEE_RENT', feeCoveredByPaidRent ? 'PAID' : 'ISSUED', 'Late cancellation fee', [
+      { id: env.newId(), amount: fee, description: `Cancellation less than ${env.config.freeCancellationHours} hours before check-in: one day's rent` },
+    ]);
+  }
+  const refundAmount = paid - (feeCoveredByPaidRent ? fee : 0);
+  let refundDate: string | null = null;
+  if (refundAmount > 0) {
+    const items = [{ id: env.newId(), amount: -paid, description: 'Refund of paid rent' }];
+    if (feeCoveredByPaidRent) items.push({ id: env.newId(), amount: fee, description: 'Cancellation fee retained' });
+    const refundInvoice = addInvoice(state, env, r, 'REFUND', 'ISSUED', 'Refund after cancellation', items);
+    const refundId = `rfd_${env.newId().replace(/-/g, '').slice(0, 24)}`;
+    state.refunds[refundId] = {
+      id: refundId,
+      customer_id: r.customer_id,
+      reservation_uuid: r.uuid,
+      invoice_id: refundInvoice.id,
+      amount_cents: refundAmount,
+      status: 'recorded_unconfirmed',
+      confirmed_at: null,
+    };
+    refundDate = addDaysToDate(localNow(env.now, car.timeZone).slice(0, 10), env.config.refundDays);
+  }
+  r.status = 'cancelled';
+  r.cancelled_at = env.now.toISOString();
+  r.cancellation = { hold_release: holdRelease, refund_review: refundAmount > 0 ? 'pending' : 'not_required', refund_date: refundDate };
+  forgetIndexes(state);
+  return 'OK';
+}
+
+/** Marks recorded refunds of a reservation as confirmed and closes its refund review. */
+export function confirmRefunds(state: SandboxState, env: RuleEnv, uuid: string): number {
+  const r = state.reservations[uuid];
+  if (!r) throw apiError('reservation_not_found', `No reservation ${uuid}`);
+  const pending = Object.values(state.refunds).filter((f) => f.reservation_uuid === uuid && f.status === 'recorded_unconfirmed');
+  for (const f of pending) {
+    f.status = 'confirmed';
+    f.confirmed_at = utcStamp(env.now);
+    const inv = state.invoices[f.invoice_id];
+    if (inv && inv.billing_status === 'ISSUED') inv.billing_status = 'PAID';
+  }
+  if (pending.length > 0 && r.cancellation) r.cancellation.refund_review = 'closed';
+  forgetIndexes(state);
+  return pending.length;
+}
+
+// ---------------------------------------------------------------- debt and payment
+
+function debtItems(charges: readonly InvoiceRec[]): InvoiceItemRec[] {
+  // The item id is the charge invoice's id: stable across refreshes, and it names the charge.
+  return charges.map((c) => ({ id: c.id, amount: c.amount, description: `${c.type}: ${c.description}` }));
+}
+
+const issuedCharges = (invoices: readonly InvoiceRec[]) =>
+  invoices.filter((i) => CHARGE_TYPES.has(i.type) && i.billing_status === 'ISSUED');
+
+const sameItems = (a: readonly InvoiceItemRec[], b: readonly InvoiceItemRec[]) =>
+  a.length === b.length && a.every((x, i) => x.id === b[i].id && x.amount === b[i].amount);
+
+/** Whether reading this reservation must create, refresh or retire its debt invoice. */
+export function debtInvoiceStale(invoices: readonly InvoiceRec[]): boolean {
+  const charges = issuedCharges(invoices);
+  const debts = invoices.filter((i) => i.type === 'DEBT' && i.billing_status === 'ISSUED');
+  if (charges.length === 0) return debts.length > 0;
+  return debts.length !== 1 || !sameItems(debts[0].items, debtItems(charges));
+}
+
+/**
+ * The side effect of reading a reservation that owes money: one ISSUED DEBT invoice whose
+ * items are the outstanding charges. Returns the debt invoice, or null when nothing is owed.
+ */
+export function ensureDebtInvoice(state: SandboxState, env: RuleEnv, uuid: string): InvoiceRec | null {
+  const r = state.reservations[uuid];
+  const invoices = scanInvoices(state, uuid);
+  const charges = issuedCharges(invoices);
+  const debts = invoices.filter((i) => i.type === 'DEBT' && i.billing_status === 'ISSUED');
+  if (!debtInvoiceStale(invoices)) return debts[0] ?? null;
+  if (charges.length === 0) {
+    for (const d of debts) d.billing_status = 'CANCELLED';
+    forgetIndexes(state);
+    return null;
+  }
+  const [keep, ...extra] = debts;
+  for (const d of extra) d.billing_status = 'CANCELLED';
+  const items = debtItems(charges);
+  let debt: InvoiceRec;
+  if (keep) {
+    keep.items = items;
+    keep.amount = items.reduce((s, i) => s + i.amount, 0);
+    debt = keep;
+  } else {
+    debt = addInvoice(state, env, r, 'DEBT', 'ISSUED', 'Amount due on this reservation', items);
+  }
+  forgetIndexes(state);
+  return debt;
+}
+
+/**
+ * Pays everything owed on a reservation (the page's payment_type `reservation`, API `rent`):
+ * outstanding charges and the debt invoice become PAID. Paying the rent of an upcoming trip
+ * revalidates availability, because an unpaid reservation holds no calendar slot.
+ */
+export function payRentInvoice(state: SandboxState, env: RuleEnv, uuid: string): { paid_cents: number; invoice_ids: string[] } {
+  const r = state.reservations[uuid];
+  if (!r) throw apiError('reservation_not_found', `No reservation ${uuid}`);
+  const invoices = scanInvoices(state, uuid);
+  const charges = issuedCharges(invoices);
+  if (charges.length === 0) throw apiError('nothing_to_pay', 'Nothing is owed on this reservation');
+  if (effectiveStatus(r, env) === 'new') {
+    const car = carOf(env, r);
+    assertAvailable(state, car, parseLocal(r.date_checkin) as number, parseLocal(r.date_checkout) as number, r.uuid);
+  }
+  const paidCents = charges.reduce((s, c) => s + c.amount, 0);
+  const debt = invoices.find((i) => i.type === 'DEBT' && i.billing_status === 'ISSUED');
+  for (const c of charges) c.billing_status = 'PAID';
+  if (debt) {
+    debt.items = debtItems(charges);
+    debt.amount = paidCents;
+    debt.billing_status = 'PAID';
+  }
+  forgetIndexes(state);
+  return { paid_cents: paidCents, invoice_ids: charges.map((c) => c.id) };
+}
+
+/** The deposit becomes a card authorization (HOLD), not a charge. */
+export function placeDepositHold(state: SandboxState, _env: RuleEnv, uuid: string): { held_cents: number; invoice_id: string } {
+  const r = state.reservations[uuid];
+  if (!r) throw apiError('reservation_not_found', `No reservation ${uuid}`);
+  if (r.status === 'cancelled') throw apiError('reservation_cancelled', 'The reservation is cancelled');
+  const deposit = scanInvoices(state, uuid).find((i) => i.type === 'DEPOSIT' && i.billing_status === 'ISSUED');
+  if (!deposit) throw apiError('nothing_to_pay', 'No deposit is due on this reservation');
+  deposit.billing_status = 'HOLD';
+  forgetIndexes(state);
+  return { held_cents: deposit.amount, invoice_id: deposit.id };
+}
+
+export interface CardInput {
+  card_brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+/** Saves (or replaces) the customer's one card. */
+export function saveCard(state: SandboxState, env: RuleEnv, customerId: string, input: CardInput): CardRec {
+  const customer = state.customers.find((c) => c.id === customerId);
+  if (!customer) throw apiError('not_found', `No customer ${customerId}`);
+  if (!customer.card_payments_enabled) throw apiError('card_payments_not_enabled', 'Card payments are not enabled for this account');
+  if (!/^\d{4}$/.test(input.last4)) throw apiError('invalid_request', 'last4 must be four digits');
+  if (!Number.isInteger(input.exp_month) || input.exp_month < 1 || input.exp_month > 12) {
+    throw apiError('invalid_request', 'exp_month must be 1..12');
+  }
+  const thisYear = env.now.getUTCFullYear();
+  if (!Number.isInteger(input.exp_year) || input.exp_year < thisYear || input.exp_year > thisYear + 20) {
+    throw apiError('invalid_request', 'exp_year must be this year or later');
+  }
+  const card: CardRec = { id: `card_${env.newId().replace(/-/g, '').slice(0, 24)}`, ...input };
+  customer.card = card;
+  forgetIndexes(state);
+  return card;
+}
+
+// ---------------------------------------------------------------- extensions
+
+export interface ExtensionQuote {
+  additional_days: number;
+  total_amount: number;
+  current_checkout: string;
+  new_checkout: string;
+  days: number;
+  is_available: boolean;
+}
+
+/**
+ * The price of moving the checkout of a `new` reservation: the whole trip repriced with the
+ * one pricing function (same options, extras and promo), minus what is already charged;
+ * never negative, so a longer trip that crosses a discount threshold costs nothing extra.
+ */
+export function priceExtension(state: SandboxState, env: RuleEnv, r: ReservationRec, newCheckout: unknown): ExtensionQuote {
+  if (effectiveStatus(r, env) !== 'new') throw apiError('reservation_not_active', 'Only a new reservation can be extended');
+  const car = carOf(env, r);
+  const target = parseLocal(newCheckout);
+  if (target === null) throw apiError('invalid_checkout', 'The new checkout must be a real date in the form YYYY-MM-DDTHH:MM');
+  const current = parseLocal(r.date_checkout) as number;
+  if (target <= current) throw apiError('invalid_checkout', `The new checkout must be later than ${r.date_checkout}`);
+  if (target < localNowMinutes(env.now, car.timeZone)) throw apiError('invalid_checkout', 'The new checkout is in the past');
+  try {
+    checkOperatingHours(env.config, { field: 'checkout', minutes: target });
+  } catch (err) {
+    throw err instanceof ApiError ? apiError('invalid_checkout', err.description) : err;
+  }
+  const checkin = parseLocal(r.date_checkin) as number;
+  const days = tripDays(checkin, target);
+  if (days > env.config.maxTripDays) throw apiError('invalid_checkout', `A trip lasts at most ${env.config.maxTripDays} days`);
+  const repriced = priceTrip(car, days, {
+    protection_plan: r.options.protection_plan,
+    mileage_type: r.options.mileage_type,
+    delivery_type: r.options.delivery_type,
+    extras: r.extras,
+    promo: r.promo,
+  });
+  const charged =
+    r.pricing.final_total +
+    scanInvoices(state, r.uuid)
+      .filter((i) => i.type === 'EXTEND' && i.billing_status !== 'CANCELLED')
+      .reduce((s, i) => s + i.amount, 0);
+  return {
+    additional_days: days - r.days,
+    total_amount: Math.max(0, repriced.final_total - charged),
+    current_checkout: r.date_checkout,
+    new_checkout: newCheckout as string,
+    days,
+    is_available: isAvailable(state, car, current, target, r.uuid),
+  };
+}
+
+/** Executes a confirmed extension: new checkout, and an ISSUED EXTEND invoice when it costs. */
+export function extendCheckout(state: SandboxState, env: RuleEnv, uuid: string, newCheckout: string): ExtensionQuote & { invoice_id: string | null } {
+  const r = state.reservations[uuid];
+  if (!r) throw apiError('reservation_not_found', `No reservation ${uuid}`);
+  const quote = priceExtension(state, env, r, newCheckout);
+  if (!quote.is_available) throw apiError('car_not_available', 'The car is not available until the new checkout');
+  let invoiceId: string | null = null;
+  if (quote.total_amount > 0) {
+    const inv = addInvoice(state, env, r, 'EXTEND', 'ISSUED', `Extension to ${newCheckout}`, [
+      { id: env.newId(), amount: quote.total_amount, description: `Extension from ${r.date_checkout} to ${newCheckout} (${quote.additional_days} more days)` },
+    ]);
+    invoiceId = inv.id;
+  }
+  r.extensions.push({ from_checkout: r.date_checkout, to_checkout: newCheckout, invoice_id: invoiceId, at: env.now.toISOString() });
+  r.date_checkout = newCheckout;
+  r.days = quote.days;
+  forgetIndexes(state);
+  return { ...quote, invoice_id: invoiceId };
+}
+
+// ---------------------------------------------------------------- agent flows
+
+export function recordAgentFlow(state: SandboxState, flow: AgentFlowRec): void {
+  state.agentFlows[flow.id] = flow;
+  forgetIndexes(state);
+}

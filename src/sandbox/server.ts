@@ -1,0 +1,206 @@
+// The HTTP front of the sandbox: `/v1/...` is the API, `/app/...` the customer pages,
+// `/__sandbox/...` the admin and fault endpoints. The API pipeline, in order:
+// faults that answer before anything -> credentials -> rate budget -> 401 -> faults that
+// disable the operation -> capability -> idempotency gate -> latency/drop before commit ->
+// handler (commands in one transaction with their idempotent result) -> faults after commit.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { handleAdmin } from './admin.js';
+import { type Credential, credentialHeaders, resolveCredential } from './auth.js';
+import { REQUEST_LOG_LIMIT, type RequestLogEntry, type SandboxContext } from './context.js';
+import { ApiError, apiError } from './errors.js';
+import { COMMAND_HANDLERS, type OpRequest, type Payload, QUERY_HANDLERS, agentClientOf } from './handlers.js';
+import { type Reply, errorReply, jsonReply, newRequestId, readBody, send } from './http.js';
+import { commandFingerprint, readIdempotencyKey } from './idempotency.js';
+import { settingsApiKeysUrl } from './links.js';
+import { handlePage } from './pages.js';
+import type { Budget } from './ratelimit.js';
+import { matchRoute } from './router.js';
+
+export function createRequestListener(ctx: SandboxContext): RequestListener {
+  return (req, res) => {
+    route(ctx, req, res).catch((err: unknown) => {
+      if (!ctx.quiet) console.error(`sandbox: ${(err as Error).stack ?? String(err)}`);
+      if (!res.headersSent) send(res, errorReply(apiError('internal_error', (err as Error).message), newRequestId()));
+      else res.destroy();
+    });
+  };
+}
+
+async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const path = url.pathname;
+  if (path === '/__sandbox' || path.startsWith('/__sandbox/')) return handleAdmin(ctx, req, res, url);
+  if (path === '/app' || path.startsWith('/app/')) return handlePage(req, res, ctx);
+  if (path.startsWith('/v1/')) return handleApi(ctx, req, res, url, path.slice('/v1'.length));
+  send(res, errorReply(apiError('not_found', `No route ${req.method} ${path}`), newRequestId()));
+}
+
+const payloadReply = (payload: Payload): Reply =>
+  'bare' in payload ? jsonReply(200, payload.bare) : jsonReply(200, { data: payload.data });
+
+const toReply = (err: unknown, requestId: string): Reply => {
+  if (err instanceof ApiError) return errorReply(err, requestId);
+  throw err;
+};
+
+/** The budget a call spends (Rate limiting rules 1-4). */
+function budgetOf(auth: string, credential: Credential, ip: string): { budget: Budget; id: string } {
+  if (auth === 'none' || (auth === 'optional' && credential.kind === 'none')) return { budget: 'catalog', id: ip };
+  if (credential.kind === 'key') return { budget: 'key', id: credential.key };
+  return { budget: 'general', id: ip };
+}
+
+async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
+  const started = Date.now();
+  const requestId = newRequestId();
+  const method = req.method ?? 'GET';
+  const headers = req.headersDistinct as Record<string, string[] | undefined>;
+  const log: RequestLogEntry = {
+    at: new Date().toISOString(),
+    request_id: requestId,
+    method,
+    path: url.pathname,
+    operation: null,
+    status: null,
+    credentials: credentialHeaders(headers),
+    idempotency_key: headers['idempotency-key']?.[0] ?? null,
+    agent_client: agentClientOf(headers),
+    replayed: false,
+    duration_ms: 0,
+  };
+  const body = await readBody(req);
+  let scope: string | null = null;
+  let reply: Reply | null;
+  try {
+    reply = await runPipeline();
+  } catch (err) {
+    reply = toReply(err, requestId);
+  } finally {
+    if (scope !== null) ctx.inflight.leave(scope);
+  }
+
+  log.status = reply?.status ?? null;
+  log.duration_ms = Date.now() - started;
+  ctx.requestLog.push(log);
+  if (ctx.requestLog.length > REQUEST_LOG_LIMIT) ctx.requestLog.splice(0, ctx.requestLog.length - REQUEST_LOG_LIMIT);
+  if (!ctx.quiet) console.error(`sandbox: ${method} ${url.pathname}${url.search} -> ${reply ? reply.status : 'dropped'} (${log.duration_ms} ms)`);
+  if (reply === null) {
+    res.socket?.destroy();
+    return;
+  }
+  send(res, reply, { 'X-Request-Id': requestId });
+
+  async function runPipeline(): Promise<Reply | null> {
+    const match = matchRoute(method, path);
+    if (match.kind === 'not_found') throw apiError('not_found', `No operation ${method} /v1${path}`);
+    if (match.kind === 'method_not_allowed') {
+      const err = apiError('method_not_allowed', `${method} is not allowed here; allowed: ${match.allowed.join(', ')}`);
+      return { ...errorReply(err, requestId), headers: { Allow: match.allowed.join(', ') } };
+    }
+    const op = match.op;
+    log.operation = op.id;
+    const faults = ctx.faults;
+
+    const early = faults.take(op.id, 'error', (f) => !f.commit);
+    if (early) throw apiError(early.code);
+
+    const state = ctx.store.read();
+    const credential: Credential = op.auth === 'none' ? { kind: 'none' } : resolveCredential(state, headers);
+    const { budget, id } = budgetOf(op.auth, credential, req.socket.remoteAddress ?? 'unknown');
+    const retryAfter = ctx.rateLimiter.spend(budget, id, ctx.now(state).getTime());
+    if (retryAfter !== null) throw apiError('rate_limited', `The ${budget} rate budget is exhausted; retry in ${retryAfter} s`, retryAfter);
+    if (credential.kind === 'conflicting') throw apiError('conflicting_credentials', 'Send exactly one of Authorization and X-API-Key');
+    if (credential.kind === 'invalid') throw apiError('invalid_credentials', 'The credential is invalid, revoked or inactive');
+    if (op.auth === 'key' && credential.kind === 'none') {
+      throw apiError('invalid_credentials', 'This operation needs a customer API key: Authorization: Bearer svc_... or X-API-Key: svc_...');
+    }
+    if (faults.take(op.id, 'operation_not_enabled')) throw apiError('api_key_operation_not_enabled', `${op.id} is not available to API keys yet`);
+    if (op.capability === 'booking_write' && credential.kind === 'key' && credential.capability !== 'booking_write') {
+      throw apiError(
+        'api_key_write_upgrade_required',
+        `This key is read_only. Create a booking_write key at ${settingsApiKeysUrl(ctx.appUrl)} and use it for this operation.`,
+      );
+    }
+
+    const r: OpRequest = { ctx, op, params: match.params, query: url.searchParams, headers, bodyText: body.text, credential, requestId };
+    if (body.tooLarge) throw apiError('invalid_request_body', 'The body is larger than 1 MiB');
+
+    let fingerprint = '';
+    if (op.idempotent) {
+      const key = readIdempotencyKey(headers['idempotency-key']);
+      // Only API keys must send one; the application's own token may omit it.
+      if (key === undefined && credential.kind === 'key') {
+        throw apiError('idempotency_key_required', 'Send an Idempotency-Key header (a fresh UUID v4 per new command)');
+      }
+      if (key !== undefined && (credential.kind === 'key' || credential.kind === 'app')) {
+        const candidate = `${credential.customer.id}:${key}`;
+        fingerprint = commandFingerprint(op.id, r.params.uuid ?? '', body.text);
+        const done = state.idempotency[candidate];
+        if (done) {
+          if (done.operation !== op.id || done.fingerprint !== fingerprint) throw mismatch();
+          log.replayed = true;
+          return afterCommit(await beforeCommit(() => replay(done)));
+        }
+        ctx.inflight.enter(candidate, fingerprint);
+        scope = candidate;
+      }
+    }
+
+    return afterCommit(
+      await beforeCommit(async () => {
+        const command = COMMAND_HANDLERS[op.id];
+        if (!command) return payloadReply(await QUERY_HANDLERS[op.id](r));
+        return ctx.store.transact((draft) => {
+          const done = scope ? draft.idempotency[scope] : undefined;
+          // Another process sharing the state file finished the same command meanwhile.
+          if (done) {
+            log.replayed = done.fingerprint === fingerprint;
+            return log.replayed ? replay(done) : errorReply(mismatch(), requestId);
+          }
+          const env = ctx.env(draft);
+          let result: Reply;
+          try {
+            result = payloadReply(command(draft, env, r));
+          } catch (err) {
+            result = toReply(err, requestId);
+          }
+          if (scope) {
+            draft.idempotency[scope] = { operation: op.id, fingerprint, status: result.status, body: result.text, created_at: env.now.toISOString() };
+          }
+          return result;
+        });
+      }),
+    );
+
+    async function beforeCommit(run: () => Reply | Promise<Reply>): Promise<Reply | null> {
+      const delay = faults.take(op.id, 'latency', (f) => f.when === 'before_commit');
+      if (delay) await sleep(delay.ms);
+      if (faults.take(op.id, 'drop', (f) => f.when === 'before_commit')) return null;
+      return run();
+    }
+
+    async function afterCommit(done: Reply | null): Promise<Reply | null> {
+      if (done === null) return null;
+      let out = done;
+      const late = faults.take(op.id, 'error', (f) => f.commit);
+      if (late) out = errorReply(apiError(late.code), requestId);
+      const delay = faults.take(op.id, 'latency', (f) => f.when === 'after_commit');
+      if (delay) await sleep(delay.ms);
+      if (faults.take(op.id, 'drop', (f) => f.when === 'after_commit')) return null;
+      const malformed = faults.take(op.id, 'malformed');
+      if (malformed) {
+        out = { ...out, text: malformed.body === 'invalid_json' ? out.text.slice(0, Math.max(1, Math.floor(out.text.length / 2))) + '\u0000' : '{"data":{"unexpected":true}}' };
+      }
+      return out;
+    }
+  }
+
+  function mismatch() {
+    return apiError('idempotency_mismatch', 'This Idempotency-Key was used for a different command; use a new key for a new command');
+  }
+
+  function replay(done: { status: number; body: string }): Reply {
+    return { status: done.status, text: done.body, headers: { 'Idempotent-Replayed': 'true' } };
+  }
+}

@@ -1,0 +1,190 @@
+// `cancel` and `pending` in-process against the stateful fake.
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/store/journal.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
+import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
+
+let fake: FakeBookingApi;
+let home: TestHome;
+
+beforeAll(async () => {
+  fake = await FakeBookingApi.start();
+});
+afterAll(async () => {
+  await fake.close();
+});
+beforeEach(() => {
+  home = new TestHome();
+  fake.requests.length = 0;
+  fake.reservations.clear();
+});
+afterEach(() => home.cleanup());
+
+function cli(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}) {
+  return runCommand(['--base-url', fake.baseUrl, ...args], {
+    env: home.env({ CARRENTAL_API_KEY: opts.key ?? KEYS.write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
+    sleep: async () => {},
+    signal: opts.signal,
+  });
+}
+
+const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
+const unknown = { status: 503, headers: { 'retry-after': '1' }, json: { error: 'The outcome of the operation is unknown', error_code: 'operation_outcome_unknown' } };
+
+describe('cancel', () => {
+  it('refuses in a pipe without -y: exit 2 and no request', async () => {
+    const r = fake.seed();
+    const res = await cli(['cancel', r.uuid]);
+    expect(res.code).toBe(2);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('shows what is cancelled, sends DELETE with a key, then prints the cancellation outcome', async () => {
+    const r = fake.seed();
+    const res = await cli(['cancel', r.uuid, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('2026-12-01 10:00 America/Los_Angeles');
+    expect(res.stderr).toContain('a cancellation fee may apply');
+    const [del] = fake.requestsOf('cancel');
+    expect(String(del.headers['idempotency-key'])).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.stdout).toMatch(/status\tcancelled/);
+    expect(res.stdout).toMatch(/refund review\tpending/);
+    expect(fake.requestsOf('reservation')).toHaveLength(2);
+    expect(r.status).toBe('cancelled');
+    expect(await journal().list()).toEqual([]);
+  });
+
+  it('--json prints the reservation read after the cancel, as the server sent it', async () => {
+    const r = fake.seed();
+    const res = await cli(['cancel', r.uuid, '-y', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const payload = JSON.parse(res.stdout);
+    expect(payload).toMatchObject({ uuid: r.uuid, status: 'cancelled', cancellation_outcome: { status: 'cancelled' }, server_extra_field: 'kept' });
+  });
+
+  it('an already cancelled reservation: nothing is sent, the outcome is shown, exit 0', async () => {
+    const r = fake.seed('cancelled');
+    const res = await cli(['cancel', r.uuid, '-y']);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('already cancelled: nothing was sent');
+    expect(fake.requestsOf('cancel')).toHaveLength(0);
+  });
+
+  it('404 is exit 4 before any DELETE', async () => {
+    const res = await cli(['cancel', '6f1c1d7e-1111-4222-8333-444455556666', '-y']);
+    expect(res.code).toBe(4);
+    expect(fake.requestsOf('cancel')).toHaveLength(0);
+  });
+
+  it('a read_only key: 403 upgrade message, exit 3, nothing pending', async () => {
+    const r = fake.seed();
+    const res = await cli(['cancel', r.uuid, '-y'], { key: KEYS.readOnly });
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain('api_key_write_upgrade_required');
+    expect(res.stderr).toContain('https://app.example.test/settings/api-keys');
+    expect(await journal().list()).toEqual([]);
+    expect(r.status).toBe('new');
+  });
+
+  it('a dropped connection after the commit: the retry returns OK under the same key', async () => {
+    const r = fake.seed();
+    fake.fault('cancel', { after: true, destroy: true });
+    const res = await cli(['cancel', r.uuid, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    const keys = fake.requestsOf('cancel').map((q) => q.headers['idempotency-key']);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('409 operation_in_progress then success', async () => {
+    const r = fake.seed();
+    fake.fault('cancel', { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } });
+    const res = await cli(['cancel', r.uuid, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(fake.requestsOf('cancel')).toHaveLength(2);
+  });
+
+  it('503 operation_outcome_unknown until retries run out: exit 6, entry kept; the rerun resumes the same key even though it now reads cancelled', async () => {
+    const r = fake.seed();
+    fake.fault('cancel', { ...unknown, after: true }, unknown, unknown);
+    const res = await cli(['cancel', r.uuid, '-y']);
+    expect(res.code).toBe(6);
+    expect(res.stderr).toContain('the outcome of this cancel is unknown');
+    const [entry] = await journal().list();
+    expect(entry).toMatchObject({ operation: 'cancelReservation', target: r.uuid, request: { uuid: r.uuid } });
+
+    const again = await cli(['cancel', r.uuid, '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/resuming a pending cancel from \d+ s ago/);
+    expect(fake.requestsOf('cancel').at(-1)!.headers['idempotency-key']).toBe(entry.key);
+    expect(await journal().list()).toEqual([]);
+  });
+});
+
+describe('pending', () => {
+  async function leavePending() {
+    fake.fault('create', { ...unknown, after: true }, unknown, unknown);
+    const r = await cli(['reserve', ALIAS, '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00', '--extra', 'child_seat', '--protection', 'standard', '-y']);
+    expect(r.code).toBe(6);
+    const seeded = fake.seed();
+    Object.assign(seeded, { from: '2027-01-10T10:00', to: '2027-01-12T10:00' });
+    fake.fault('cancel', unknown, unknown, unknown);
+    const c = await cli(['--profile', 'work', 'cancel', seeded.uuid, '-y']);
+    expect(c.code).toBe(6);
+    return seeded.uuid;
+  }
+
+  it('lists nothing when nothing is pending', async () => {
+    const r = await runCommand(['pending'], { env: home.env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('no pending');
+    const json = await runCommand(['pending', 'list', '--json'], { env: home.env() });
+    expect(JSON.parse(json.stdout)).toEqual([]);
+  });
+
+  it('lists operation, target, key, age and the command that finishes each one', async () => {
+    const uuid = await leavePending();
+    const entries = await journal().list();
+    const r = await runCommand(['pending'], { env: home.env() });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(lines).toHaveLength(2);
+    expect(lines[0].slice(0, 4)).toEqual(['reserve', ALIAS, 'default', entries[0].key]);
+    expect(lines[0][5]).toBe('pending');
+    expect(lines[0][6]).toBe(`carrental --base-url ${fake.baseUrl} reserve ${ALIAS} --from 2026-12-01T10:00 --to 2026-12-04T10:00 --protection standard --extra child_seat`);
+    expect(lines[1].slice(0, 3)).toEqual(['cancel', uuid, 'work']);
+    expect(lines[1][6]).toBe(`carrental --base-url ${fake.baseUrl} --profile work cancel ${uuid}`);
+
+    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env() })).stdout);
+    expect(json).toHaveLength(2);
+    expect(json[0]).toMatchObject({ operation: 'createReservation', key: entries[0].key, expired: false, attempts: 3 });
+  });
+
+  it('the listed command really finishes the pending reserve', async () => {
+    await leavePending();
+    const [entry] = await journal().list();
+    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env() })).stdout) as Array<{ rerun: string }>;
+    const argv = json[0].rerun.split(' ').slice(1);
+    const r = await runCommand([...argv, '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }), sleep: async () => {} });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake.requestsOf('create').at(-1)!.headers['idempotency-key']).toBe(entry.key);
+    const created = [...fake.reservations.values()].filter((x) => x.from === '2026-12-01T10:00');
+    expect(created).toHaveLength(1);
+    expect(r.stdout.trim()).toBe(created[0].uuid);
+    expect((await journal().list()).map((e) => e.operation)).toEqual(['cancelReservation']);
+  });
+
+  it('clear drops this profile only; --all drops everything', async () => {
+    await leavePending();
+    const r = await runCommand(['pending', 'clear'], { env: home.env() });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('dropped 1 pending command of profile "default"');
+    expect(r.stderr).toContain('outcome stays unknown');
+    expect((await journal().list()).map((e) => e.profile)).toEqual(['work']);
+    const all = await runCommand(['pending', 'clear', '--all', '--json'], { env: home.env() });
+    expect(JSON.parse(all.stdout)).toEqual({ cleared: 1 });
+    expect(await journal().list()).toEqual([]);
+  });
+});

@@ -1,0 +1,171 @@
+// The built CLI as a real process against a sandbox served from this test process:
+// (b) SIGKILL after the request left and before the answer, then a rerun; (e) two
+// identical commands started at once. Needs `npm run build` (npm test runs it first).
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { Journal } from '../../src/store/journal.js';
+import { TestHome } from '../helpers/cli.js';
+import { FROM, SANDBOX_NOW, TO, admin, faults, freeCars, requests, reservations, resetSandbox } from './sandbox.js';
+
+const BIN = fileURLToPath(new URL('../../bin/carrental.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+interface Proc {
+  pid: number;
+  kill(signal: NodeJS.Signals): void;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+let sb: RunningSandbox;
+let home: TestHome;
+let alias: string;
+const running: Proc[] = [];
+
+function carrental(args: string[]): Proc {
+  const child = spawn(process.execPath, [BIN, '--base-url', sb.baseUrl, ...args], {
+    env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  const proc = { pid: child.pid!, kill: (s: NodeJS.Signals) => child.kill(s), done };
+  running.push(proc);
+  return proc;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const stateDir = () => join(home.dir, 'state');
+const journal = () => new Journal({ path: join(stateDir(), 'journal.json') });
+const inFlight = async () => (await admin<{ in_flight: number }>(sb, 'GET', '/stats')).in_flight;
+
+/** The journal is a complete JSON document and nothing else is left in the state dir (no lock, no temp file). */
+function expectCleanJournal() {
+  const file = join(stateDir(), 'journal.json');
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ version: 1, entries: [] });
+  expect(readdirSync(stateDir())).toEqual(['journal.json']);
+}
+
+beforeAll(async () => {
+  if (!existsSync(DIST)) throw new Error('dist/cli.js is missing: run `npm run build` first');
+  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
+});
+afterAll(async () => {
+  await sb.close();
+});
+beforeEach(async () => {
+  await resetSandbox(sb);
+  home = new TestHome();
+  [alias] = await freeCars(sb, 1);
+  await admin(sb, 'DELETE', '/requests');
+});
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.kill('SIGKILL');
+    await p.done;
+  }
+  home.cleanup();
+});
+
+const reserveArgs = () => ['reserve', alias, '--from', FROM, '--to', TO, '-y'];
+
+async function reserveOne(): Promise<string> {
+  const r = await carrental(reserveArgs()).done;
+  expect(r.code, r.stderr).toBe(0);
+  await admin(sb, 'DELETE', '/requests');
+  return r.stdout.trim();
+}
+
+describe('(b) the CLI process killed with SIGKILL while its request is in flight', () => {
+  it('reserve: the journal keeps the key, the rerun returns the same uuid, one reservation', async () => {
+    // the server holds the request before committing; it commits after the client is gone
+    await faults(sb, { kind: 'latency', operation: 'createReservation', ms: 2000, when: 'before_commit', times: 1 });
+    const first = carrental(reserveArgs());
+    await until('the create to reach the server', async () => (await inFlight()) === 1);
+    first.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killed.stdout).toBe('');
+
+    const [entry] = await journal().list();
+    expect(entry).toMatchObject({ operation: 'createReservation', target: alias });
+
+    const again = await carrental(reserveArgs()).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/resuming a pending reserve from \d+ s ago with the same idempotency key/);
+    const created = await reservations(sb, alias);
+    expect(created).toHaveLength(1);
+    expect(again.stdout.trim()).toBe(created[0].uuid);
+    const log = await requests(sb, 'createReservation');
+    expect(new Set(log.map((q) => q.idempotency_key))).toEqual(new Set([entry.key]));
+    expect(log.at(-1)).toMatchObject({ status: 200, replayed: true });
+    expectCleanJournal();
+  });
+
+  it('cancel: killed while the committed answer is held back, the rerun finishes with the same key', async () => {
+    const uuid = await reserveOne();
+    await faults(sb, { kind: 'latency', operation: 'cancelReservation', ms: 5000, when: 'after_commit', times: 1 });
+    const first = carrental(['cancel', uuid, '-y']);
+    await until('the cancel to commit', async () => (await reservations(sb, alias, 'cancelled')).length === 1);
+    first.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+
+    const [entry] = await journal().list();
+    expect(entry).toMatchObject({ operation: 'cancelReservation', target: uuid });
+
+    // the reservation already reads cancelled; the rerun must still replay the DELETE
+    const again = await carrental(['cancel', uuid, '-y']).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming a pending cancel');
+    expect(again.stdout).toMatch(/status\tcancelled/);
+    const log = await requests(sb, 'cancelReservation');
+    expect(log.map((q) => q.idempotency_key)).toEqual([entry.key, entry.key]);
+    expect(log.at(-1)).toMatchObject({ replayed: true });
+    expectCleanJournal();
+  });
+});
+
+describe('(e) two identical commands started at once', () => {
+  it('reserve: one reservation, the same uuid for both, an uncorrupted journal', async () => {
+    await faults(sb, { kind: 'latency', operation: 'createReservation', ms: 3000, when: 'before_commit', times: 1 });
+    const [a, b] = await Promise.all([carrental(reserveArgs()).done, carrental(reserveArgs()).done]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    const created = await reservations(sb, alias);
+    expect(created).toHaveLength(1);
+    expect(a.stdout.trim()).toBe(created[0].uuid);
+    expect(new Set((await requests(sb, 'createReservation')).map((q) => q.idempotency_key)).size).toBe(1);
+    expectCleanJournal();
+  }, 30_000);
+
+  it('cancel: both succeed, one cancellation, an uncorrupted journal', async () => {
+    const uuid = await reserveOne();
+    await faults(sb, { kind: 'latency', operation: 'cancelReservation', ms: 3000, when: 'before_commit', times: 1 });
+    const [a, b] = await Promise.all([carrental(['cancel', uuid, '-y']).done, carrental(['cancel', uuid, '-y']).done]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(await reservations(sb, alias, 'cancelled')).toHaveLength(1);
+    const log = await requests(sb, 'cancelReservation');
+    expect(log.filter((q) => q.status === 200 && !q.replayed)).toHaveLength(1);
+    expect(new Set(log.map((q) => q.idempotency_key)).size).toBe(1);
+    expectCleanJournal();
+  }, 30_000);
+});

@@ -1,0 +1,193 @@
+// reserve and cancel against the sandbox with fault injection, in-process: a dropped
+// connection after the commit, 409 operation_in_progress, 503 operation_outcome_unknown
+// until retries run out, a rerun after success, a read_only key, and no -y in a pipe.
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { Journal } from '../../src/store/journal.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
+import { FROM, SANDBOX_NOW, TO, admin, faults, freeCars, requests, reservations, resetSandbox } from './sandbox.js';
+
+let sb: RunningSandbox;
+let home: TestHome;
+let alias: string;
+
+beforeAll(async () => {
+  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
+});
+afterAll(async () => {
+  await sb.close();
+});
+beforeEach(async () => {
+  await resetSandbox(sb);
+  home = new TestHome();
+  [alias] = await freeCars(sb, 1);
+  await admin(sb, 'DELETE', '/requests');
+});
+afterEach(() => home.cleanup());
+
+const noWait = async () => {};
+
+/** Sleeps are skipped unless `realSleep` (Retry-After must then really pass). */
+function cli(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; realSleep?: boolean } = {}) {
+  return runCommand(['--base-url', sb.baseUrl, ...args], {
+    env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
+    sleep: opts.realSleep ? undefined : noWait,
+  });
+}
+
+const reserveArgs = () => ['reserve', alias, '--from', FROM, '--to', TO, '-y'];
+const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
+
+/** A reservation to cancel; the request log starts empty after it. */
+async function reserveOne(): Promise<string> {
+  const r = await cli(reserveArgs());
+  expect(r.code, r.stderr).toBe(0);
+  await admin(sb, 'DELETE', '/requests');
+  return r.stdout.trim();
+}
+
+describe('reserve against the sandbox', () => {
+  it('(a) connection dropped after the commit: the in-process retry returns the original uuid, one reservation', async () => {
+    await faults(sb, { kind: 'drop', operation: 'createReservation', when: 'after_commit', times: 1 });
+    const r = await cli(reserveArgs());
+    expect(r.code, r.stderr).toBe(0);
+    const created = await reservations(sb, alias);
+    expect(created).toHaveLength(1);
+    expect(r.stdout.trim()).toBe(created[0].uuid);
+    const sent = await requests(sb, 'createReservation');
+    expect(sent.map((q) => q.status)).toEqual([null, 200]);
+    expect(sent[1]).toMatchObject({ replayed: true, idempotency_key: sent[0].idempotency_key });
+    expect(await journal().list()).toEqual([]);
+  });
+
+  it('(c) 409 operation_in_progress (the first attempt timed out while the server still works) then success', async () => {
+    await faults(sb, { kind: 'latency', operation: 'createReservation', ms: 1500, when: 'before_commit', times: 1 });
+    // real sleeps: Retry-After 2 must actually pass for the slow first attempt to finish
+    const r = await cli(['--timeout', '0.5', ...reserveArgs()], { realSleep: true, env: { CARRENTAL_WRITE_RETRIES: '4' } });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = await requests(sb, 'createReservation');
+    expect(sent.some((q) => q.status === 409)).toBe(true);
+    expect(sent.at(-1)).toMatchObject({ status: 200, replayed: true });
+    expect(new Set(sent.map((q) => q.idempotency_key)).size).toBe(1);
+    const created = await reservations(sb, alias);
+    expect(created).toHaveLength(1);
+    expect(r.stdout.trim()).toBe(created[0].uuid);
+  }, 20_000);
+
+  it('(d) 503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun succeeds with the same key', async () => {
+    await faults(sb, { kind: 'error', operation: 'createReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
+    const r = await cli(reserveArgs());
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/rerunning the same command is safe/);
+    const [entry] = await journal().list();
+    expect(entry).toMatchObject({ operation: 'createReservation', target: alias, attempts: 3 });
+
+    const again = await cli(reserveArgs());
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming a pending reserve');
+    const created = await reservations(sb, alias);
+    expect(created).toHaveLength(1);
+    expect(again.stdout.trim()).toBe(created[0].uuid);
+    const sent = await requests(sb, 'createReservation');
+    expect(sent).toHaveLength(4);
+    expect(new Set(sent.map((q) => q.idempotency_key))).toEqual(new Set([entry.key]));
+    expect(await journal().list()).toEqual([]);
+  });
+
+  it('(f) after a success the same command is a new command with a new key (an unpaid reservation holds nothing: a second one)', async () => {
+    const first = await cli(reserveArgs());
+    expect(first.code).toBe(0);
+    const second = await cli(reserveArgs());
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('resuming');
+    expect(second.stdout).not.toBe(first.stdout);
+    const sent = await requests(sb, 'createReservation');
+    expect(sent.map((q) => q.replayed)).toEqual([false, false]);
+    expect(sent[1].idempotency_key).not.toBe(sent[0].idempotency_key);
+    expect(await reservations(sb, alias)).toHaveLength(2);
+    expect(await journal().list()).toEqual([]);
+  });
+
+  it('a read_only key: 403 with the settings page, exit 3, nothing pending, nothing booked', async () => {
+    const r = await cli(reserveArgs(), { key: sb.keys.read_only });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('api_key_write_upgrade_required');
+    expect(r.stderr).toMatch(new RegExp(`hint: .*booking_write.*${sb.appUrl.replace(/[/.]/g, '\\$&')}/\\S+`));
+    expect(await journal().list()).toEqual([]);
+    expect(await reservations(sb, alias)).toHaveLength(0);
+  });
+
+  it('no -y in a pipe: exit 2 and not a single request', async () => {
+    const r = await cli(['reserve', alias, '--from', FROM, '--to', TO]);
+    expect(r.code).toBe(2);
+    expect(await requests(sb)).toEqual([]);
+  });
+});
+
+describe('cancel against the sandbox', () => {
+  it('(a) connection dropped after the commit: the retry returns OK, the outcome is shown', async () => {
+    const uuid = await reserveOne();
+    await faults(sb, { kind: 'drop', operation: 'cancelReservation', when: 'after_commit', times: 1 });
+    const r = await cli(['cancel', uuid, '-y']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/status\tcancelled/);
+    const sent = await requests(sb, 'cancelReservation');
+    expect(sent.map((q) => q.status)).toEqual([null, 200]);
+    expect(sent[1]).toMatchObject({ replayed: true, idempotency_key: sent[0].idempotency_key });
+    expect(await reservations(sb, alias, 'cancelled')).toHaveLength(1);
+  });
+
+  it('(c) 409 operation_in_progress then success', async () => {
+    const uuid = await reserveOne();
+    await faults(sb, { kind: 'latency', operation: 'cancelReservation', ms: 1500, when: 'before_commit', times: 1 });
+    const r = await cli(['--timeout', '0.5', 'cancel', uuid, '-y'], { realSleep: true, env: { CARRENTAL_WRITE_RETRIES: '4' } });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = await requests(sb, 'cancelReservation');
+    expect(sent.some((q) => q.status === 409)).toBe(true);
+    expect(sent.at(-1)).toMatchObject({ status: 200, replayed: true });
+    expect(new Set(sent.map((q) => q.idempotency_key)).size).toBe(1);
+  }, 20_000);
+
+  it('(d) 503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun finishes with the same key', async () => {
+    const uuid = await reserveOne();
+    await faults(sb, { kind: 'error', operation: 'cancelReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
+    const r = await cli(['cancel', uuid, '-y']);
+    expect(r.code).toBe(6);
+    const [entry] = await journal().list();
+    expect(entry).toMatchObject({ operation: 'cancelReservation', target: uuid });
+    // the server did cancel: a rerun must still send the DELETE with the same key, not shortcut
+    const again = await cli(['cancel', uuid, '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming a pending cancel');
+    const sent = await requests(sb, 'cancelReservation');
+    expect(sent).toHaveLength(4);
+    expect(sent.at(-1)).toMatchObject({ status: 200, replayed: true, idempotency_key: entry.key });
+    expect(await journal().list()).toEqual([]);
+  });
+
+  it('(f) after a success the same command again sends nothing: already cancelled', async () => {
+    const uuid = await reserveOne();
+    expect((await cli(['cancel', uuid, '-y'])).code).toBe(0);
+    const again = await cli(['cancel', uuid, '-y']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('already cancelled: nothing was sent');
+    expect(await requests(sb, 'cancelReservation')).toHaveLength(1);
+  });
+
+  it('a read_only key: exit 3 and nothing pending', async () => {
+    const uuid = await reserveOne();
+    const r = await cli(['cancel', uuid, '-y'], { key: sb.keys.read_only });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('api_key_write_upgrade_required');
+    expect(await journal().list()).toEqual([]);
+    expect(await reservations(sb, alias, 'new')).toHaveLength(1);
+  });
+
+  it('no -y in a pipe: exit 2 and no request', async () => {
+    const uuid = await reserveOne();
+    const r = await cli(['cancel', uuid]);
+    expect(r.code).toBe(2);
+    expect(await requests(sb)).toEqual([]);
+  });
+});

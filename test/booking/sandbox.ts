@@ -1,0 +1,57 @@
+// Helpers for booking tests against the real sandbox: its admin API (faults, counters, the
+// customer's payment) and dates that are valid for its rules.
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+
+/** The sandbox clock in these tests: trips below are 11+ days ahead, inside opening hours. */
+export const SANDBOX_NOW = new Date('2026-11-20T18:00:00Z');
+export const FROM = '2026-12-01T10:00';
+export const TO = '2026-12-04T10:00';
+
+export async function admin<T = unknown>(sb: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sb.adminUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+export interface LoggedRequest {
+  operation: string | null;
+  status: number | null;
+  idempotency_key: string | null;
+  replayed: boolean;
+  path: string;
+}
+
+export const faults = (sb: RunningSandbox, ...specs: unknown[]) => admin(sb, 'POST', '/faults', specs);
+export const requests = async (sb: RunningSandbox, operation?: string) =>
+  (await admin<{ requests: LoggedRequest[] }>(sb, 'GET', '/requests')).requests.filter((r) => !operation || r.operation === operation);
+
+/**
+ * The demo customer's (dana's) reservations of this car for FROM..TO (the fixtures give her
+ * others), optionally of one status.
+ */
+export async function reservations(sb: RunningSandbox, alias: string, status?: string) {
+  const res = await admin<{ reservations: Array<{ uuid: string; status: string; car_alias: string; date_checkin: string; date_checkout: string }> }>(
+    sb,
+    'GET',
+    `/reservations?customer=dana${status ? `&status=${status}` : ''}`,
+  );
+  return res.reservations.filter((r) => r.car_alias === alias && r.date_checkin === FROM && r.date_checkout === TO);
+}
+
+/** Free cars in LA for FROM..TO, cheapest first, from the catalog itself. */
+export async function freeCars(sb: RunningSandbox, count: number): Promise<string[]> {
+  const url = `${sb.baseUrl}/cars?city=la&date_from=${FROM}&date_to=${TO}&limit=50&order_by=price_asc`;
+  const body = (await (await fetch(url)).json()) as { data: { cars: Array<{ car_alias: string; is_available: boolean }> } };
+  return body.data.cars.filter((c) => c.is_available).slice(0, count).map((c) => c.car_alias);
+}
+
+export async function resetSandbox(sb: RunningSandbox): Promise<void> {
+  await admin(sb, 'POST', '/reset');
+  await admin(sb, 'DELETE', '/faults');
+  await admin(sb, 'DELETE', '/requests');
+}

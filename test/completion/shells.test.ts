@@ -1,0 +1,240 @@
+// The completion scripts in the real shells, installed the way a user installs them, against
+// the built CLI: bash with bash-completion (the completion function called with COMP_WORDS
+// as bash would set them), fish (`complete -C`, autoloaded from the user's completions
+// directory with `carrental` on PATH) and zsh (typed into a tmux pane, Tab pressed, the
+// pane read back). Each covers subcommands, a flag, an enum value and car aliases, which
+// come from a sandbox through `carrental __complete cars`.
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CACHE_FILE } from '../../src/commands/complete.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { ROOT, ShimDir } from '../helpers/bin.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+const NOW = new Date('2026-11-20T12:00:00Z');
+const SUBCOMMANDS_CA = ['cancel', 'car', 'card-link', 'cards', 'cars'];
+
+let sb: RunningSandbox;
+let home: TestHome;
+let shim: ShimDir;
+let env: NodeJS.ProcessEnv;
+/** A typed prefix of car aliases and the aliases it should complete to (2 to 8 of them, no longer common prefix). */
+let aliasPrefix: string;
+let aliasMatches: string[];
+
+function commonPrefix(words: string[]): string {
+  let p = words[0] ?? '';
+  for (const w of words) while (!w.startsWith(p)) p = p.slice(0, -1);
+  return p;
+}
+
+beforeAll(async () => {
+  sb = await startSandbox({ now: () => NOW, quiet: true });
+  home = new TestHome();
+  shim = new ShimDir();
+  env = home.env({
+    PATH: shim.path(),
+    CARRENTAL_BASE_URL: sb.baseUrl,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    XDG_CONFIG_HOME: join(home.dir, 'xdg-config'),
+    XDG_DATA_HOME: join(home.dir, 'xdg-data'),
+    XDG_CACHE_HOME: join(home.dir, 'xdg-cache'),
+  });
+  // the expected aliases come from the API in-process, with a separate home so the shells' first Tab misses the cache
+  const other = new TestHome();
+  try {
+    const all = await runCommand(['--base-url', sb.baseUrl, 'cars', '--all', '--json'], { env: other.env(), now: () => NOW });
+    const aliases = (JSON.parse(all.stdout) as { cars: Array<{ car_alias: string }> }).cars.map((c) => c.car_alias).sort();
+    for (const alias of aliases) {
+      for (let n = 3; n < alias.length; n++) {
+        const prefix = alias.slice(0, n);
+        const matches = aliases.filter((a) => a.startsWith(prefix));
+        if (matches.length >= 2 && matches.length <= 8 && commonPrefix(matches) === prefix) {
+          aliasPrefix = prefix;
+          aliasMatches = matches;
+          break;
+        }
+      }
+      if (aliasPrefix) break;
+    }
+  } finally {
+    other.cleanup();
+  }
+  expect(aliasPrefix, 'the fleet has aliases sharing a prefix').toBeTruthy();
+  // a profile to complete after --profile
+  expect((await runCommand(['config', 'set', 'city', 'miami', '--profile', 'work'], { env })).code).toBe(0);
+});
+
+afterAll(async () => {
+  await sb?.close();
+  shim?.cleanup();
+  home?.cleanup();
+});
+
+const sorted = (xs: string[]) => [...xs].sort();
+
+describe('bash (bash-completion)', () => {
+  // Sets COMP_WORDS as readline does (`=` is a word of its own) and calls the function
+  // bash-completion loaded from the user's completions directory.
+  const DRIVER = `
+    source /usr/share/bash-completion/bash_completion
+    _completion_loader carrental
+    complete -p carrental >/dev/null || { echo "no completion for carrental" >&2; exit 1; }
+    COMP_LINE=$LINE
+    COMP_POINT=\${#LINE}
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(( $# - 1 ))
+    COMPREPLY=()
+    _carrental carrental "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD-1]}"
+    printf '%s\\n' "\${COMPREPLY[@]}"
+  `;
+
+  beforeAll(() => {
+    const dir = join(env.XDG_DATA_HOME!, 'bash-completion', 'completions');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(ROOT, 'completions', 'carrental.bash'), join(dir, 'carrental'));
+  });
+
+  async function complete(line: string): Promise<string[]> {
+    const words = line.replace(/=/g, ' = ').split(/ +/);
+    const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', DRIVER, 'bash', ...words], { env: { ...env, LINE: line } });
+    return stdout.split('\n').filter(Boolean);
+  }
+
+  it('completes subcommands', async () => {
+    expect(sorted(await complete('carrental ca'))).toEqual(SUBCOMMANDS_CA);
+    expect(sorted(await complete('carrental auth '))).toEqual(['login', 'logout', 'status']);
+  });
+
+  it('completes flags of the command and the global ones', async () => {
+    expect(await complete('carrental cars --so')).toEqual(['--sort']);
+    expect(sorted(await complete('carrental cars --j'))).toEqual(['--json']);
+  });
+
+  it('completes enum values, also after --flag=', async () => {
+    expect(sorted(await complete('carrental cars --city '))).toEqual(['la', 'miami']);
+    expect(sorted(await complete('carrental --json cars --body-type=s'))).toEqual(['sedan', 'suv']);
+    expect(sorted(await complete('carrental pay-link 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10 --type '))).toEqual(['deposit', 'rent']);
+  });
+
+  it('completes car aliases from the API and profile names from the config', async () => {
+    expect(sorted(await complete(`carrental car ${aliasPrefix}`))).toEqual(aliasMatches);
+    expect(await complete('carrental --profile w')).toEqual(['work']);
+  });
+});
+
+describe('fish', () => {
+  beforeAll(() => {
+    const dir = join(env.XDG_CONFIG_HOME!, 'fish', 'completions');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(ROOT, 'completions', 'carrental.fish'), join(dir, 'carrental.fish'));
+  });
+
+  async function complete(line: string): Promise<string[]> {
+    const { stdout } = await run('fish', ['-c', 'complete -C "$LINE"'], { env: { ...env, LINE: line } });
+    // fish prints "candidate<TAB>description"
+    return stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]);
+  }
+
+  it('completes subcommands', async () => {
+    expect(sorted(await complete('carrental ca'))).toEqual(SUBCOMMANDS_CA);
+    expect(sorted(await complete('carrental config '))).toEqual(['get', 'list', 'path', 'set', 'unset']);
+  });
+
+  it('completes flags', async () => {
+    expect(await complete('carrental cars --so')).toEqual(['--sort']);
+  });
+
+  it('completes enum values', async () => {
+    expect(sorted(await complete('carrental quote x --protection '))).toEqual(['minimum', 'standard']);
+    expect(sorted(await complete('carrental cars --sort='))).toEqual(['--sort=price_asc', '--sort=price_desc']);
+  });
+
+  it('completes car aliases from the API, after global flags too', async () => {
+    expect(sorted(await complete(`carrental --json car ${aliasPrefix}`))).toEqual(aliasMatches);
+    expect(await complete('carrental --profile w')).toEqual(['work']);
+  });
+});
+
+describe('zsh (typed into tmux)', () => {
+  const socket = `carrental-test-${process.pid}`;
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { env, encoding: 'utf8' });
+  const pane = () => tmux('capture-pane', '-p', '-t', 'zsh');
+  let fpathDir: string;
+
+  async function waitFor(what: string, ok: (screen: string) => boolean): Promise<string> {
+    const deadline = Date.now() + 15_000;
+    let screen = '';
+    while (Date.now() < deadline) {
+      screen = pane();
+      if (ok(screen)) return screen;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`zsh: timed out waiting for ${what}; the pane shows:\n${screen}`);
+  }
+
+  /** Types the line, presses Tab, and returns the screen once `ok` holds (or fails showing it). */
+  async function tab(line: string, what: string, ok: (screen: string) => boolean): Promise<string> {
+    tmux('send-keys', '-t', 'zsh', 'C-c');
+    tmux('send-keys', '-t', 'zsh', 'clear', 'Enter');
+    await waitFor('a clear prompt', (s) => s.trim() === 'READY>');
+    tmux('send-keys', '-t', 'zsh', '-l', line);
+    tmux('send-keys', '-t', 'zsh', 'Tab');
+    return waitFor(what, ok);
+  }
+
+  const words = (screen: string) => screen.split(/\s+/).filter(Boolean);
+
+  beforeAll(async () => {
+    fpathDir = join(home.dir, 'zsh-functions');
+    mkdirSync(fpathDir, { recursive: true });
+    copyFileSync(join(ROOT, 'completions', '_carrental'), join(fpathDir, '_carrental'));
+    tmux('new-session', '-d', '-s', 'zsh', '-x', '200', '-y', '50', 'zsh -f');
+    const setup = `fpath=(${fpathDir} $fpath); autoload -U compinit; compinit -u -d ${join(home.dir, 'zcompdump')}; PS1='READY>'`;
+    tmux('send-keys', '-t', 'zsh', '-l', setup);
+    tmux('send-keys', '-t', 'zsh', 'Enter');
+    // the typed setup line contains READY> too: wait for the prompt itself
+    await waitFor('compinit', (s) => /^READY>/m.test(s));
+  });
+
+  afterAll(() => {
+    try {
+      tmux('kill-server');
+    } catch {
+      // the server is gone already
+    }
+  });
+
+  it('completes subcommands, with their descriptions', async () => {
+    const screen = await tab('carrental ca', 'the subcommand list', (s) => s.includes('card-link') && s.includes('cancel'));
+    for (const name of SUBCOMMANDS_CA) expect(screen).toMatch(new RegExp(`^${name} +-- `, 'm'));
+    expect(screen).toContain('search cars; with dates, shows availability and trip totals');
+  });
+
+  it('completes a flag', async () => {
+    const screen = await tab('carrental cars --so', 'the --sort flag', (s) => s.includes('--sort'));
+    expect(screen).toContain('READY>carrental cars --sort');
+  });
+
+  it('completes enum values', async () => {
+    const screen = await tab('carrental cars --body-type s', 'body types', (s) => /\bsuv\b/.test(s));
+    expect(words(screen.split('\n').slice(1).join('\n'))).toEqual(['sedan', 'suv']);
+  });
+
+  it('completes car aliases from the API', async () => {
+    const screen = await tab(`carrental car ${aliasPrefix}`, 'car aliases', (s) => aliasMatches.every((a) => s.includes(a)));
+    expect(sorted(words(screen.split('\n').slice(1).join('\n')))).toEqual(aliasMatches);
+  });
+});
+
+it('the dynamic candidates went through the spawned CLI and its cache', () => {
+  expect(existsSync(join(home.dir, 'state', CACHE_FILE))).toBe(true);
+});

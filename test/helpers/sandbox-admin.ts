@@ -1,0 +1,69 @@
+// A sandbox for command tests: fixed clock, quiet, and small helpers around its admin API
+// (/__sandbox/...): the request log (to prove what was or was not sent), faults, config.
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+
+/** Noon in Los Angeles, 15:00 in Miami. */
+export const SANDBOX_NOW = new Date('2026-11-01T19:00:00Z');
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  operation: string | null;
+  status: number | null;
+  credentials: 'none' | 'authorization' | 'x-api-key' | 'both';
+}
+
+export class TestSandbox {
+  private constructor(readonly sb: RunningSandbox) {}
+
+  static async start(opts: SandboxOptions = {}): Promise<TestSandbox> {
+    return new TestSandbox(await startSandbox({ now: () => SANDBOX_NOW, quiet: true, ...opts }));
+  }
+
+  get baseUrl() {
+    return this.sb.baseUrl;
+  }
+  get keys() {
+    return this.sb.keys;
+  }
+
+  async admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(this.sb.adminUrl + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
+    // admin answers are bare JSON, not enveloped
+    return (await res.json()) as T;
+  }
+
+  /** A direct API call, to compare the CLI's output with what the API says. */
+  async api<T = any>(path: string): Promise<T> {
+    const res = await fetch(this.sb.baseUrl + path);
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
+    return ((await res.json()) as { data: T }).data;
+  }
+
+  async requests(): Promise<LoggedRequest[]> {
+    return (await this.admin<{ requests: LoggedRequest[] }>('GET', '/requests')).requests;
+  }
+
+  async clearRequests(): Promise<void> {
+    await this.admin('DELETE', '/requests');
+  }
+
+  async fault(spec: Record<string, unknown>): Promise<void> {
+    await this.admin('POST', '/faults', spec);
+  }
+
+  async reset(): Promise<void> {
+    await this.admin('DELETE', '/faults');
+    await this.admin('POST', '/rate-limits/reset');
+    await this.clearRequests();
+  }
+
+  close() {
+    return this.sb.close();
+  }
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { errorFromResponse } from '../../src/api/client.js';
+import { hintFor } from '../../src/api/hints.js';
+import { CliError, EXIT_CODES, formatErrorLine, kindForStatus, usageError } from '../../src/errors.js';
+
+describe('status -> kind -> exit code', () => {
+  it.each([
+    [400, 'api', 1],
+    [401, 'auth', 3],
+    [403, 'auth', 3],
+    [404, 'not_found', 4],
+    [405, 'api', 1],
+    [409, 'conflict', 5],
+    [422, 'api', 1],
+    [429, 'unavailable', 6],
+    [500, 'unavailable', 6],
+    [502, 'unavailable', 6],
+    [503, 'unavailable', 6],
+  ] as const)('HTTP %i is %s (exit %i)', (status, kind, code) => {
+    expect(kindForStatus(status)).toBe(kind);
+    expect(EXIT_CODES[kind]).toBe(code);
+    expect(errorFromResponse(status, {}, {}, 'GET /x').exitCode).toBe(code);
+  });
+
+  it('usage is 2 and interrupted is 130', () => {
+    expect(usageError('bad').exitCode).toBe(2);
+    expect(new CliError('interrupted', 'interrupted').exitCode).toBe(130);
+  });
+});
+
+describe('errorFromResponse', () => {
+  it('keeps the message, code, request id, description, body and Retry-After', () => {
+    const body = { error: 'Rate limit exceeded', error_code: 'rate_limited', request_id: 'req_1', description: 'slow down' };
+    const err = errorFromResponse(429, body, { 'retry-after': '7' }, 'GET /cars');
+    expect(err.message).toBe('Rate limit exceeded');
+    expect(err.api).toMatchObject({ status: 429, error_code: 'rate_limited', request_id: 'req_1', description: 'slow down', retryAfter: 7, body });
+    expect(err.hint).toBe('rate limited: wait 7 s and rerun');
+    expect(formatErrorLine(err)).toBe('error: Rate limit exceeded (rate_limited, request req_1)');
+  });
+
+  it('names the call and status when the body is not an API error', () => {
+    const err = errorFromResponse(502, undefined, {}, 'GET /cars');
+    expect(err.message).toBe('GET /cars failed with HTTP 502');
+    expect(formatErrorLine(err)).toBe('error: GET /cars failed with HTTP 502');
+    expect(err.api?.retryAfter).toBeUndefined();
+  });
+
+  it('ignores a Retry-After that is not whole seconds', () => {
+    expect(errorFromResponse(503, {}, { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }, 'GET /x').api?.retryAfter).toBeUndefined();
+  });
+});
+
+describe('hints', () => {
+  it('says what to do next for the codes that have an obvious next step', () => {
+    expect(hintFor('invalid_credentials', 401)).toContain('carrental auth login');
+    expect(hintFor('api_key_write_upgrade_required', 403, 'Create one at https://app.example.com/settings/keys.')).toBe(
+      'this key is read_only; create a booking_write key in your account settings (https://app.example.com/settings/keys) and run `carrental auth login`',
+    );
+    expect(hintFor('invalid_pagination', 400)).toBe('--limit is 1..200');
+    expect(hintFor('operation_outcome_unknown', 503)).toContain('cannot book twice');
+  });
+  it('falls back on the status, then on the description', () => {
+    expect(hintFor(undefined, 401)).toContain('auth login');
+    expect(hintFor('car_not_found', 404)).toBe('check the alias or uuid');
+    expect(hintFor(undefined, 503)).toContain('safe');
+    expect(hintFor('whatever', 400, 'the description')).toBe('the description');
+  });
+});

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import type { CancellationOutcome, Trip } from '../../src/api/schemas.js';
+import { describePaymentStatus, formatTripDates, renderCancellationOutcome, renderFinancialSummary, renderTripDetail, tripRow } from '../../src/render/trip.js';
+import { fakeOutput } from '../helpers/output.js';
+
+const car = {
+  car_alias: 'tesla-model-3-la-001',
+  name: 'Tesla Model 3',
+  city: 'la' as const,
+  prices: {
+    car: { miles_included: 200, min_age: 21, min_age_without_young_driver_fee: 25, price_delivery: 5000, price_deposit: 30000, price_extra_mile: 50, price_unlimited_mileage: 2000 },
+    extras: [],
+    protection: { minimum: 0, standard: 1500 },
+    trip_fee: 999,
+  },
+};
+
+function trip(over: Partial<Trip> = {}): Trip {
+  return {
+    uuid: '0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10',
+    status: 'new',
+    date_checkin: '2026-12-01T10:00',
+    date_checkout: '2026-12-04T10:00',
+    days: 3,
+    balance_cents: 34567,
+    is_booked: false,
+    car,
+    financial_summary: { currency: 'USD', trip_total_cents: 34567, deposit_cents: 30000 },
+    ...over,
+  };
+}
+
+const invoice = {
+  id: '11111111-2222-4333-8444-555555555555',
+  created_at: '2026-11-20T18:30',
+  currency: 'USD' as const,
+  type: 'RENT',
+  status: 'PAID' as const,
+  billing_status: 'PAID' as const,
+  amount: -34567,
+  description: 'Rent',
+  items: [
+    { id: '11111111-2222-4333-8444-666666666666', amount: 36000, description: '3 days' },
+    { id: '11111111-2222-4333-8444-777777777777', amount: -1433, description: 'Duration discount' },
+  ],
+};
+
+describe('describePaymentStatus', () => {
+  it('says settled means nothing to pay', () => {
+    expect(describePaymentStatus({ type: 'settled' })).toBe('settled: nothing to pay');
+  });
+  it('names the amount and the payable invoice of to_pay', () => {
+    expect(describePaymentStatus({ type: 'to_pay', amount: 12345, invoice_id: invoice.id })).toBe(`to pay: $123.45 (payable invoice ${invoice.id})`);
+  });
+  it('labels the refund date with the car zone', () => {
+    expect(describePaymentStatus({ type: 'refund', amount: 5000, date: '2026-12-10' }, 'miami')).toBe('refund: $50.00 expected by 2026-12-10 America/New_York');
+  });
+  it('never invents an amount', () => {
+    expect(describePaymentStatus({ type: 'to_pay' })).toBe('to pay: an unknown amount');
+  });
+});
+
+describe('trip rows', () => {
+  it('labels both dates with the zone of the car city', () => {
+    expect(formatTripDates(trip())).toBe('2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles');
+  });
+  it('shows a null trip total as unknown, never $0.00', () => {
+    const row = tripRow(trip({ financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: null } }));
+    expect(row).toEqual([trip().uuid, 'Tesla Model 3', '2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles', 3, 'new', 'unknown', 'unknown', '$345.67']);
+    expect(row.join(' ')).not.toContain('$0.00');
+  });
+});
+
+describe('renderFinancialSummary', () => {
+  it('prints unknown for a null total and says it is not a guarantee', () => {
+    const o = fakeOutput();
+    renderFinancialSummary(o.out, { currency: 'USD', trip_total_cents: null, deposit_cents: 0 });
+    expect(o.stdout()).toMatch(/^trip total\tunknown \(/m);
+    expect(o.stdout()).toMatch(/^deposit\t\$0\.00 /m);
+    expect(o.stdout()).toContain('not a final cost guarantee');
+  });
+});
+
+describe('renderCancellationOutcome', () => {
+  it('prints not cancelled without a reminder', () => {
+    const o = fakeOutput();
+    renderCancellationOutcome(o.out, { status: 'not_cancelled' });
+    expect(o.stdout()).toContain('status\tnot cancelled');
+    expect(o.stderr()).toBe('');
+  });
+
+  it('explains unknown', () => {
+    const o = fakeOutput();
+    renderCancellationOutcome(o.out, { status: 'unknown' });
+    expect(o.stdout()).toMatch(/status\tunknown \(the records cannot establish/);
+    expect(o.stderr()).toContain('payment status');
+  });
+
+  it('prints hold release, refund review, refunds and the reminder', () => {
+    const outcome: CancellationOutcome = {
+      status: 'cancelled',
+      hold_release: { status: 'released' },
+      refund_review: { status: 'pending' },
+      refunds: [
+        { id: 'rf_1', amount_cents: 34567, status: 'recorded_unconfirmed', confirmed_at: null },
+        { id: 'rf_2', amount_cents: 100, status: 'confirmed', confirmed_at: '2026-12-02T09:15' },
+      ],
+    };
+    const o = fakeOutput();
+    renderCancellationOutcome(o.out, outcome, 'la');
+    const text = o.stdout();
+    expect(text).toContain('deposit hold\treleased (the deposit hold was released)');
+    expect(text).toContain('refund review\tpending (a refund review is open)');
+    expect(text).toContain('refunds\t2 known');
+    expect(text).toContain('rf_1\t$345.67\trecorded, not confirmed\t\n');
+    expect(text).toContain('rf_2\t$1.00\tconfirmed\t2026-12-02 09:15 UTC');
+    expect(o.stderr()).toContain('"cancelled" records the cancellation; it does not mean money was returned');
+  });
+
+  it('says an empty refund list is not "nothing owed"', () => {
+    const o = fakeOutput();
+    renderCancellationOutcome(o.out, { status: 'cancelled', hold_release: { status: 'manual_review' }, refund_review: { status: 'not_required' }, refunds: [] });
+    expect(o.stdout()).toContain('refunds\tnone known (this does not mean none is owed)');
+    expect(o.stdout()).toContain('manual_review (the deposit hold is in manual review)');
+  });
+});
+
+describe('renderTripDetail', () => {
+  it('prints every block in a pipe as label/tab/value lines', () => {
+    const o = fakeOutput();
+    renderTripDetail(o.out, trip({
+      payment_status: { type: 'to_pay', amount: 34567, invoice_id: invoice.id },
+      invoices: [invoice],
+      cancellation_outcome: { status: 'not_cancelled' },
+    }));
+    const text = o.stdout();
+    expect(text).toContain('# Trip 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10');
+    expect(text).toContain('check-in\t2026-12-01 10:00 America/Los_Angeles');
+    expect(text).toContain('status\tnew (not booked)');
+    expect(text).toContain(`payment\tto pay: $345.67 (payable invoice ${invoice.id})`);
+    expect(text).toContain(`${invoice.id}\tRENT\tPAID\t-$345.67\t2026-11-20 18:30 UTC\tRent`);
+    expect(text).toContain(`${invoice.id}\tDuration discount\t-$14.33`);
+    expect(o.stderr()).toContain('carrental pay-link 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10');
+    expect(o.stderr()).toContain('ledger sign');
+  });
+
+  it('strips terminal control characters from server strings', () => {
+    const o = fakeOutput({ tty: true });
+    renderTripDetail(o.out, trip({ car: { ...car, name: 'Evil\u001b[2J Car' } }));
+    expect(o.stdout()).not.toContain('\u001b[2J');
+    expect(o.stdout()).toContain('Evil Car');
+  });
+});
