@@ -1,7 +1,12 @@
 // The one request sender: base-URL joining, exactly one credential header (or none),
 // envelopes, zod validation of every response, retries that honour Retry-After, typed
 // errors, timeouts and --debug tracing with credentials redacted.
-import { Agent, request } from 'undici';
+//
+// The transport is node:http(s) with a keep-alive agent rather than undici: it is already
+// part of node, where loading undici costs ~40 ms of every command's start-up, more than
+// everything else a `cars` run does (see docs/bench.md).
+import http from 'node:http';
+import https from 'node:https';
 import type { ZodType } from 'zod';
 import { CliError, kindForStatus } from '../errors.js';
 import { hintFor } from './hints.js';
@@ -85,7 +90,7 @@ const MAX_BACKOFF_MS = 8_000;
 
 export class ApiClient {
   readonly baseUrl: string;
-  private readonly agent: Agent;
+  private readonly agents: { http?: http.Agent; https?: https.Agent } = {};
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   /** --debug output; every line passes through the key scrubber, whatever it echoes. */
@@ -95,7 +100,6 @@ export class ApiClient {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     const sink = opts.debug;
     if (sink) this.debug = (line) => sink(scrubSecrets(line, [opts.apiKey]));
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 8, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.random = opts.random ?? Math.random;
   }
@@ -105,7 +109,8 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    this.agents.http?.destroy();
+    this.agents.https?.destroy();
   }
 
   url(path: string, query?: RequestSpec<unknown>['query']): string {
@@ -183,10 +188,10 @@ export class ApiClient {
     let text: string;
     let resHeaders: Record<string, string>;
     try {
-      const res = await request(url, { method: spec.method as 'GET', headers, body, signal, dispatcher: this.agent });
-      status = res.statusCode;
+      const res = await this.send(url, spec.method, headers, body, signal);
+      status = res.status;
       resHeaders = flattenHeaders(res.headers);
-      text = await res.body.text();
+      text = res.text;
     } catch (err) {
       if (this.opts.signal?.aborted) throw new CliError('interrupted', 'interrupted');
       const timedOut = timeout.aborted || /timeout/i.test((err as Error)?.name ?? '') || /Timeout/.test((err as { code?: string })?.code ?? '');
@@ -209,6 +214,32 @@ export class ApiClient {
       }
     }
     return { status, headers: resHeaders, text, body: parsed, parseError };
+  }
+
+  /** One connection pool per scheme for the client's life: sequential and --all requests reuse sockets. */
+  private agentFor(protocol: string): http.Agent {
+    if (protocol === 'https:') return (this.agents.https ??= new https.Agent({ keepAlive: true, maxSockets: 8 }));
+    return (this.agents.http ??= new http.Agent({ keepAlive: true, maxSockets: 8 }));
+  }
+
+  private send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
+    const target = new URL(url);
+    const transport = target.protocol === 'https:' ? https : http;
+    if (body !== undefined) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
+      const req = transport.request(target, { method, headers, agent: this.agentFor(target.protocol), signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+        // the connection closed in the middle of the body
+        res.on('close', () => {
+          if (!res.complete) reject(Object.assign(new Error('connection closed before the answer'), { code: 'ECONNRESET' }));
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
   }
 
   private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean }, label: string): ApiResponse<T> {

@@ -1,6 +1,6 @@
 // One thin function per operation of the spec. Paths, auth class, envelope and schema
 // live here; HTTP behaviour lives in the client.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiClient, RequestSpec, RetryPolicy } from './client.js';
 import * as S from './schemas.js';
 

@@ -2,7 +2,7 @@
 // the sandbox builds its responses to them and generates its OpenAPI document from them.
 // Objects are loose: the spec allows fields beyond those listed, and --json prints the
 // payload as the server sent it.
-import { z } from 'zod';
+import * as z from 'zod';
 
 import {
   CITIES,

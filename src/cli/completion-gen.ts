@@ -225,7 +225,8 @@ __carrental_dynamic() {
 _carrental() {
   local cur prev words cword split=false
   if declare -F _init_completion >/dev/null 2>&1; then
-    _init_completion -s || return
+    # -s: \`--flag=value\` splits into prev and cur; -n :: a URL after --base-url stays one word
+    _init_completion -s -n : || return
   else
     words=("\${COMP_WORDS[@]}")
     cword=$COMP_CWORD

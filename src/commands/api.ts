@@ -2,7 +2,7 @@
 // command covers yet. The body goes to stdout as received; the exit code follows the status
 // like every other command. The key never comes from the command line.
 import { errorFromResponse, NO_RETRY, READ_RETRY } from '../api/client.js';
-import { scrubSecrets } from '../api/redact.js';
+import { redactHeader, scrubSecrets } from '../api/redact.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
@@ -90,7 +90,7 @@ export async function run(input: ApiInput, ctx: Context): Promise<number> {
     envelope: false,
     allowErrorStatus: true,
     // a raw GET may be retried on a dropped connection; anything else is sent once
-    retry: method === 'GET' || method === 'HEAD' ? READ_RETRY : NO_RETRY,
+    retry: method === 'GET' ? READ_RETRY : NO_RETRY,
   });
 
   // a server that echoes the key back must not make us print it
@@ -99,11 +99,11 @@ export async function run(input: ApiInput, ctx: Context): Promise<number> {
   const body: unknown = res.body === undefined ? undefined : JSON.parse(text);
   if (input.include) {
     out.info(`HTTP ${res.status}`);
-    for (const [name, value] of Object.entries(res.headers)) out.info(`${name}: ${clean(scrub(value))}`);
+    for (const [name, value] of Object.entries(res.headers)) out.info(`${name}: ${clean(scrub(redactHeader(name, value)))}`);
     out.info('');
   }
   if (text !== '') {
-    // a terminal gets indented JSON (or text without control characters); a pipe gets the bytes as sent
+    // a terminal gets indented JSON (or text without control characters); a pipe gets the body as sent (keys masked)
     if (!out.tty) ctx.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     else if (body !== undefined) out.printJson(body);
     else out.line(cleanText(text));

@@ -44,7 +44,7 @@ function printOutcome(out: Output, res: ApiResponse<Trip>): void {
     return;
   }
   const trip = res.data;
-  out.pairs([['Reservation', trip.uuid], ['Status', clean(trip.status)]]);
+  out.pairs([['reservation', trip.uuid], ['trip status', clean(trip.status)]]);
   if (trip.cancellation_outcome) renderCancellationOutcome(out, trip.cancellation_outcome, trip.car.city ?? undefined);
   else out.info('the API reported no cancellation outcome for this reservation');
 }

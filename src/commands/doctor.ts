@@ -241,9 +241,16 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     return code;
   };
 
+  let profiles: ReturnType<typeof config.profiles>;
+  try {
+    profiles = config.profiles();
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    check('config', 'fail', `${err.message}${err.hint ? ` (${err.hint})` : ''}`);
+    return finish(err.exitCode);
+  }
   const warning = config.permissionWarning();
   check('config', warning ? 'warn' : 'ok', warning ?? (report.config_file.exists ? `found ${config.path}` : `no config file at ${config.path} (settings from flags and environment)`));
-  const profiles = config.profiles();
   const inFile = Object.hasOwn(profiles, ctx.globals.profile);
   check(
     'profile',
@@ -374,14 +381,12 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
 
   // The credential: any key operation that answered tells.
   const keyOps = report.operations.filter((r) => OPERATIONS.find((o) => o.id === r.id)?.auth === 'key' && r.http_status !== null);
-  let credentialRejected = false;
   if (!hasKey) {
     const needsKey = input.write || OPERATIONS.some((o) => o.auth === 'key' && required.has(o.id));
     check('credential', needsKey ? 'fail' : 'skip', 'no API key (set CARRENTAL_API_KEY or run `carrental auth login`); key operations were not probed');
   } else {
     const source = target.keySource ? keySource[target.keySource] : 'unknown';
     if (keyOps.some((r) => r.http_status === 401)) {
-      credentialRejected = true;
       check('credential', 'fail', `${maskKey(target.apiKey)} from ${source} was rejected (401): run \`carrental auth login\` with a current key`);
     } else if (keyOps.some((r) => r.status === 'ok' || r.status === 'refused')) {
       const who = report.customer ? `; it belongs to ${report.customer.first_name} (customer ${report.customer.uuid})` : '';
@@ -395,12 +400,12 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
   const cancel = report.operations.find((r) => r.id === 'cancelReservation');
   if (hasKey && cancel) {
     report.capability = cancel.status === 'ok' ? 'booking_write' : cancel.error_code === 'api_key_write_upgrade_required' ? 'read_only' : 'unknown';
-    const how = 'learnt from DELETE /my/reservation/<random uuid> with a fresh Idempotency-Key: no such reservation exists, so nothing can be cancelled';
+    const how = 'probe: DELETE of a random reservation uuid with a fresh Idempotency-Key, which cannot cancel anything';
     const text =
       report.capability === 'booking_write'
-        ? `booking_write: this key may create and cancel reservations (${how})`
+        ? `booking_write: may create and cancel reservations (${how})`
         : report.capability === 'read_only'
-          ? `read_only: this key cannot create or cancel; create a booking_write key in the account settings (${how})`
+          ? `read_only: cannot create or cancel; a booking_write key is created in the account settings (${how})`
           : `unknown: cancel did not answer for this key (${cancel.detail})`;
     const status: CheckStatus = input.write && report.capability !== 'booking_write' ? 'fail' : report.capability === 'unknown' ? 'skip' : 'ok';
     check('capability', status, text);
@@ -413,12 +418,13 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     if (failing) problems.push(`${r.id} (${r.method} ${r.path}): ${r.status.replace('_', ' ')}: ${r.detail}`);
   }
   if (problems.length === 0) return finish(0);
-  const writeMissing = input.write && report.capability !== 'booking_write';
-  return finish(credentialRejected || writeMissing ? 3 : 1);
+  // a credential or capability problem is an auth problem (exit 3); anything else exit 1
+  return finish(checks.some((k) => (k.name === 'credential' || k.name === 'capability') && k.status === 'fail') ? 3 : 1);
 }
 
 function opRow(op: Operation, required: boolean, probe: string | null, result: Pick<OpResult, 'status' | 'http_status' | 'error_code' | 'detail'>): OpResult {
-  return { id: op.id, method: op.method, path: op.path, availability: op.availability, phase: op.phase, required, ...result, probe };
+  const { status, http_status, error_code, detail } = result;
+  return { id: op.id, method: op.method, path: op.path, availability: op.availability, phase: op.phase, required, status, http_status, error_code, detail, probe };
 }
 
 const OP_WORDS: Record<OpStatus, string> = { ok: 'ok', not_deployed: 'not deployed', refused: 'refused', failed: 'FAILED', skipped: 'skipped' };

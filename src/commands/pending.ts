@@ -47,13 +47,23 @@ export async function list(_input: unknown, ctx: Context): Promise<number> {
     out.info('no pending reserve or cancel commands');
     return 0;
   }
+  const age = (e: JournalEntry) => formatAge(now - Date.parse(e.createdAt));
+  const state = (e: JournalEntry & { expired: boolean }) => (e.expired ? 'expired' : 'pending');
+  if (!out.tty) {
+    // one line per entry, tab-separated, the finishing command last: `cut -f7`
+    out.table(
+      ['OPERATION', 'TARGET', 'PROFILE', 'IDEMPOTENCY KEY', 'AGE', 'STATE', 'RERUN TO FINISH'],
+      entries.map((e) => [VERB[e.operation], e.target, e.profile, e.key, age(e), state(e), rerunCommand(e)]),
+    );
+    return 0;
+  }
   out.table(
-    ['OPERATION', 'TARGET', 'PROFILE', 'IDEMPOTENCY KEY', 'AGE', 'STATE', 'RERUN TO FINISH'],
-    entries.map((e) => [VERB[e.operation], e.target, e.profile, e.key, formatAge(now - Date.parse(e.createdAt)), e.expired ? 'expired' : 'pending', rerunCommand(e)]),
+    ['#', 'OPERATION', 'TARGET', 'PROFILE', 'IDEMPOTENCY KEY', 'AGE', 'STATE'],
+    entries.map((e, i) => [i + 1, VERB[e.operation], e.target, e.profile, e.key, age(e), state(e)]),
   );
-  out.info(
-    'each of these may or may not have happened on the server. Rerun the same command to finish it: it reuses the idempotency key, so it cannot book or cancel twice. Expired entries are no longer reused.',
-  );
+  out.line('To finish one, rerun the same command (it reuses the key, so it cannot book or cancel twice):');
+  entries.forEach((e, i) => out.line(`  ${i + 1}. ${rerunCommand(e)}`));
+  out.info('Each may or may not have happened on the server. Expired entries are no longer reused: check `carrental trips` first.');
   return 0;
 }
 

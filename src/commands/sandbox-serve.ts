@@ -65,11 +65,10 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
     }
     if (code === 'EACCES') throw new CliError('api', `not allowed to listen on port ${port}`, { hint: 'use a port above 1023' });
     if ((err as Error).name === 'StateFileError') {
+      // also a file seeded with another --seed or --fleet-size
       throw new CliError('api', (err as Error).message, { hint: 'start it with --reset to discard the state, or point --state at another file' });
     }
-    throw new CliError('api', `the sandbox could not start: ${(err as Error).message}`, {
-      hint: fleetSize !== undefined || seed !== undefined ? 'a state file keeps its seed and fleet size: add --reset or use a new --state file' : undefined,
-    });
+    throw new CliError('api', `the sandbox could not start: ${(err as Error).message}`);
   }
   ctx.onCleanup(() => sandbox.close());
 

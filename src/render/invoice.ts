@@ -56,7 +56,7 @@ export function renderInvoice(out: Output, invoice: Invoice): void {
 /** Said once under any invoice listing: the sign convention is the ledger's, not ours. */
 export function invoiceNotes(out: Output, invoices: Invoice[]): void {
   if (invoices.some((inv) => inv.amount < 0 || inv.items.some((i) => i.amount < 0))) {
-    out.info('note: amounts keep the ledger sign: a charge against you can be negative; discounts are negative line items.');
+    out.info('note: amounts keep the sign of the billing ledger as the API records it (a charge against the customer can be negative); discounts are negative line items.');
   }
   if (invoices.some((inv) => inv.billing_status === 'HOLD')) {
     out.info('note: a HOLD is an authorisation on the card, not a charge.');

@@ -1,21 +1,21 @@
 // The one place commands write through: data to stdout, messages to stderr, JSON when
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
-import { Chalk } from 'chalk';
 import type { Context } from '../cli/context.js';
 import { renderPairs, renderTable } from './table.js';
 import { clean } from './sanitize.js';
+import { makeStyle, type Style } from './style.js';
 
 export class Output {
   readonly tty: boolean;
   readonly json: boolean;
-  readonly color: InstanceType<typeof Chalk>;
+  readonly color: Style;
   private progressShown = false;
 
   constructor(private readonly ctx: Pick<Context, 'io' | 'globals'>) {
     this.tty = !!ctx.io.stdout.isTTY;
     this.json = ctx.globals.json;
-    this.color = new Chalk({ level: ctx.globals.color ? 1 : 0 });
+    this.color = makeStyle(ctx.globals.color);
   }
 
   /** The payload as JSON on stdout, nothing else. */

@@ -3,7 +3,7 @@
 // save a card, extend, confirm refunds) for tests that do not drive a browser.
 // Unauthenticated: the server listens on 127.0.0.1 only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CITY_TIME_ZONES } from '../api/schemas.js';
 import { localNow } from './clock.js';
 import { PartialConfigSchema } from './config.js';

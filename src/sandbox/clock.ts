@@ -7,9 +7,21 @@
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+// Car-local strings repeat endlessly (trip dates, blocks), so their parse is memoized.
+const parsed = new Map<string, number | null>();
+
 /** Wall minutes of a car-local string, or null when it is not a real `YYYY-MM-DDTHH:MM`. */
 export function parseLocal(value: unknown): number | null {
   if (typeof value !== 'string') return null;
+  const hit = parsed.get(value);
+  if (hit !== undefined) return hit;
+  const result = parseLocalUncached(value);
+  if (parsed.size > 50_000) parsed.clear();
+  parsed.set(value, result);
+  return result;
+}
+
+function parseLocalUncached(value: string): number | null {
   const m = LOCAL_RE.exec(value);
   if (!m) return null;
   const [y, mo, d, h, mi] = m.slice(1).map(Number);
@@ -36,9 +48,14 @@ export function utcStamp(instant: Date): string {
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
+// Intl formatting is slow and its result has minute resolution: one entry per zone.
+const lastReading = new Map<string, { minute: number; value: string }>();
 
 /** The wall-clock reading of an instant in a time zone, as `YYYY-MM-DDTHH:MM`. */
 export function localNow(instant: Date, timeZone: string): string {
+  const minute = Math.floor(instant.getTime() / 60_000);
+  const last = lastReading.get(timeZone);
+  if (last && last.minute === minute) return last.value;
   let fmt = formatters.get(timeZone);
   if (!fmt) {
     fmt = new Intl.DateTimeFormat('en-CA', {
@@ -54,7 +71,9 @@ export function localNow(instant: Date, timeZone: string): string {
   }
   const parts: Record<string, string> = {};
   for (const p of fmt.formatToParts(instant)) parts[p.type] = p.value;
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+  const value = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+  lastReading.set(timeZone, { minute, value });
+  return value;
 }
 
 export function localNowMinutes(instant: Date, timeZone: string): number {

@@ -1,7 +1,7 @@
 // The sandbox's knobs for what the spec leaves open. Defaults are generous enough for normal
 // use; tests set them low (or switch promo codes off) through startSandbox's `config`, the
 // CARRENTAL_SANDBOX_CONFIG environment variable (JSON) or PATCH /__sandbox/config.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM');
 const Count = z.number().int().min(0);

@@ -2,7 +2,7 @@
 // `*` for all), each for the next `times` matching requests or, without `times`, always.
 // Set through startSandbox({faults}), CARRENTAL_SANDBOX_FAULTS (JSON array) or
 // POST /__sandbox/faults.
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPERATIONS } from '../api/operations.js';
 
 const operationIds = OPERATIONS.map((o) => o.id);

@@ -9,7 +9,7 @@ import type { SandboxContext } from './context.js';
 import { apiError } from './errors.js';
 import { parseJsonBody } from './http.js';
 import { cardLinkUrl, extensionLinkUrl, paymentLinkUrl } from './links.js';
-import { quoteFromBreakdown } from './pricing.js';
+import { DEFAULT_SELECTION, carDateTotals, priceTrip, quoteFromBreakdown, tripDays } from './pricing.js';
 import {
   type RuleEnv,
   assertAvailable,
@@ -133,19 +133,17 @@ const listCars: QueryHandler = (r) => {
       (modelId === null || c.model_id === modelId),
   );
   const opts = { nowLocal: nowByCity(env.now), dates };
-  let page;
+  let ordered = matching;
   if (orderBy) {
-    // With dates the searched trip total is ordered, without them the day rate.
-    const priced = matching.map((c) => {
-      const view = carView(state, c, opts);
-      return { view, price: (dates ? view.display_trip_total_cents : view.blended_day_rate_cents) as number };
-    });
+    // With dates the searched trip total is ordered, without them the day rate. Only the
+    // price is computed for every match; full views are built for the page alone.
+    const days = dates ? tripDays(dates.checkin, dates.checkout) : 0;
+    const priced = matching.map((car) => ({ car, price: dates ? carDateTotals(priceTrip(car, days, DEFAULT_SELECTION)).display_trip_total_cents : car.day_rate_cents }));
     const sign = orderBy === 'price_asc' ? 1 : -1;
-    priced.sort((a, b) => sign * (a.price - b.price) || (a.view.car_id as number) - (b.view.car_id as number));
-    page = priced.slice(offset, offset + limit).map((p) => p.view);
-  } else {
-    page = matching.slice(offset, offset + limit).map((c) => carView(state, c, opts));
+    priced.sort((a, b) => sign * (a.price - b.price) || a.car.car_id - b.car.car_id);
+    ordered = priced.map((p) => p.car);
   }
+  const page = ordered.slice(offset, offset + limit).map((c) => carView(state, c, opts));
   return { data: { cars: page, total: matching.length, has_more: offset + page.length < matching.length } };
 };
 

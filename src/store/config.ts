@@ -1,10 +1,13 @@
 // Profiles (base URL, app URL, default city, API key) in the OS config directory, through
 // conf. The file is 0600 and every change is a locked read-modify-write, so two processes
 // changing settings at once lose neither change; conf writes atomically.
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+//
+// Reading is a plain JSON.parse of the file conf writes: every command reads the config,
+// few change it, and loading conf (with ajv) and proper-lockfile costs ~25 ms of start-up.
+// Both load only when something is written.
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Conf from 'conf';
-import lockfile from 'proper-lockfile';
+import type Conf from 'conf';
 import { CliError, usageError } from '../errors.js';
 import { configDir } from './paths.js';
 
@@ -34,10 +37,36 @@ export class ConfigStore {
     return new ConfigStore(configDir(env));
   }
 
-  // Opened on first use and only when there is a file or something to write, so that a
-  // read-only command (a CI smoke check) never creates a config by accident.
-  private conf(): Conf<ConfigShape> {
+  private unreadable(err: unknown): CliError {
+    return new CliError('api', `cannot read the config file ${this.path}: ${(err as Error).message}`, {
+      hint: 'fix or move the file aside; carrental never overwrites a config it cannot read',
+    });
+  }
+
+  /** The file as conf wrote it, read afresh each time (it is tiny); no file is no profiles. */
+  private read(): ConfigShape {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      throw this.unreadable(err);
+    }
+    try {
+      const parsed = JSON.parse(text) as Partial<ConfigShape> | null;
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+      return { ...parsed, profiles: parsed.profiles ?? {} };
+    } catch (err) {
+      throw this.unreadable(err);
+    }
+  }
+
+  // Opened only to write, so that a read-only command (a CI smoke check) never creates a
+  // config by accident.
+  private async conf(): Promise<Conf<ConfigShape>> {
     if (this.confInstance) return this.confInstance;
+    this.read(); // a file conf could not parse is reported the same way as on a read
+    const { default: Conf } = await import('conf');
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.confInstance = new Conf<ConfigShape>({
@@ -49,9 +78,7 @@ export class ConfigStore {
         accessPropertiesByDotNotation: false,
       });
     } catch (err) {
-      throw new CliError('api', `cannot read the config file ${this.path}: ${(err as Error).message}`, {
-        hint: 'fix or move the file aside; carrental never overwrites a config it cannot read',
-      });
+      throw this.unreadable(err);
     }
     return this.confInstance;
   }
@@ -74,8 +101,7 @@ export class ConfigStore {
   }
 
   profiles(): Record<string, ProfileData> {
-    if (!this.exists()) return {};
-    return { ...(this.conf().get('profiles') ?? {}) };
+    return { ...this.read().profiles };
   }
 
   profile(name: string): ProfileData {
@@ -85,6 +111,7 @@ export class ConfigStore {
   /** Applies `change` to one profile under a lock; a profile left empty is removed. */
   async update(name: string, change: (p: ProfileData) => void): Promise<void> {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const { default: lockfile } = await import('proper-lockfile');
     const release = await lockfile.lock(this.dir, {
       lockfilePath: join(this.dir, 'config.lock'),
       realpath: false,
@@ -98,7 +125,7 @@ export class ConfigStore {
       for (const k of Object.keys(p) as Array<keyof ProfileData>) if (p[k] === undefined) delete p[k];
       if (Object.keys(p).length) profiles[name] = p;
       else delete profiles[name];
-      this.conf().set('profiles', profiles);
+      (await this.conf()).set('profiles', profiles);
       chmodSync(this.path, 0o600);
     } finally {
       await release();

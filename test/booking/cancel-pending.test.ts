@@ -162,6 +162,15 @@ describe('pending', () => {
     expect(json[0]).toMatchObject({ operation: 'createReservation', key: entries[0].key, expired: false, attempts: 3 });
   });
 
+  it('on a terminal: a table, then the numbered commands that finish each one', async () => {
+    const uuid = await leavePending();
+    const r = await runCommand(['pending'], { env: home.env({ NO_COLOR: '1' }), tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/│ 1 │ reserve\s+│ tesla-model-3-la-001\s+│ default/);
+    expect(r.stdout).toContain('To finish one, rerun the same command');
+    expect(r.stdout).toContain(`  2. carrental --base-url ${fake.baseUrl} --profile work cancel ${uuid}\n`);
+  });
+
   it('the listed command really finishes the pending reserve', async () => {
     await leavePending();
     const [entry] = await journal().list();

@@ -143,7 +143,7 @@ describe('persistence', () => {
     try {
       const statePath = join(dir, 'state.json');
       const a = await startSandbox({ statePath, now: () => FIXED_NOW, quiet: true });
-      const car = await fetch(`${a.baseUrl}/cars?limit=200&date_from=${FROM}&date_to=${TO}`).then((r) => r.json());
+      const car = await fetch(`${a.baseUrl}/cars?limit=200&date_from=${FROM}&date_to=${TO}`).then((r) => r.json() as Promise<any>);
       const alias = car.data.cars.find((c: any) => c.is_available).car_alias;
       const k = newKey();
       const send = (base: string) =>

@@ -53,7 +53,7 @@ describe('invoiceNotes', () => {
     invoiceNotes(o.out, [hold, { ...hold, billing_status: 'PAID', amount: -1 }]);
     expect(o.stdout()).toBe('');
     expect(o.stderr().match(/HOLD is an authorisation/g)).toHaveLength(1);
-    expect(o.stderr()).toContain('ledger sign');
+    expect(o.stderr()).toContain('sign of the billing ledger');
   });
   it('says nothing when there is nothing to explain', () => {
     const o = fakeOutput();

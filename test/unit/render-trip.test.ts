@@ -141,7 +141,7 @@ describe('renderTripDetail', () => {
     expect(text).toContain(`${invoice.id}\tRENT\tPAID\t-$345.67\t2026-11-20 18:30 UTC\tRent`);
     expect(text).toContain(`${invoice.id}\tDuration discount\t-$14.33`);
     expect(o.stderr()).toContain('carrental pay-link 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10');
-    expect(o.stderr()).toContain('ledger sign');
+    expect(o.stderr()).toContain('sign of the billing ledger');
   });
 
   it('strips terminal control characters from server strings', () => {

@@ -79,7 +79,7 @@ afterAll(async () => {
 const sorted = (xs: string[]) => [...xs].sort();
 
 describe('bash (bash-completion)', () => {
-  // Sets COMP_WORDS as readline does (`=` is a word of its own) and calls the function
+  // Sets COMP_WORDS as readline does (`=` and `:` are words of their own) and calls the function
   // bash-completion loaded from the user's completions directory.
   const DRIVER = `
     source /usr/share/bash-completion/bash_completion
@@ -101,7 +101,9 @@ describe('bash (bash-completion)', () => {
   });
 
   async function complete(line: string): Promise<string[]> {
-    const words = line.replace(/=/g, ' = ').split(/ +/);
+    // readline splits words at COMP_WORDBREAKS too: `--sort=p` is three words, a URL five
+    const words = line.replace(/([=:])/g, ' $1 ').split(/ +/);
+    if (line.endsWith(' ')) words[words.length - 1] = '';
     const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', DRIVER, 'bash', ...words], { env: { ...env, LINE: line } });
     return stdout.split('\n').filter(Boolean);
   }
@@ -125,6 +127,9 @@ describe('bash (bash-completion)', () => {
   it('completes car aliases from the API and profile names from the config', async () => {
     expect(sorted(await complete(`carrental car ${aliasPrefix}`))).toEqual(aliasMatches);
     expect(await complete('carrental --profile w')).toEqual(['work']);
+    // the profile and base URL typed on the line are the ones asked
+    expect(sorted(await complete(`carrental --profile work --base-url ${sb.baseUrl} quote ${aliasPrefix}`))).toEqual(aliasMatches);
+    expect(await complete(`carrental --base-url http://127.0.0.1:9/v1 car ${aliasPrefix}`)).toEqual([]);
   });
 });
 
@@ -161,6 +166,7 @@ describe('fish', () => {
   it('completes car aliases from the API, after global flags too', async () => {
     expect(sorted(await complete(`carrental --json car ${aliasPrefix}`))).toEqual(aliasMatches);
     expect(await complete('carrental --profile w')).toEqual(['work']);
+    expect(await complete(`carrental --base-url=http://127.0.0.1:9/v1 car ${aliasPrefix}`)).toEqual([]);
   });
 });
 
@@ -183,8 +189,8 @@ describe('zsh (typed into tmux)', () => {
 
   /** Types the line, presses Tab, and returns the screen once `ok` holds (or fails showing it). */
   async function tab(line: string, what: string, ok: (screen: string) => boolean): Promise<string> {
-    tmux('send-keys', '-t', 'zsh', 'C-c');
-    tmux('send-keys', '-t', 'zsh', 'clear', 'Enter');
+    // kill the line and clear the screen with zle keys (^C would race with the keys after it)
+    tmux('send-keys', '-t', 'zsh', 'C-u', 'C-l');
     await waitFor('a clear prompt', (s) => s.trim() === 'READY>');
     tmux('send-keys', '-t', 'zsh', '-l', line);
     tmux('send-keys', '-t', 'zsh', 'Tab');

@@ -1,0 +1,102 @@
+// An interactive `reserve` driven end to end in a real terminal: the built CLI runs in a
+// tmux pane against a sandbox served from this process; the test types the answers
+// (send-keys) and reads the screen (capture-pane). Needs tmux and `npm run build`.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { TestHome } from '../helpers/cli.js';
+import { FROM, SANDBOX_NOW, TO, freeCars, reservations } from './sandbox.js';
+
+const BIN = process.env.CARRENTAL_E2E_BIN || fileURLToPath(new URL('../../bin/carrental.js', import.meta.url));
+const SOCKET = `carrental-test-${process.pid}`;
+const SESSION = 'reserve';
+
+let sb: RunningSandbox;
+let home: TestHome;
+let scratch: string;
+
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
+const keys = (...k: string[]) => tmux('send-keys', '-t', SESSION, ...k);
+/** Literal text (no key-name lookup), then nothing else. */
+const type = (text: string) => tmux('send-keys', '-t', SESSION, '-l', text);
+
+async function waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = screen();
+    if (pattern.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} on the screen:\n${text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+beforeAll(async () => {
+  if (!existsSync(join(dirname(BIN), '..', 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first');
+  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
+  home = new TestHome();
+  scratch = mkdtempSync(join(tmpdir(), 'carrental-tmux-'));
+});
+
+afterAll(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // no server left: nothing to stop
+  }
+  await sb?.close();
+  home?.cleanup();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+it('prompts for city, dates, a free car and options, shows the quote, confirms and books', async () => {
+  const [alias] = await freeCars(sb, 1);
+  const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
+  const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
+  const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(BIN)} --base-url ${shellQuote(sb.baseUrl)} reserve; echo "EXIT:$?"; sleep 60`;
+  tmux('new-session', '-d', '-s', SESSION, '-x', '220', '-y', '60', command);
+
+  await waitFor(/City/);
+  keys('Enter'); // la, the default
+  await waitFor(/Check-in, car-local YYYY-MM-DD HH:MM \(America\/Los_Angeles\)/);
+  type(FROM.replace('T', ' '));
+  keys('Enter');
+  await waitFor(/Check-out/);
+  type(TO.replace('T', ' '));
+  keys('Enter');
+  await waitFor(/Car \(\d+ available; type to filter\)/);
+  type(alias);
+  await waitFor(new RegExp(`\\(${alias}\\)`));
+  keys('Enter');
+  await waitFor(/Protection plan/);
+  keys('Down', 'Enter'); // standard
+  await waitFor(/Mileage/);
+  keys('Enter'); // limited
+  await waitFor(/Pickup or delivery/);
+  keys('Enter'); // pickup
+  const next = await waitFor(/Extras \(space to select|Promo code/);
+  if (/Extras \(space to select/.test(next)) {
+    keys('Space', 'Enter'); // the first extra
+    await waitFor(/Promo code/);
+  }
+  keys('Enter'); // no promo
+  const quote = await waitFor(/Reserve .* for \$[\d,]+\.\d\d \(plus a \$[\d,]+\.\d\d refundable deposit\)\?/);
+  expect(quote).toContain(`Quote for ${alias}`);
+  expect(quote).toMatch(/Protection \(standard\)/);
+  expect(quote).toMatch(/Refundable deposit/);
+  type('y');
+  keys('Enter');
+
+  const done = await waitFor(/EXIT:\d+/, 20_000);
+  expect(done).toContain('EXIT:0');
+  const booked = await reservations(sb, alias);
+  expect(booked).toHaveLength(1);
+  expect(done).toMatch(new RegExp(`reservation\\s+${booked[0].uuid}`));
+  expect(done).toContain(`carrental pay-link ${booked[0].uuid}`);
+}, 60_000);

@@ -1,0 +1,149 @@
+// `api <METHOD> <path>`, in-process against the sandbox: the body as received, exit codes
+// from the status, one credential header (or none), and input checked before sending.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
+import { rawGet } from '../helpers/raw-api.js';
+import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { StubServer } from '../helpers/stub-server.js';
+
+let sb: TestSandbox;
+let home: TestHome;
+
+const run = (argv: string[], opts: RunOpts & { key?: string | null } = {}) =>
+  runCommand(['--base-url', sb.baseUrl, ...argv], {
+    sleep: async () => {},
+    ...opts,
+    env: home.env(opts.key === null ? {} : { CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write }),
+  });
+
+beforeAll(async () => {
+  sb = await TestSandbox.start();
+});
+afterAll(() => sb.close());
+beforeEach(async () => {
+  home = new TestHome();
+  await sb.reset();
+});
+afterEach(() => home.cleanup());
+
+describe('api', () => {
+  it('GET prints the body exactly as received, with one credential header', async () => {
+    const r = await run(['api', 'GET', '/my/profile']);
+    expect(r.code).toBe(0);
+    const text = await (await fetch(`${sb.baseUrl}/my/profile`, { headers: { authorization: `Bearer ${sb.keys.booking_write}` } })).text();
+    expect(r.stdout).toBe(`${text}\n`);
+    expect(r.stderr).toBe('');
+    const [req] = await sb.requests();
+    expect(req).toMatchObject({ method: 'GET', operation: 'getProfile', status: 200, credentials: 'authorization' });
+  });
+
+  it('prints the bare invoice array as is, and accepts a lower-case method and a path without a slash', async () => {
+    const uuid = (await rawGet(sb.baseUrl, '/my/trips', sb.keys.booking_write)).body.data.history[0].uuid;
+    const r = await run(['api', 'get', `my/reservation/${uuid}/invoices`]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual((await rawGet(sb.baseUrl, `/my/reservation/${uuid}/invoices`, sb.keys.booking_write)).body);
+  });
+
+  it('--anonymous sends no credential; a 401 exits 3 with the body on stdout and one error line', async () => {
+    const r = await run(['api', 'GET', '/my/profile', '--anonymous']);
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error_code: 'invalid_credentials' });
+    expect(r.stderr).toMatch(/^error: .*\(invalid_credentials, request req_[0-9a-f]+\)\n/);
+    expect((await sb.requests())[0].credentials).toBe('none');
+  });
+
+  it('maps statuses to exit codes like every command: 404 → 4', async () => {
+    const r = await run(['api', 'GET', '/my/reservation/00000000-0000-4000-8000-000000000000']);
+    expect(r.code).toBe(4);
+    expect(JSON.parse(r.stdout).error_code).toBe('reservation_not_found');
+  });
+
+  it('POST with --body sends it unchanged', async () => {
+    const car = (await sb.api<{ cars: Array<{ car_alias: string }> }>('/cars?limit=1')).cars[0].car_alias;
+    const body = JSON.stringify({ car_alias: car, date_checkin: '2026-12-01T10:00', date_checkout: '2026-12-04T10:00' });
+    const r = await run(['api', 'POST', '/reservation/quote', '--anonymous', '--body', body]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).data.final_total).toEqual(expect.any(Number));
+  });
+
+  it('--body - reads the body from stdin', async () => {
+    const r = await run(['api', 'POST', '/my/billing/reservation/00000000-0000-4000-8000-000000000000/extension/price', '--body', '-'], {
+      stdin: '{"modification_type":"extend","new_checkout_date_time_local":"2026-12-10T10:00"}',
+    });
+    expect(r.code).toBe(4);
+    expect((await sb.requests())[0]).toMatchObject({ method: 'POST', operation: 'extensionPrice' });
+  });
+
+  it('refuses invalid JSON before sending anything (exit 2)', async () => {
+    for (const argv of [['--body', '{"a":'], ['--body', '-']]) {
+      const r = await run(['api', 'POST', '/reservation/quote', ...argv], { stdin: 'not json' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: --body is not valid JSON/);
+    }
+    expect(await sb.requests()).toEqual([]);
+  });
+
+  it('refuses a credential header and a full URL before sending anything (exit 2)', async () => {
+    for (const argv of [
+      ['api', 'GET', '/my/profile', '-H', `Authorization: Bearer ${sb.keys.read_only}`],
+      ['api', 'GET', '/my/profile', '--header', 'X-API-Key: svc_abcdefgh'],
+      ['api', 'GET', 'http://example.com/v1/my/profile'],
+      ['api', 'FETCH', '/my/profile'],
+    ]) {
+      const r = await run(argv);
+      expect({ argv: argv.join(' '), code: r.code }).toEqual({ argv: argv.join(' '), code: 2 });
+      expect(r.stderr).not.toContain(sb.keys.read_only);
+    }
+    expect(await sb.requests()).toEqual([]);
+  });
+
+  it('-H adds headers; -i prints the status line and headers on stderr', async () => {
+    const r = await run(['api', 'POST', '/my/billing/cards/add-link', '-H', 'X-Agent-Client: my-script/2', '-i']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^HTTP 200\n/);
+    expect(r.stderr).toMatch(/^x-request-id: req_[0-9a-f]+$/m);
+    expect(JSON.parse(r.stdout).data.action).toBe('add_payment_card');
+    const flows = (await sb.admin<{ flows: any[] }>('GET', '/agent-flows?customer=dana')).flows;
+    expect(flows.pop().agent_client).toBe('my-script/2');
+  });
+
+  it('without a key sends none and says so', async () => {
+    const r = await run(['api', 'GET', '/cars?limit=1'], { key: null });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('no API key configured');
+    expect(JSON.parse(r.stdout).data.cars).toHaveLength(1);
+    expect((await sb.requests())[0].credentials).toBe('none');
+  });
+
+  it('a 403 api_key_operation_not_enabled exits 3 with the explanation', async () => {
+    await sb.fault({ kind: 'operation_not_enabled', operation: 'listCards', times: 1 });
+    const r = await run(['api', 'GET', '/my/billing/cards']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('not yet available to API keys');
+  });
+
+  it('indents JSON on a terminal', async () => {
+    const r = await run(['api', 'GET', '/my/billing/cards'], { tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\{\n {2}"data": \[/);
+  });
+
+  it('masks the key when a server echoes it back, in the body, the headers and the error', async () => {
+    const stub = await StubServer.start((req) => ({
+      status: 400,
+      headers: { 'x-echo': String(req.headers.authorization) },
+      json: { error: `bad ${req.headers.authorization}`, echoed: req.headers.authorization },
+    }));
+    try {
+      const r = await runCommand(['--base-url', stub.baseUrl, 'api', 'GET', '/my/profile', '-i'], {
+        env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }),
+      });
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).not.toContain(sb.keys.booking_write);
+      expect(r.stdout).toContain(`svc_…${sb.keys.booking_write.slice(-4)}`);
+      expect(stub.requests[0].headers.authorization).toBe(`Bearer ${sb.keys.booking_write}`);
+    } finally {
+      await stub.close();
+    }
+  });
+});

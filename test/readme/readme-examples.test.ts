@@ -1,0 +1,232 @@
+// The README's examples are executed. Every fenced block with the info string `console` is
+// read; each `$ carrental ...` line in it (a trailing `\` continues it on the next line) is
+// run by bash, with the built CLI first on PATH, against the embedded sandbox (a fresh
+// temp home, CARRENTAL_SANDBOX=1, the sandbox clock pinned), in README order, so state
+// carries over from line to line as in a user's session. Output lines in the block are
+// illustration and are not compared.
+//
+// Conventions for README authors:
+// - a line must exit 0, unless it ends with a comment `# exit N`;
+// - a line whose comment says `until Ctrl-C` (e.g. `sandbox serve`) is started, must print
+//   something on stdout, and is then interrupted and must exit 0 or 130;
+// - placeholders are filled in with real sandbox values: `<alias>` a car free for every
+//   `--from/--to` pair written on `<alias>` lines; `<uuid>` and `<reservation-uuid>` the
+//   reservation the last `reserve` line printed (one is created first if none did yet);
+//   `<invoice-uuid>` an invoice of that reservation (or of the demo customer's trips);
+// - pipelines run with `set -o pipefail`, so the exit code is carrental's when it fails
+//   (jq is installed by .ci/run for the `| jq ...` parts);
+// - blocks run with HOME in a temp directory: a `console` line must not need anything
+//   outside it. Install snippets that write to the user's dotfiles belong in `sh` blocks.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ShimDir, runBin } from '../helpers/bin.js';
+import { TestHome } from '../helpers/cli.js';
+
+export interface Example {
+  /** 1-based line of the README where the command starts. */
+  line: number;
+  command: string;
+  expectedCode: number;
+  untilInterrupt: boolean;
+}
+
+/** Extracts the `$ carrental` lines of the `console` blocks of a markdown document. */
+export function extractExamples(markdown: string): Example[] {
+  const lines = markdown.split('\n');
+  const examples: Example[] = [];
+  let fence: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i];
+    if (fence === undefined) {
+      const open = /^\s*(`{3,}|~{3,})\s*console\s*$/.exec(text);
+      if (open) fence = open[1];
+      continue;
+    }
+    if (text.trim().startsWith(fence) && text.trim().replace(/[`~]/g, '') === '') {
+      fence = undefined;
+      continue;
+    }
+    const start = /^\s*\$ (carrental\b.*)$/.exec(text);
+    if (!start) continue;
+    let command = start[1];
+    const first = i;
+    while (command.endsWith('\\') && i + 1 < lines.length) command = `${command.slice(0, -1)}${lines[++i].trim()}`;
+    const exit = /#\s*exit\s+(\d+)\s*$/.exec(command);
+    examples.push({
+      line: first + 1,
+      command: command.trim(),
+      expectedCode: exit ? Number(exit[1]) : 0,
+      untilInterrupt: /#.*until ctrl-c/i.test(command),
+    });
+  }
+  if (fence !== undefined) throw new Error('README.md: a console block is not closed');
+  return examples;
+}
+
+describe('extractExamples', () => {
+  it('reads commands, continuations and expected exit codes from console blocks only', () => {
+    const md = [
+      '```sh',
+      '$ carrental not-this-one',
+      '```',
+      '```console',
+      '$ carrental cars --city la',
+      'ALIAS  NAME',
+      '$ carrental car nope   # exit 4',
+      '$ carrental quote <alias> \\',
+      '    --from 2026-12-01T10:00 --to 2026-12-04T10:00',
+      '$ export X=1',
+      '$ carrental sandbox serve --port 0   # runs until Ctrl-C',
+      '```',
+    ].join('\n');
+    expect(extractExamples(md)).toEqual([
+      { line: 5, command: 'carrental cars --city la', expectedCode: 0, untilInterrupt: false },
+      { line: 7, command: 'carrental car nope   # exit 4', expectedCode: 4, untilInterrupt: false },
+      { line: 8, command: 'carrental quote <alias> --from 2026-12-01T10:00 --to 2026-12-04T10:00', expectedCode: 0, untilInterrupt: false },
+      { line: 11, command: 'carrental sandbox serve --port 0   # runs until Ctrl-C', expectedCode: 0, untilInterrupt: true },
+    ]);
+  });
+
+  it('refuses an unclosed block', () => {
+    expect(() => extractExamples('```console\n$ carrental cars\n')).toThrow(/not closed/);
+  });
+});
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const examples = extractExamples(README);
+const SANDBOX_NOW = '2026-11-20T18:00:00Z';
+const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+const PLACEHOLDER_RE = /<(alias|uuid|reservation-uuid|invoice-uuid)>/g;
+/** Dates for a reservation the test creates itself, away from the README's own. */
+const OWN_TRIP = ['--from', '2027-01-12T10:00', '--to', '2027-01-14T10:00'];
+
+let home: TestHome;
+let shim: ShimDir;
+let env: NodeJS.ProcessEnv;
+const values: { alias?: string; reservation?: string; invoice?: string } = {};
+
+beforeAll(() => {
+  home = new TestHome();
+  shim = new ShimDir();
+  env = home.env({ PATH: shim.path(), CARRENTAL_SANDBOX: '1', CARRENTAL_SANDBOX_NOW: SANDBOX_NOW, LANG: 'C.UTF-8' });
+});
+afterAll(() => {
+  shim?.cleanup();
+  home?.cleanup();
+});
+
+async function cli(argv: string[]): Promise<string> {
+  const r = await runBin(argv, { env });
+  if (r.code !== 0) throw new Error(`carrental ${argv.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return r.stdout;
+}
+
+async function alias(): Promise<string> {
+  if (values.alias) return values.alias;
+  // a car free for every trip the README writes on an <alias> line
+  const pairs = examples
+    .filter((e) => e.command.includes('<alias>'))
+    .map((e) => /--from[ =]("[^"]+"|\S+) --to[ =]("[^"]+"|\S+)/.exec(e.command))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => [m[1].replace(/"/g, ''), m[2].replace(/"/g, '')]);
+  let candidates: string[] | undefined;
+  for (const [from, to] of pairs.length ? pairs : [[OWN_TRIP[1], OWN_TRIP[3]]]) {
+    const page = JSON.parse(await cli(['cars', '--city', 'la', '--from', from, '--to', to, '--json'])) as { cars: Array<{ car_alias: string; is_available?: boolean }> };
+    const free = page.cars.filter((c) => c.is_available !== false).map((c) => c.car_alias);
+    candidates = candidates ? candidates.filter((a) => free.includes(a)) : free;
+  }
+  if (!candidates?.length) throw new Error('no sandbox car is free for all the README dates');
+  return (values.alias = candidates[0]);
+}
+
+async function reservation(): Promise<string> {
+  if (values.reservation) return values.reservation;
+  const out = await cli(['reserve', await alias(), ...OWN_TRIP, '-y']);
+  const uuid = UUID_RE.exec(out)?.[0];
+  if (!uuid) throw new Error(`reserve printed no uuid: ${out}`);
+  return (values.reservation = uuid);
+}
+
+async function invoice(): Promise<string> {
+  if (values.invoice) return values.invoice;
+  const own = JSON.parse(await cli(['invoices', await reservation(), '--json'])) as Array<{ id: string }>;
+  if (own.length) return (values.invoice = own[0].id);
+  const trips = JSON.parse(await cli(['trips', '--json'])) as { active: Array<{ uuid: string }>; history: Array<{ uuid: string }> };
+  for (const t of [...trips.active, ...trips.history]) {
+    const list = JSON.parse(await cli(['invoices', t.uuid, '--json'])) as Array<{ id: string }>;
+    if (list.length) return (values.invoice = list[0].id);
+  }
+  throw new Error('the sandbox has no invoice to put in <invoice-uuid>');
+}
+
+async function substitute(command: string): Promise<string> {
+  let result = command;
+  for (const [placeholder, name] of [...new Set(command.match(PLACEHOLDER_RE) ?? [])].map((p) => [p, p.slice(1, -1)])) {
+    const value = name === 'alias' ? await alias() : name === 'invoice-uuid' ? await invoice() : await reservation();
+    result = result.split(placeholder).join(value);
+  }
+  const unknown = /<[a-z][a-z-]*>/.exec(result);
+  if (unknown) throw new Error(`unknown placeholder ${unknown[0]} (known: <alias>, <uuid>, <reservation-uuid>, <invoice-uuid>)`);
+  return result;
+}
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runLine(command: string, untilInterrupt: boolean): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-o', 'pipefail', '-c', untilInterrupt ? `exec ${command}` : command], { env, cwd: home.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (untilInterrupt) child.kill('SIGINT');
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal === 'SIGINT' ? 130 : null), stdout, stderr });
+    });
+  });
+}
+
+describe('README.md examples', () => {
+  it('has examples to run', () => {
+    expect(examples.length).toBeGreaterThan(0);
+    expect(examples.some((e) => e.expectedCode === 0)).toBe(true);
+  });
+
+  if (examples.some((e) => /\|\s*jq\b/.test(e.command))) {
+    it('jq is installed for the `| jq` examples (.ci/run installs it)', () => {
+      expect(spawnSync('jq', ['--version']).status).toBe(0);
+    });
+  }
+
+  it.each(examples.map((e) => [`README.md:${e.line} $ ${e.command}`, e] as const))('%s', async (_title, example) => {
+    const command = await substitute(example.command);
+    const r = await runLine(command, example.untilInterrupt);
+    const detail = `$ ${command}\n--- exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+    if (example.untilInterrupt) {
+      expect(r.stdout, detail).not.toBe('');
+      expect([0, 130], detail).toContain(r.code);
+    } else {
+      expect(r.code, detail).toBe(example.expectedCode);
+    }
+    // nothing crashed on the way, whatever the exit code
+    expect(r.stderr, detail).not.toMatch(/unexpected failure|\n\s+at .+:\d+:\d+\)?\n/);
+    if (r.code === 0 && /^carrental\b[^|]*\sreserve\s/.test(command)) {
+      const uuid = UUID_RE.exec(r.stdout)?.[0];
+      if (uuid) {
+        values.reservation = uuid;
+        values.invoice = undefined;
+      }
+    }
+  });
+});

@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StateFileError, startSandbox } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/sandbox/store.js';
+import { FIXED_NOW, newKey, tempDir, tripBody } from './harness.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+const now = () => FIXED_NOW;
+const FROM = '2026-04-14T10:00';
+const TO = '2026-04-17T10:00';
+
+describe('state file', () => {
+  it('is created from the seed when missing, in a directory created on the way', async () => {
+    const statePath = join(dir, 'nested', 'deeper', 'state.json');
+    const sb = await startSandbox({ statePath, now, quiet: true });
+    await sb.close();
+    const state = JSON.parse(readFileSync(statePath, 'utf8'));
+    expect(state).toMatchObject({ format: 'carrental-sandbox-state', version: 1, seed: 1, fleetSize: 300, anchor: FIXED_NOW.toISOString() });
+  });
+
+  it('refuses a corrupt file with an error naming it, and leaves it untouched', async () => {
+    const statePath = join(dir, 'state.json');
+    for (const content of ['{"format": "carrental-sandbox-st', '{"hello": "world"}', '[]', '']) {
+      writeFileSync(statePath, content);
+      const err = await startSandbox({ statePath, now, quiet: true }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StateFileError);
+      expect((err as Error).message).toContain(statePath);
+      expect(readFileSync(statePath, 'utf8')).toBe(content);
+    }
+  });
+
+  it('re-seeds a corrupt or existing file only with reset', async () => {
+    const statePath = join(dir, 'state.json');
+    writeFileSync(statePath, 'garbage');
+    const sb = await startSandbox({ statePath, now, reset: true, quiet: true });
+    await sb.close();
+    expect(JSON.parse(readFileSync(statePath, 'utf8')).format).toBe('carrental-sandbox-state');
+  });
+
+  it('refuses an explicit seed or fleet size that differs from the file', async () => {
+    const statePath = join(dir, 'state.json');
+    await (await startSandbox({ statePath, now, quiet: true })).close();
+    await expect(startSandbox({ statePath, now, seed: 2, quiet: true })).rejects.toThrow(/seed 1, not 2/);
+    await expect(startSandbox({ statePath, now, fleetSize: 50, quiet: true })).rejects.toThrow(/300 cars, not 50/);
+    const again = await startSandbox({ statePath, now, seed: 1, quiet: true });
+    expect(again.keys.booking_write).toMatch(/^svc_/);
+    await again.close();
+  });
+
+  it('keeps the clock offset set through the admin endpoint', async () => {
+    const statePath = join(dir, 'state.json');
+    const a = await startSandbox({ statePath, now, quiet: true });
+    await fetch(`${a.adminUrl}/clock`, { method: 'POST', body: JSON.stringify({ advance_seconds: 3600 }) });
+    await a.close();
+    const b = await startSandbox({ statePath, now, quiet: true });
+    const clock = await fetch(`${b.adminUrl}/clock`).then((r) => r.json() as Promise<any>);
+    expect(clock).toMatchObject({ now: '2026-03-10T19:00:00.000Z', offset_ms: 3_600_000, local: { la: '2026-03-10T12:00', miami: '2026-03-10T15:00' } });
+    await b.close();
+  });
+});
+
+describe('two sandboxes on one state file', () => {
+  it('see each other\'s writes and lose none under concurrent creates', async () => {
+    const statePath = join(dir, 'state.json');
+    const config = { maxActiveReservations: 1000 };
+    const a = await startSandbox({ statePath, now, quiet: true, config });
+    const b = await startSandbox({ statePath, now, quiet: true, config });
+    try {
+      const list = await fetch(`${a.baseUrl}/cars?limit=200&date_from=${FROM}&date_to=${TO}`).then((r) => r.json() as Promise<any>);
+      const alias = list.data.cars.find((c: any) => c.is_available).car_alias;
+      const create = (base: string) =>
+        fetch(`${base}/my/reservation`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${a.keys.booking_write}`, 'Idempotency-Key': newKey(), 'Content-Type': 'application/json' },
+          body: JSON.stringify(tripBody(alias, FROM, TO)),
+        }).then((r) => r.json() as Promise<any>);
+      const N = 15;
+      const created = await Promise.all(Array.from({ length: 2 * N }, (_, i) => create(i % 2 ? a.baseUrl : b.baseUrl)));
+      const uuids = created.map((c) => c.data as string);
+      expect(new Set(uuids).size).toBe(2 * N);
+
+      const file = JSON.parse(readFileSync(statePath, 'utf8'));
+      for (const u of uuids) expect(file.reservations[u]).toBeDefined();
+      for (const sb of [a, b]) {
+        const listed = await fetch(`${sb.adminUrl}/reservations?customer=dana`).then((r) => r.json() as Promise<any>);
+        expect(listed.uuids).toEqual(expect.arrayContaining(uuids));
+        const one = await fetch(`${sb.baseUrl}/my/reservation/${uuids[0]}`, { headers: { 'X-API-Key': a.keys.booking_write } });
+        expect(one.status).toBe(200);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('a writer killed with SIGKILL', () => {
+  it('never leaves a file that fails to load, nor loses an acknowledged write', async () => {
+    const statePath = join(dir, 'state.json');
+    const script = join(dir, 'hammer.mjs');
+    const entry = join(dir, 'hammer.ts');
+    writeFileSync(
+      entry,
+      `import { openStore } from ${JSON.stringify(resolve('src/sandbox/store.ts'))};
+const store = await openStore({ statePath: process.argv[2], now: () => new Date(${JSON.stringify(FIXED_NOW.toISOString())}), lockStaleMs: 2000 });
+const tag = process.argv[3];
+for (let i = 0; ; i++) {
+  const id = tag + '-' + i;
+  // A few kilobytes per write, so the kill often lands mid-write.
+  await store.transact((s) => { s.usedPromos[id] = [id.padEnd(4000, '.')]; });
+  process.stdout.write(id + '\\n');
+}
+`,
+    );
+    await build({
+      entryPoints: [entry],
+      outfile: script,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'silent',
+      // CJS dependencies (proper-lockfile, write-file-atomic) use require and __filename.
+      banner: {
+        js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url);",
+      },
+    });
+    const parent = await openStore({ statePath, now, lockStaleMs: 2000 });
+    const acknowledged: string[] = [];
+
+    for (const [round, killAfter] of [[0, 5], [1, 23], [2, 41]] as const) {
+      const child = spawn(process.execPath, [script, statePath, `child${round}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise((r) => child.once('exit', r));
+      let buffered = '';
+      let seen = 0;
+      let parentWrite: Promise<void> | null = null;
+      await new Promise<void>((done, fail) => {
+        const early = (code: number | null) => fail(new Error(`the writer exited early (${code})`));
+        child.once('exit', early);
+        child.stdout.on('data', (chunk: Buffer) => {
+          buffered += chunk.toString();
+          const lines = buffered.split('\n');
+          buffered = lines.pop() ?? '';
+          acknowledged.push(...lines);
+          seen += lines.length;
+          // The parent competes for the lock while the child hammers.
+          if (!parentWrite && seen >= killAfter / 2) {
+            const id = `parent-${round}`;
+            parentWrite = parent.transact((st) => {
+              st.usedPromos[id] = ['x'];
+            }).then(() => {
+              acknowledged.push(id);
+            });
+          }
+          if (seen >= killAfter) {
+            // Right after an acknowledgement the child is already in its next write.
+            child.kill('SIGKILL');
+            child.off('exit', early);
+            done();
+          }
+        });
+      });
+      await exited;
+      await parentWrite;
+
+      expect(() => JSON.parse(readFileSync(statePath, 'utf8'))).not.toThrow();
+      const reopened = await openStore({ statePath, now, lockStaleMs: 2000 });
+      const state = reopened.read();
+      for (const ack of acknowledged) expect(state.usedPromos[ack], ack).toBeDefined();
+      await reopened.close();
+    }
+    // After the kills the parent still writes (a stale lock expires).
+    await parent.transact((s) => {
+      s.usedPromos.final = ['x'];
+    });
+    expect(JSON.parse(readFileSync(statePath, 'utf8')).usedPromos.final).toEqual(['x']);
+    expect(existsSync(`${statePath}.lock`)).toBe(false);
+    await parent.close();
+  }, 60_000);
+});
