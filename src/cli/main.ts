@@ -17,7 +17,17 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Replaces the real sleep (tests that must not wait). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Only parse: answer what the command tree alone can (help, the overview, a usage error)
+   * and return RUN_COMMAND instead of running a command. The launcher's start-up layer.
+   */
+  parseOnly?: boolean;
 }
+
+/** runCli's answer under `parseOnly` when the arguments name a command to run. */
+export const RUN_COMMAND = -1;
+
+class HandOver extends Error {}
 
 const OVERVIEW = `carrental: search, quote, book and manage car rentals from the terminal.
 
@@ -134,6 +144,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   }
 
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
+    if (options.parseOnly) throw new HandOver();
     const globals = resolveGlobals(raw, env, io);
     jsonErrors = globals.json;
     const ctx: Context = {
@@ -157,6 +168,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {
+    if (err instanceof HandOver) return RUN_COMMAND;
     return reportError(err, io, jsonErrors, env);
   } finally {
     for (const fn of cleanups.reverse()) {
@@ -195,7 +207,16 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
   return 1;
 }
 
-/** Entry point used by bin/carrental.js. */
+/**
+ * bin/carrental.js's first step, from the CommonJS build (dist/start.cjs): help, the
+ * overview and usage errors are answered without starting node's ESM loader or loading
+ * any command; RUN_COMMAND means "hand over to main() of the ES-module build".
+ */
+export function preflight(argv: string[]): Promise<number> {
+  return runCli(argv, { parseOnly: true });
+}
+
+/** Runs a command: bin/carrental.js calls it when preflight() answered RUN_COMMAND. */
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let interrupts = 0;

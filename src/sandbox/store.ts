@@ -5,6 +5,7 @@
 // and is written once, atomically and with fsync (write-file-atomic). A transaction that
 // throws is dropped and the rest of its group re-run without it, so it leaves no trace.
 // Readers reparse the file only when its inode, size or mtime changed.
+import * as fs from 'node:fs';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -73,6 +74,35 @@ function parseState(path: string, text: string): SandboxState {
   return s as SandboxState;
 }
 
+type Callback = (err: Error | null, result?: unknown) => void;
+const viaSync =
+  (fn: (...args: never[]) => unknown) =>
+  (...args: unknown[]) => {
+    const callback = args.pop() as Callback;
+    let result: unknown;
+    try {
+      result = fn(...(args as never[]));
+    } catch (err) {
+      callback(err as Error);
+      return;
+    }
+    callback(null, result);
+  };
+
+/**
+ * The file operations of proper-lockfile, done synchronously (as its own lockSync does):
+ * an uncontended lock then costs no event-loop turns, which under load would each wait
+ * behind every request in flight. Retries on contention stay asynchronous.
+ */
+const lockFs = {
+  ...fs,
+  mkdir: viaSync(fs.mkdirSync),
+  stat: viaSync(fs.statSync),
+  rmdir: viaSync(fs.rmdirSync),
+  utimes: viaSync(fs.utimesSync),
+  realpath: viaSync(fs.realpathSync),
+};
+
 type Step = { kind: 'apply'; fn: (draft: SandboxState) => unknown } | { kind: 'reseed' };
 
 interface Pending {
@@ -112,7 +142,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
   const commit = async (next: SandboxState, nextText: string) => {
     if (path) {
-      writeFileAtomic.sync(path, Buffer.from(nextText), { fsync: true });
+      await writeFileAtomic(path, Buffer.from(nextText), { fsync: true });
       signature = fileSignature(path) ?? '';
     }
     state = next;
@@ -126,6 +156,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     if (!path) return task();
     const release = await lockfile.lock(path, {
       realpath: false,
+      fs: lockFs,
       stale,
       retries: { retries: Math.ceil((2 * stale) / 20) + 50, factor: 1, minTimeout: 10, maxTimeout: 30, randomize: true },
       // The default throws from a timer and would crash the server; a compromised lock
