@@ -1,20 +1,24 @@
 #!/usr/bin/env node
-// The launcher: the only place that sets the process's exit status. `--version` is
-// answered before anything else loads, so it costs little more than starting node.
+// The launcher: the only place that sets the process's exit status. It is CommonJS
+// (bin/package.json), like dist/cli/start.cjs, the command tree it loads: --version, --help
+// and usage errors are answered without node's ESM loader, without creating the stdio
+// streams and without loading any command (see docs/bench.md).
+'use strict';
+
 const argv = process.argv.slice(2);
 
-// A reader that stops early (`carrental cars --all | head -3`) closes the pipe; that ends
-// the output, it is not a crash worth a stack trace.
-process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') process.exit(0);
-  throw err;
-});
-
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const { readFileSync } = await import('node:fs');
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  process.stdout.write(`${pkg.version}\n`);
+  try {
+    require('node:fs').writeSync(1, `${require('../package.json').version}\n`);
+  } catch (err) {
+    if (err.code !== 'EPIPE') throw err;
+  }
 } else {
-  const { main } = await import('../dist/cli.js');
-  process.exitCode = await main(argv);
+  // Node 22.1+ caches compiled code between runs; earlier versions go without
+  require('node:module').enableCompileCache?.();
+  require('../dist/cli/start.cjs')
+    .main(argv)
+    .then((code) => {
+      process.exitCode = code;
+    });
 }

@@ -1,13 +1,39 @@
-// Bundles src/ into dist/ with code splitting, so `carrental --help` loads only the
-// command tree and each command's dependencies load when that command runs.
+// Two builds (see docs/bench.md for what they save):
+// - dist/cli/start.cjs: the command tree, commander and the error reporting, as CommonJS.
+//   bin/carrental.js requires it, so --help and usage errors never start node's ESM loader.
+// - dist/commands/*.js and dist/chunks/: every command module as an ES-module entry, with
+//   code splitting, imported by start.cjs (`import('../commands/cars.js')`, the same
+//   relative path as in src/cli/commands.ts) only when that command runs. dist/cli.js is
+//   the same tree as an ES module, for programmatic use.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The modules src/cli/commands.ts loads lazily: one entry each, at a path start.cjs can import. */
+const commandEntries = Object.fromEntries(
+  [...readFileSync(new URL('../src/cli/commands.ts', import.meta.url), 'utf8').matchAll(/import\('\.\.\/commands\/([\w-]+)\.js'\)/g)].map(([, name]) => [
+    `commands/${name}`,
+    `src/commands/${name}.ts`,
+  ]),
+);
+
+/** commander's eager require of node:child_process becomes a proxy that loads it on first use. */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: fileURLToPath(new URL('./lazy-child-process.cjs', import.meta.url)) }
+        : undefined,
+    );
+  },
+};
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 await build({
-  entryPoints: { cli: 'src/cli/main.ts' },
+  entryPoints: { cli: 'src/cli/main.ts', ...commandEntries },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -33,5 +59,28 @@ await build({
       "const __carrental_dirname = __carrentalFileURLToPath(new URL('.', import.meta.url));",
     ].join(' '),
   },
+  plugins: [lazyChildProcess],
+  logLevel: 'warning',
+});
+
+await build({
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/cli/start.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  legalComments: 'none',
+  define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version) },
+  plugins: [
+    lazyChildProcess,
+    {
+      // the ES-module entries of the first build, loaded when a command runs
+      name: 'commands-external',
+      setup(b) {
+        b.onResolve({ filter: /^\.\.\/commands\// }, (args) => ({ path: args.path, external: true }));
+      },
+    },
+  ],
   logLevel: 'warning',
 });

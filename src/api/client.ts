@@ -6,7 +6,7 @@
 // part of node, where loading undici costs ~40 ms of every command's start-up, more than
 // everything else a `cars` run does (see docs/bench.md).
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import type { ZodType } from 'zod';
 import { CliError, kindForStatus } from '../errors.js';
 import { hintFor } from './hints.js';
@@ -216,18 +216,18 @@ export class ApiClient {
     return { status, headers: resHeaders, text, body: parsed, parseError };
   }
 
-  /** One connection pool per scheme for the client's life: sequential and --all requests reuse sockets. */
-  private agentFor(protocol: string): http.Agent {
-    if (protocol === 'https:') return (this.agents.https ??= new https.Agent({ keepAlive: true, maxSockets: 8 }));
-    return (this.agents.http ??= new http.Agent({ keepAlive: true, maxSockets: 8 }));
-  }
-
-  private send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
+  private async send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
     const target = new URL(url);
-    const transport = target.protocol === 'https:' ? https : http;
+    // https (and with it TLS) loads only for an https base URL: the sandbox is plain http
+    const transport = target.protocol === 'https:' ? (await import('node:https')).default : http;
+    // one connection pool per scheme for the client's life: sequential and --all requests reuse sockets
+    const agent =
+      target.protocol === 'https:'
+        ? (this.agents.https ??= new (transport as typeof https).Agent({ keepAlive: true, maxSockets: 8 }))
+        : (this.agents.http ??= new http.Agent({ keepAlive: true, maxSockets: 8 }));
     if (body !== undefined) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
     return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const req = transport.request(target, { method, headers, agent: this.agentFor(target.protocol), signal }, (res) => {
+      const req = transport.request(target, { method, headers, agent, signal }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));

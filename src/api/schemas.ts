@@ -4,6 +4,11 @@
 // payload as the server sent it.
 import * as z from 'zod';
 
+// zod's JIT builds a parser per object schema with new Function on first use: worth it in a
+// long-running server, a loss in a command that parses a few responses and exits (the
+// first parse of a 50-car page costs about twice as much with it).
+z.config({ jitless: true });
+
 import {
   CITIES,
   DELIVERY_TYPES,

@@ -216,10 +216,14 @@ __carrental_files() {
   fi
 }
 
-# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure).
+# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure). Matched
+# here rather than with compgen -W, which would expand what the server sent.
 __carrental_dynamic() {
-  local IFS=$'\\n'
-  COMPREPLY=($(compgen -W "$("\${words[0]}" __complete "$1" --no-input "\${fwd[@]}" 2>/dev/null)" -- "$cur"))
+  local candidate
+  COMPREPLY=()
+  while IFS= read -r candidate; do
+    [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
+  done < <("\${words[0]}" __complete "$1" --no-input "\${fwd[@]}" 2>/dev/null)
 }
 
 _carrental() {

@@ -3,7 +3,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { KEY_TOKEN_RE, maskKey } from '../api/redact.js';
 import { CliError, formatErrorLine, usageError } from '../errors.js';
-import { makeSleep, resolveGlobals, type Context, type IO, type RawGlobals } from './context.js';
+import { fstatSync, writeSync } from 'node:fs';
+import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS } from './global-options.js';
 
@@ -17,17 +18,9 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Replaces the real sleep (tests that must not wait). */
   sleep?: (ms: number) => Promise<void>;
-  /**
-   * Only parse: answer what the command tree alone can (help, the overview, a usage error)
-   * and return RUN_COMMAND instead of running a command. The launcher's start-up layer.
-   */
-  parseOnly?: boolean;
+  /** Where help, the overview and usage errors of the parser go (default: io). */
+  parserIO?: Pick<IO, 'stdout' | 'stderr'>;
 }
-
-/** runCli's answer under `parseOnly` when the arguments name a command to run. */
-export const RUN_COMMAND = -1;
-
-class HandOver extends Error {}
 
 const OVERVIEW = `carrental: search, quote, book and manage car rentals from the terminal.
 
@@ -42,7 +35,31 @@ Use a real API:
 Run \`carrental --help\` for every command, \`carrental <command> --help\` for one.
 `;
 
-export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>) {
+/**
+ * The top-level command the arguments name (`help <command>`'s too), skipping global
+ * options and their values; undefined when they name none.
+ */
+export function commandNamed(argv: string[]): string | undefined {
+  const takesValue = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).flatMap((o) => o.flags.split(/[\s,]+/).filter((f) => f.startsWith('-'))));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return argv[i + 1];
+    if (arg.startsWith('-')) {
+      if (takesValue.has(arg)) i++;
+      continue;
+    }
+    if (arg === 'help') return argv.slice(i + 1).find((a) => !a.startsWith('-')) ?? arg;
+    return arg;
+  }
+  return undefined;
+}
+
+/**
+ * The commander tree. With `argv`, only the command it names is built in full; the others
+ * are outlines (name, aliases, arguments, description: what the root help, the command list
+ * and the "did you mean" suggestions read), which keeps the tree's cold start short.
+ */
+export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, argv?: string[]) {
   let exitCode = 0;
   const program = new Command('carrental');
   program
@@ -54,6 +71,12 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // commander's defaults read process.stdout, which both ignores the streams we were
+      // given and costs start-up the creation of the stream
+      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns ? io.stdout.columns : 80),
+      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns ? io.stderr.columns : 80),
+      getOutHasColors: () => !!io.stdout.isTTY,
+      getErrHasColors: () => !!io.stderr.isTTY,
       // commander echoes unknown options, and `--api-key=svc_...` must not reach the terminal
       outputError: (s, write) => write(redactKeys(s.startsWith('error:') ? s : `error: ${s}`)),
     })
@@ -74,10 +97,16 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
   // with an action of its own the root gets no implicit `help` command; `carrental help cars` is common
   program.helpCommand(true);
 
-  const addCommand = (parent: Command, spec: CommandSpec) => {
+  const wanted = argv && commandNamed(argv);
+  const addCommand = (parent: Command, spec: CommandSpec, outline = false) => {
     const cmd = parent.command(spec.name, { hidden: spec.hidden }).description(spec.description);
     if (spec.aliases) cmd.aliases(spec.aliases);
     for (const arg of spec.args ?? []) cmd.argument(arg.syntax, arg.description);
+    if (outline) {
+      // the root help writes "[options]" after a command with any option: one stands for all
+      if (spec.options?.length) cmd.addOption(toOption(spec.options[0]));
+      return;
+    }
     for (const opt of spec.options ?? []) cmd.addOption(toOption(opt));
     if (spec.examples?.length) {
       cmd.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
@@ -96,7 +125,9 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       exitCode = await run(spec, input, command.optsWithGlobals() as RawGlobals);
     });
   };
-  for (const spec of COMMANDS) addCommand(program, spec);
+  for (const spec of COMMANDS) {
+    addCommand(program, spec, argv !== undefined && spec.name !== wanted && !spec.aliases?.includes(wanted ?? ''));
+  }
   // set after the subcommands were added: they inherit commander's settings on creation
   program.allowExcessArguments(true);
   program.allowUnknownOption(true);
@@ -115,8 +146,64 @@ function toOption(opt: OptionSpec): Option {
   return option;
 }
 
+/** `carrental cars | head -3`: the reader went away, which is not an error of ours. */
+function quietOnEpipe<T extends NodeJS.WriteStream>(stream: T): T {
+  if (stream.listenerCount('error') === 0) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+  return stream;
+}
+
+/** The process's streams, each created only when first used (creating one costs ~1.5 ms). */
 function processIO(): IO {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  return {
+    get stdin() {
+      return process.stdin;
+    },
+    get stdout() {
+      return quietOnEpipe(process.stdout);
+    },
+    get stderr() {
+      return quietOnEpipe(process.stderr);
+    },
+  };
+}
+
+/**
+ * For the parser's own output (help, usage errors): plain synchronous writes to a pipe or
+ * file, without creating node's stream objects; a terminal gets the real stream (width).
+ */
+function parserIO(): Pick<IO, 'stdout' | 'stderr'> {
+  const writer = (fd: 1 | 2, stream: () => OutStream): OutStream => {
+    let direct = false;
+    try {
+      direct = !fstatSync(fd).isCharacterDevice();
+    } catch {
+      // a closed descriptor: let the stream report it
+    }
+    if (!direct) return stream();
+    let closed = false;
+    const write = (text: string) => {
+      const bytes = Buffer.from(text);
+      for (let off = 0; off < bytes.length && !closed; ) {
+        try {
+          off += writeSync(fd, bytes, off);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          // `carrental --help | head -3`: the reader went away; not an error of ours
+          if (code === 'EPIPE') closed = true;
+          // a non-blocking pipe that is full: wait for the reader
+          else if (code !== 'EAGAIN') throw err;
+        }
+      }
+      return true;
+    };
+    return { write, isTTY: false } as unknown as OutStream;
+  };
+  return { stdout: writer(1, () => quietOnEpipe(process.stdout)), stderr: writer(2, () => quietOnEpipe(process.stderr)) };
 }
 
 /** Runs the CLI in this process and returns the exit code; never calls process.exit. */
@@ -144,7 +231,6 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   }
 
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
-    if (options.parseOnly) throw new HandOver();
     const globals = resolveGlobals(raw, env, io);
     jsonErrors = globals.json;
     const ctx: Context = {
@@ -163,12 +249,22 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     return code ?? 0;
   };
 
-  const { program, exitCode } = buildProgram(io, run);
+  const parserOut = options.parserIO;
+  // not a spread: that would read (and so create) every stream of a lazy IO
+  const say: IO = parserOut
+    ? {
+        get stdin() {
+          return io.stdin;
+        },
+        stdout: parserOut.stdout,
+        stderr: parserOut.stderr,
+      }
+    : io;
+  const { program, exitCode } = buildProgram(say, run, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {
-    if (err instanceof HandOver) return RUN_COMMAND;
     return reportError(err, io, jsonErrors, env);
   } finally {
     for (const fn of cleanups.reverse()) {
@@ -208,15 +304,10 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
 }
 
 /**
- * bin/carrental.js's first step, from the CommonJS build (dist/start.cjs): help, the
- * overview and usage errors are answered without starting node's ESM loader or loading
- * any command; RUN_COMMAND means "hand over to main() of the ES-module build".
+ * Entry point of bin/carrental.js, from the CommonJS build of this file (dist/cli/start.cjs):
+ * help and usage errors never start node's ESM loader; a command's module is imported from
+ * the ES-module build (dist/commands/) when it runs.
  */
-export function preflight(argv: string[]): Promise<number> {
-  return runCli(argv, { parseOnly: true });
-}
-
-/** Runs a command: bin/carrental.js calls it when preflight() answered RUN_COMMAND. */
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let interrupts = 0;
@@ -228,7 +319,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
-    return await runCli(argv, { signal: controller.signal });
+    return await runCli(argv, { signal: controller.signal, parserIO: parserIO() });
   } finally {
     process.off('SIGINT', onSigint);
   }

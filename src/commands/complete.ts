@@ -24,6 +24,8 @@ export const CACHE_FILE = 'completion-cache.json';
 /** Reservations whose invoice lists are read for invoice completion: active first, then history. */
 const INVOICE_LOOKUPS = 10;
 
+const SAFE_CANDIDATE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
 const KINDS: readonly DynamicKind[] = ['cars', 'reservations', 'invoices', 'profiles'];
 
 interface CacheEntry {
@@ -40,7 +42,10 @@ export async function run(input: { kind?: string }, ctx: Context): Promise<numbe
   } catch {
     // a completion that fails completes nothing; the user is mid-typing, not asking for errors
   }
-  if (items.length) ctx.io.stdout.write(items.join('\n') + '\n');
+  // The shells treat candidates as words to insert, and bash's compgen would even expand
+  // them: only plain tokens (what aliases, uuids and profile names are) ever leave here.
+  const safe = items.filter((item) => SAFE_CANDIDATE.test(item));
+  if (safe.length) ctx.io.stdout.write(safe.join('\n') + '\n');
   return 0;
 }
 

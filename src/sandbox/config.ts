@@ -6,7 +6,7 @@ import * as z from 'zod';
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM');
 const Count = z.number().int().min(0);
 
-export const SandboxConfigSchema = z.strictObject({
+const SandboxConfigSchema = z.strictObject({
   /** Per-IP budget per UTC minute for car list, car detail and credential-free quotes. */
   catalogRateLimitPerMinute: Count,
   /** Per-IP budget per UTC minute for other anonymous, app-token and invalid-credential calls. */

@@ -90,7 +90,3 @@ export class ApiError extends Error {
 
 export const apiError = (code: ErrorCode, description?: string, retryAfter?: number) =>
   new ApiError(code, description, retryAfter);
-
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.hasOwn(ERROR_CATALOG, value);
-}

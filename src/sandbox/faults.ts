@@ -12,7 +12,7 @@ const Operation = z.string().refine((v) => v === '*' || operationIds.includes(v)
 const Times = z.number().int().min(1).optional();
 const When = z.enum(['before_commit', 'after_commit']);
 
-export const FAULT_ERROR_CODES = [
+const FAULT_ERROR_CODES = [
   'payment_in_progress',
   'internal_error',
   'authentication_unavailable',
@@ -21,7 +21,7 @@ export const FAULT_ERROR_CODES = [
   'operation_outcome_unknown',
 ] as const;
 
-export const FaultSpecSchema = z.discriminatedUnion('kind', [
+const FaultSpecSchema = z.discriminatedUnion('kind', [
   /** Sleeps before the command commits (or before a read is served), or after. */
   z.strictObject({ kind: z.literal('latency'), operation: Operation, ms: z.number().int().min(0).max(120_000), when: When.default('before_commit'), times: Times }),
   /** Destroys the socket without a response; by default after the command committed. */
@@ -51,7 +51,7 @@ export interface FaultRegistry {
   take<K extends Fault['kind']>(operation: string, kind: K, match?: (f: Extract<ActiveFault, { kind: K }>) => boolean): Extract<ActiveFault, { kind: K }> | undefined;
 }
 
-export function parseFaults(raw: unknown, source: string): Fault[] {
+function parseFaults(raw: unknown, source: string): Fault[] {
   const parsed = z.array(FaultSpecSchema).safeParse(raw);
   if (!parsed.success) throw new Error(`${source}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;

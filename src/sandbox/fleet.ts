@@ -87,7 +87,7 @@ interface MakeDef {
   models: ModelDef[];
 }
 
-export const MAKES: MakeDef[] = [
+const MAKES: MakeDef[] = [
   { make_id: 1, make: 'Toyota', models: [
     { model_id: 101, model: 'Camry', body_type: 'sedan', rate: 5200, power: 'gas', doors: 4, seats: 5, mpg: 32 },
     { model_id: 102, model: 'Corolla', body_type: 'sedan', rate: 4500, power: 'gas', doors: 4, seats: 5, mpg: 35 },
@@ -142,9 +142,9 @@ export const MAKES: MakeDef[] = [
   ] },
 ];
 
-export const MODELS = MAKES.flatMap((mk) => mk.models.map((m) => ({ ...m, make: mk.make, make_id: mk.make_id })));
+const MODELS = MAKES.flatMap((mk) => mk.models.map((m) => ({ ...m, make: mk.make, make_id: mk.make_id })));
 
-export const EXTRAS: ExtraRec[] = [
+const EXTRAS: ExtraRec[] = [
   { item_type: 'child_seat', price_day: 1200, title: 'Child seat' },
   { item_type: 'gps', price_day: 800, title: 'GPS navigation' },
   { item_type: 'cooler', price_day: 500, title: 'Cooler' },
@@ -173,7 +173,7 @@ const AREAS: Record<City, { area: string; zip: string; streets: string[] }[]> = 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 const round100 = (cents: number) => Math.round(cents / 100) * 100;
 
-export const FIRST_CAR_ID = 1001;
+const FIRST_CAR_ID = 1001;
 
 function generateCar(seed: number, anchorDay: string, index: number): CarRec {
   const rng = createRng(seed, `car:${index}`);

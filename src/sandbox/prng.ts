@@ -14,7 +14,7 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** FNV-1a over the label, mixed with the seed: independent sub-streams per label. */
-export function deriveSeed(seed: number, label: string): number {
+function deriveSeed(seed: number, label: string): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = 0; i < label.length; i++) {
     h ^= label.charCodeAt(i);

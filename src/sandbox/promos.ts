@@ -11,7 +11,7 @@ export interface PromoCodeDef extends PromoDiscount {
   description: string;
 }
 
-export function promoCodes(anchorDay: string): PromoCodeDef[] {
+function promoCodes(anchorDay: string): PromoCodeDef[] {
   return [
     { code: 'WELCOME10', kind: 'percent', value: 10, min_days: 1, one_time: true, valid_from: addDaysToDate(anchorDay, -365), valid_until: null, description: '10 % off the rent, once per customer' },
     { code: 'SAVE50', kind: 'fixed', value: 5000, min_days: 3, one_time: false, valid_from: addDaysToDate(anchorDay, -365), valid_until: null, description: '$50 off the rent of trips of 3 days or more' },

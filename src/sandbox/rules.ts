@@ -35,7 +35,7 @@ export interface RuleEnv {
 }
 
 /** Invoice types that charge the customer for the trip (the deposit is a hold, not a charge). */
-export const CHARGE_TYPES: ReadonlySet<string> = new Set(['RENT', 'EXTEND', 'FEE_RENT']);
+const CHARGE_TYPES: ReadonlySet<string> = new Set(['RENT', 'EXTEND', 'FEE_RENT']);
 
 const MINUTES_PER_DAY = 1440;
 
@@ -307,7 +307,7 @@ export function licenceState(customer: CustomerRec, now: Date) {
   return { expired, expiringSoon, approved: customer.licence.status === 'approved' && expires !== null && !expired };
 }
 
-export const isApprovedToDrive = (customer: CustomerRec, now: Date) => licenceState(customer, now).approved;
+const isApprovedToDrive = (customer: CustomerRec, now: Date) => licenceState(customer, now).approved;
 
 export const activeReservations = (state: SandboxState, env: RuleEnv, customerId: string) =>
   reservationsOf(state, customerId).filter((r) => effectiveStatus(r, env) === 'new');

@@ -39,8 +39,8 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export const DEFAULT_SEED = 1;
-export const DEFAULT_FLEET_SIZE = 300;
+const DEFAULT_SEED = 1;
+const DEFAULT_FLEET_SIZE = 300;
 
 export class StateFileError extends Error {
   constructor(path: string, reason: string) {
@@ -190,10 +190,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   const runGroup = async (group: Pending[]) => {
     let outcome: { live: Pending[]; results: unknown[] };
-    const T0 = performance.now(); let T1 = 0, T2 = 0, T3 = 0;
     try {
       outcome = await withLock(async () => {
-        T1 = performance.now();
         if (path) load(path);
         let live = group;
         for (;;) {
@@ -215,9 +213,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
           });
           if (failed < 0) {
             forgetIndexes(draft);
-            T2 = performance.now();
             await commit(draft, JSON.stringify(draft));
-            T3 = performance.now();
             return { live, results };
           }
           live = live.filter((_, i) => i !== failed);
@@ -228,7 +224,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       for (const p of group) p.reject(err);
       return;
     }
-    if (process.env.STORE_DEBUG) console.error('group', group.length, 'lock', (T1 - T0).toFixed(1), 'apply', (T2 - T1).toFixed(1), 'commit', (T3 - T2).toFixed(1), 'release', (performance.now() - T3).toFixed(1));
     // Answered once the lock is released: a caller that resumes finds the transaction done.
     outcome.live.forEach((p, i) => p.resolve(outcome.results[i]));
   };

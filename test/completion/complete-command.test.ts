@@ -139,6 +139,22 @@ describe('__complete cars', () => {
   );
 
   it(
+    'prints only plain tokens: a hostile alias never reaches the shell',
+    withHome(async (home) => {
+      const hostile = ['$(touch /tmp/carrental-pwned)', '`id`', 'a b', '-rf', '', 'x'.repeat(200)];
+      const stub = await StubServer.start(() => ({
+        json: { data: { cars: [...hostile, 'fiat-500-la-001', 'Mini_Cooper.2'].map((a) => stubCar(a)), total: 8, has_more: false } },
+      }));
+      try {
+        const r = await runCommand(['--base-url', stub.baseUrl, '__complete', 'cars'], { env: home.env(), now });
+        expect(r).toEqual({ code: 0, stdout: 'fiat-500-la-001\nMini_Cooper.2\n', stderr: '' });
+      } finally {
+        await stub.close();
+      }
+    }),
+  );
+
+  it(
     'a remote profile does not start the embedded sandbox',
     withHome(async (home) => {
       const stub = await StubServer.start(() => ({ json: { data: { cars: [stubCar('fiat-500-la-001')], total: 1, has_more: false } } }));

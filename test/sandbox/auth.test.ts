@@ -105,6 +105,30 @@ describe('capabilities (Authentication rules 5-6)', () => {
   });
 });
 
+describe('what no key can do (Authentication rule 7)', () => {
+  it('offers no operation that pays, charges, refunds, changes cards, extends, manages keys or starts verification', async () => {
+    const key = keys.booking_write;
+    const uuid = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data).active[0].uuid;
+    const attempts: [string, string, number][] = [
+      ['POST', `/my/reservation/${uuid}/pay`, 404],
+      ['POST', `/my/reservation/${uuid}/refund`, 404],
+      ['POST', '/my/billing/cards', 405],
+      ['DELETE', '/my/billing/cards', 405],
+      ['POST', `/my/reservation/${uuid}/extension`, 404],
+      ['POST', '/my/api-keys', 404],
+      ['POST', '/my/verification', 405],
+    ];
+    for (const [method, path, status] of attempts) {
+      expect((await h.call(method, path, { key, body: {} })).status, `${method} ${path}`).toBe(status);
+    }
+    // The link endpoints hand the action to the customer and change nothing themselves.
+    const cards = (await h.call('GET', '/my/billing/cards', { key: keys.unverified })).json.data;
+    await h.call('POST', '/my/billing/cards/add-link', { key: keys.unverified });
+    expect((await h.call('GET', '/my/billing/cards', { key: keys.unverified })).json.data).toEqual(cards);
+    expect((await h.call('GET', '/my/verification', { key: keys.unverified })).json.data.status).toBe('pending');
+  });
+});
+
 describe('isolation (Authentication rule 9, Status rule 3)', () => {
   it("answers 404 for another customer's reservation, invoices, invoice, cancel and links", async () => {
     const car = await availableCar(h, '2026-05-04T10:00', '2026-05-06T10:00');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BODY_TYPES } from '../../src/api/schemas.js';
 import { parseLocal } from '../../src/sandbox/clock.js';
@@ -15,6 +16,13 @@ describe('keys', () => {
     expect(sandboxKeys(1)).toEqual(sandboxKeys(1));
     expect(sandboxKeys(2).booking_write).not.toBe(sandboxKeys(1).booking_write);
     expect(sandboxKeys()).toEqual(sandboxKeys(1));
+  });
+
+  it('are the ones docs/sandbox.md prints for seed 1', () => {
+    const doc = readFileSync(new URL('../../docs/sandbox.md', import.meta.url), 'utf8');
+    for (const [name, value] of Object.entries({ ...sandboxKeys(1), ...sandboxExtraCredentials(1) })) {
+      expect(doc).toMatch(new RegExp(`\\| \`${name}\`( \\(extra\\))? \\| \`${value}\``));
+    }
   });
 });
 
