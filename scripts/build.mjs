@@ -5,9 +5,10 @@
 //   code splitting, imported by start.cjs (`import('../commands/cars.js')`, the same
 //   relative path as in src/cli/commands.ts) only when that command runs. dist/cli.js is
 //   the same tree as an ES module, for programmatic use.
-import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 /** The modules src/cli/commands.ts loads lazily: one entry each, at a path start.cjs can import. */
 const commandEntries = Object.fromEntries(
@@ -63,9 +64,16 @@ await build({
   logLevel: 'warning',
 });
 
-await build({
+const tree = await build({
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/cli/start.cjs',
+  write: false,
+  // read on every start: smaller is quicker to load (error stack traces name no functions)
+  minify: true,
+  // which modules the tree holds, for the start-up test (not shipped: dist/ is)
+  metafile: true,
+  // under dist/cli/load.cjs the tree's import() goes through the loader (see there)
+  banner: { js: "const __carrentalImportCommand = (p) => (typeof __carrentalImport === 'function' ? __carrentalImport(p) : import(p));" },
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -84,3 +92,10 @@ await build({
   ],
   logLevel: 'warning',
 });
+mkdirSync('dist/cli', { recursive: true });
+for (const file of tree.outputFiles) writeFileSync(file.path, file.text.replace(/import\("(\.\.\/commands\/[\w-]+\.js)"\)/g, '__carrentalImportCommand("$1")'));
+mkdirSync('node_modules/.cache/carrental', { recursive: true });
+writeFileSync('node_modules/.cache/carrental/start-inputs.json', JSON.stringify({ node: process.version, inputs: Object.keys(tree.metafile.inputs) }, null, 1));
+copyFileSync('src/cli/load-tree.cjs', 'dist/cli/load.cjs');
+// the V8 code cache of the tree, made by this node: see src/cli/load-tree.cjs
+execFileSync(process.execPath, ['scripts/code-cache.cjs'], { stdio: 'ignore' });

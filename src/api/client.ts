@@ -7,7 +7,6 @@
 // everything else a `cars` run does (see docs/bench.md).
 import http from 'node:http';
 import type https from 'node:https';
-import type { ZodType } from 'zod';
 import { CliError, kindForStatus } from '../errors.js';
 import { hintFor } from './hints.js';
 import { redactHeader, scrubSecrets } from './redact.js';
@@ -15,6 +14,11 @@ import { redactHeader, scrubSecrets } from './redact.js';
 export { redactHeader } from './redact.js';
 
 export type AuthMode = 'none' | 'key' | 'optional';
+
+/** What the client needs of a response schema: any zod schema, mini or classic, fits. */
+export interface Schema<T> {
+  safeParse(data: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
+}
 
 /** What went wrong with one attempt, as a retry policy sees it. */
 export type Failure =
@@ -51,7 +55,7 @@ export interface RequestSpec<T> {
   /** A body sent as given (the `api` command). */
   rawBody?: string;
   auth: AuthMode;
-  schema?: ZodType<T>;
+  schema?: Schema<T>;
   /** `{"data": ...}` (default) or a bare payload such as the invoice list. */
   envelope?: boolean;
   headers?: Record<string, string>;
@@ -155,6 +159,9 @@ export class ApiClient {
 
   private headersFor(spec: RequestSpec<unknown>): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...(spec.headers ?? {}) };
+    // the client alone decides credentials: exactly one on a keyed call, none on an anonymous
+    // one, whatever the caller passed in
+    for (const k of Object.keys(headers)) if (/^(authorization|x-api-key)$/i.test(k)) delete headers[k];
     const wantsKey = spec.auth === 'key' || (spec.auth === 'optional' && !!this.opts.apiKey);
     if (wantsKey) {
       if (!this.opts.apiKey) {
@@ -162,8 +169,6 @@ export class ApiClient {
           hint: 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`',
         });
       }
-      // exactly one credential header, whatever the caller passed in
-      for (const k of Object.keys(headers)) if (/^(authorization|x-api-key)$/i.test(k)) delete headers[k];
       if (this.opts.credentialHeader === 'x-api-key') headers['x-api-key'] = this.opts.apiKey;
       else headers.authorization = `Bearer ${this.opts.apiKey}`;
     }

@@ -1,6 +1,5 @@
 // One thin function per operation of the spec. Paths, auth class, envelope and schema
 // live here; HTTP behaviour lives in the client.
-import * as z from 'zod';
 import type { ApiClient, RequestSpec, RetryPolicy } from './client.js';
 import * as S from './schemas.js';
 
@@ -64,7 +63,7 @@ export class Api {
   }
 
   reservationInvoices(uuid: string) {
-    return this.client.request({ method: 'GET', path: `/my/reservation/${seg(uuid)}/invoices`, auth: 'key', schema: z.array(S.Invoice), envelope: false });
+    return this.client.request({ method: 'GET', path: `/my/reservation/${seg(uuid)}/invoices`, auth: 'key', schema: S.InvoiceList, envelope: false });
   }
 
   invoice(uuid: string) {

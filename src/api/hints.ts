@@ -3,6 +3,7 @@
 const BY_CODE: Record<string, string | ((d?: string) => string)> = {
   invalid_credentials: 'the key is invalid, revoked or inactive: run `carrental auth login` with a current key, or fix CARRENTAL_API_KEY',
   conflicting_credentials: 'send one credential only (carrental never sends two; check proxies that add headers)',
+  credentials_not_accepted: 'this operation is anonymous and takes no key; with `carrental api`, add --anonymous',
   api_key_write_upgrade_required: (d) =>
     `this key is read_only; create a booking_write key in your account settings${settingsUrl(d) ? ` (${settingsUrl(d)})` : ''} and run \`carrental auth login\``,
   api_key_operation_not_enabled: 'this operation is not yet available to API keys on this deployment (see `carrental doctor`)',

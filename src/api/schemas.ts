@@ -2,8 +2,15 @@
 // the sandbox builds its responses to them and generates its OpenAPI document from them.
 // Objects are loose: the spec allows fields beyond those listed, and --json prints the
 // payload as the server sent it.
-import * as z from 'zod';
+//
+// zod/mini, not the classic API: the same validation core, but a fifth of the code to
+// load and cheap schema objects, which is ~12 ms of every command's start-up (docs/bench.md).
+// Schemas still have .parse() and .safeParse(); wrappers are functions (z.optional(x)).
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 
+// mini ships no messages: load the English ones, so a validation error says what it expected
+z.config(en());
 // zod's JIT builds a parser per object schema with new Function on first use: worth it in a
 // long-running server, a loss in a command that parses a few responses and exits (the
 // first parse of a 50-car page costs about twice as much with it).
@@ -22,16 +29,17 @@ export * from './enums.js';
 
 /** Car-local wall-clock time, `YYYY-MM-DDTHH:MM`. */
 export const LOCAL_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
-export const LocalDateTime = z.string().regex(LOCAL_DATE_TIME_RE, 'expected YYYY-MM-DDTHH:MM');
-export const LocalDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
-const Cents = z.number().int();
-const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID');
+export const LocalDateTime = z.string().check(z.regex(LOCAL_DATE_TIME_RE, 'expected YYYY-MM-DDTHH:MM'));
+export const LocalDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD'));
+const Int = () => z.number().check(z.int());
+const Cents = Int();
+const Uuid = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID'));
 
 export const CarPrices = z.looseObject({
   car: z.looseObject({
-    miles_included: z.number().int(),
-    min_age: z.number().int(),
-    min_age_without_young_driver_fee: z.number().int(),
+    miles_included: Int(),
+    min_age: Int(),
+    min_age_without_young_driver_fee: Int(),
     price_delivery: Cents,
     price_deposit: Cents,
     price_extra_mile: Cents,
@@ -45,72 +53,72 @@ export const CarPrices = z.looseObject({
 export const BlockedRange = z.looseObject({
   from: LocalDateTime,
   kind: z.string(),
-  to: LocalDateTime.nullable(),
+  to: z.nullable(LocalDateTime),
 });
 
 export const Car = z.looseObject({
   car_alias: z.string(),
   name: z.string(),
   prices: CarPrices,
-  car_id: z.number().int().optional(),
-  city: z.enum(CITIES).optional(),
-  address: z.string().nullable().optional(),
-  area: z.string().nullable().optional(),
-  body_type: z.string().nullable().optional(),
-  state: z.string().nullable().optional(),
-  zip_code: z.string().nullable().optional(),
-  description: z.string().optional(),
-  make: z.string().optional(),
-  model: z.string().optional(),
-  power_type: z.string().optional(),
-  year: z.string().optional(),
-  doors: z.number().int().optional(),
-  seats: z.number().int().optional(),
-  mpg: z.number().int().nullable().optional(),
-  insurance_coverage_usd: z.number().int().nullable().optional(),
-  blended_day_rate_cents: Cents.optional(),
-  discounted_day_rate_cents: Cents.optional(),
-  display_trip_total_before_discount_cents: Cents.optional(),
-  display_trip_total_cents: Cents.optional(),
-  rent_trip_total_cents: Cents.optional(),
-  rent_trip_savings_cents: Cents.optional(),
-  trip_days: z.number().int().optional(),
-  is_available: z.boolean().optional(),
-  is_hot_deal: z.boolean().optional(),
-  date_next_block: z.string().nullable().optional(),
-  blocked_ranges: z.array(BlockedRange).optional(),
-  photos: z.array(z.string()).optional(),
-  previews: z.array(z.string()).optional(),
+  car_id: z.optional(Int()),
+  city: z.optional(z.enum(CITIES)),
+  address: z.optional(z.nullable(z.string())),
+  area: z.optional(z.nullable(z.string())),
+  body_type: z.optional(z.nullable(z.string())),
+  state: z.optional(z.nullable(z.string())),
+  zip_code: z.optional(z.nullable(z.string())),
+  description: z.optional(z.string()),
+  make: z.optional(z.string()),
+  model: z.optional(z.string()),
+  power_type: z.optional(z.string()),
+  year: z.optional(z.string()),
+  doors: z.optional(Int()),
+  seats: z.optional(Int()),
+  mpg: z.optional(z.nullable(Int())),
+  insurance_coverage_usd: z.optional(z.nullable(Int())),
+  blended_day_rate_cents: z.optional(Cents),
+  discounted_day_rate_cents: z.optional(Cents),
+  display_trip_total_before_discount_cents: z.optional(Cents),
+  display_trip_total_cents: z.optional(Cents),
+  rent_trip_total_cents: z.optional(Cents),
+  rent_trip_savings_cents: z.optional(Cents),
+  trip_days: z.optional(Int()),
+  is_available: z.optional(z.boolean()),
+  is_hot_deal: z.optional(z.boolean()),
+  date_next_block: z.optional(z.nullable(LocalDateTime)),
+  blocked_ranges: z.optional(z.array(BlockedRange)),
+  photos: z.optional(z.array(z.url())),
+  previews: z.optional(z.array(z.string())),
 });
 
 export const CarsPage = z.looseObject({
   cars: z.array(Car),
-  total: z.number().int(),
+  total: Int(),
   has_more: z.boolean(),
 });
 
 export const ReservationOptions = z.looseObject({
-  protection_plan: z.enum(PROTECTION_PLANS).optional(),
-  mileage_type: z.enum(MILEAGE_TYPES).optional(),
-  delivery_type: z.enum(DELIVERY_TYPES).optional(),
-  delivery_address: z.string().nullable().optional(),
+  protection_plan: z.optional(z.enum(PROTECTION_PLANS)),
+  mileage_type: z.optional(z.enum(MILEAGE_TYPES)),
+  delivery_type: z.optional(z.enum(DELIVERY_TYPES)),
+  delivery_address: z.optional(z.nullable(z.string())),
 });
 
 export const QuoteRequest = z.object({
   car_alias: z.string(),
   date_checkin: LocalDateTime,
   date_checkout: LocalDateTime,
-  options: ReservationOptions.optional(),
-  extras: z.array(z.string()).optional(),
-  promo_code: z.string().optional(),
+  options: z.optional(ReservationOptions),
+  extras: z.optional(z.array(z.string())),
+  promo_code: z.optional(z.string()),
 });
 
-export const ReservationCreateRequest = QuoteRequest.extend({
+export const ReservationCreateRequest = z.extend(QuoteRequest, {
   options: z.looseObject({
     protection_plan: z.enum(PROTECTION_PLANS),
     mileage_type: z.enum(MILEAGE_TYPES),
     delivery_type: z.enum(DELIVERY_TYPES),
-    delivery_address: z.string().nullable().optional(),
+    delivery_address: z.optional(z.nullable(z.string())),
   }),
 });
 
@@ -126,23 +134,23 @@ export const Quote = z.looseObject({
   blended_day_rate: Cents,
   discounted_day_rate: Cents,
   deposit_cents: Cents,
-  delivery_total: Cents.optional(),
-  extras_total: Cents.optional(),
-  promo_discount_amount: Cents.optional(),
-  unlimited_mileage_total: Cents.optional(),
+  delivery_total: z.optional(Cents),
+  extras_total: z.optional(Cents),
+  promo_discount_amount: z.optional(Cents),
+  unlimited_mileage_total: z.optional(Cents),
 });
 
 export const FinancialSummary = z.looseObject({
   currency: z.literal('USD'),
-  trip_total_cents: Cents.nullable(),
-  deposit_cents: Cents.nullable(),
+  trip_total_cents: z.nullable(Cents),
+  deposit_cents: z.nullable(Cents),
 });
 
 export const PaymentStatus = z.looseObject({
   type: z.enum(['settled', 'to_pay', 'refund']),
-  amount: Cents.optional(),
-  invoice_id: Uuid.optional(),
-  date: LocalDate.optional(),
+  amount: z.optional(Cents),
+  invoice_id: z.optional(Uuid),
+  date: z.optional(LocalDate),
 });
 
 export const InvoiceItem = z.looseObject({ id: Uuid, amount: Cents, description: z.string() });
@@ -163,16 +171,14 @@ export const Refund = z.looseObject({
   id: z.string(),
   amount_cents: Cents,
   status: z.enum(['confirmed', 'recorded_unconfirmed', 'failed', 'unknown']),
-  confirmed_at: z.string().nullable(),
+  confirmed_at: z.nullable(z.string()),
 });
 
 export const CancellationOutcome = z.looseObject({
   status: z.enum(['not_cancelled', 'cancelled', 'unknown']),
-  hold_release: z
-    .looseObject({ status: z.enum(['not_required', 'pending', 'released', 'manual_review', 'unknown']) })
-    .optional(),
-  refund_review: z.looseObject({ status: z.enum(['not_required', 'pending', 'closed', 'unknown']) }).optional(),
-  refunds: z.array(Refund).optional(),
+  hold_release: z.optional(z.looseObject({ status: z.enum(['not_required', 'pending', 'released', 'manual_review', 'unknown']) })),
+  refund_review: z.optional(z.looseObject({ status: z.enum(['not_required', 'pending', 'closed', 'unknown']) })),
+  refunds: z.optional(z.array(Refund)),
 });
 
 export const Trip = z.looseObject({
@@ -180,14 +186,14 @@ export const Trip = z.looseObject({
   status: z.string(),
   date_checkin: LocalDateTime,
   date_checkout: LocalDateTime,
-  days: z.number().int(),
+  days: Int(),
   balance_cents: Cents,
-  is_booked: z.boolean().optional(),
+  is_booked: z.optional(z.boolean()),
   car: Car,
   financial_summary: FinancialSummary,
-  payment_status: PaymentStatus.optional(),
-  invoices: z.array(Invoice).optional(),
-  cancellation_outcome: CancellationOutcome.optional(),
+  payment_status: z.optional(PaymentStatus),
+  invoices: z.optional(z.array(Invoice)),
+  cancellation_outcome: z.optional(CancellationOutcome),
 });
 
 export const TripsList = z.looseObject({ active: z.array(Trip), history: z.array(Trip) });
@@ -195,25 +201,25 @@ export const TripsList = z.looseObject({ active: z.array(Trip), history: z.array
 export const ManualAction = z.looseObject({
   action: z.enum(['pay_reservation', 'add_payment_card', 'extend_reservation']),
   status: z.literal('requires_user_action'),
-  url: z.string().url(),
+  url: z.url(),
   agent_flow_id: Uuid,
 });
 
 export const Card = z.looseObject({
   id: z.string(),
   card_brand: z.string(),
-  last4: z.string().regex(/^\d{4}$/),
-  exp_month: z.number().int().min(1).max(12),
-  exp_year: z.number().int(),
+  last4: z.string().check(z.regex(/^\d{4}$/)),
+  exp_month: z.number().check(z.int(), z.minimum(1), z.maximum(12)),
+  exp_year: Int(),
 });
-export const CardList = z.array(Card).max(1);
+export const CardList = z.array(Card).check(z.maxLength(1));
 
 export const VerificationStatus = z.looseObject({
   status: z.enum(['unknown', 'pending', 'verified']),
   is_approved_to_drive: z.boolean(),
   drivers_license: z.looseObject({
     status: z.enum(['unknown', 'pending', 'approved', 'declined']),
-    expires_at: LocalDate.nullable(),
+    expires_at: z.nullable(LocalDate),
     expired: z.boolean(),
     expiring_soon: z.boolean(),
   }),
@@ -231,21 +237,23 @@ export const ExtensionPriceRequest = z.object({
   new_checkout_date_time_local: LocalDateTime,
 });
 export const ExtensionPrice = z.looseObject({
-  additional_days: z.number().int(),
+  additional_days: Int(),
   total_amount: Cents,
 });
 
 export const PaymentLinkRequest = z.object({ payment_type: z.enum(PAYMENT_TYPES) });
-export const ExtensionLinkRequest = z.object({ checkout: LocalDateTime.optional() });
+export const ExtensionLinkRequest = z.object({ checkout: z.optional(LocalDateTime) });
 
 export const ReservationCreated = Uuid;
+/** The bare invoice list of a reservation. */
+export const InvoiceList = z.array(Invoice);
 export const CancelOk = z.literal('OK');
 
 export const ApiErrorBody = z.looseObject({
   error: z.string(),
-  description: z.string().optional(),
-  error_code: z.string().optional(),
-  request_id: z.string().optional(),
+  description: z.optional(z.string()),
+  error_code: z.optional(z.string()),
+  request_id: z.optional(z.string()),
 });
 
 export type Car = z.infer<typeof Car>;

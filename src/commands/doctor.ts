@@ -10,8 +10,7 @@
 // The cancel probe also tells the capability: 404 means the key may cancel (booking_write),
 // 403 api_key_write_upgrade_required means read_only.
 import { randomUUID } from 'node:crypto';
-import type { ZodType } from 'zod';
-import type { ApiClient, AuthMode } from '../api/client.js';
+import type { ApiClient, AuthMode, Schema } from '../api/client.js';
 import { NO_RETRY, READ_RETRY } from '../api/client.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { maskKey } from '../api/redact.js';
@@ -77,7 +76,7 @@ interface Probe {
   headers?: Record<string, string>;
   /** data: 2xx matching the schema; absent: 404 for a uuid that cannot exist; rejected: 400 for an invalid body. */
   expect: Expect;
-  schema?: ZodType<unknown>;
+  schema?: Schema<unknown>;
   envelope?: boolean;
   /** Refusals that still prove the operation answers (a quote refusing the probe dates). */
   answersWith?: number[];
@@ -323,7 +322,7 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     getReservation: () => ({ method: 'GET', path: `/my/reservation/${fake}`, auth: 'key', expect: 'absent', label: 'GET /my/reservation/<random uuid>' }),
     listReservationInvoices: () =>
       realTrip.uuid
-        ? { method: 'GET', path: `/my/reservation/${realTrip.uuid}/invoices`, auth: 'key', expect: 'data', envelope: false, schema: S.Invoice.array(), label: `GET /my/reservation/${realTrip.uuid}/invoices` }
+        ? { method: 'GET', path: `/my/reservation/${realTrip.uuid}/invoices`, auth: 'key', expect: 'data', envelope: false, schema: S.InvoiceList, label: `GET /my/reservation/${realTrip.uuid}/invoices` }
         : { method: 'GET', path: `/my/reservation/${fake}/invoices`, auth: 'key', expect: 'absent', envelope: false, label: 'GET /my/reservation/<random uuid>/invoices' },
     getInvoice: () =>
       realTrip.invoice

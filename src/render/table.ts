@@ -1,6 +1,6 @@
 // Tables: boxed with headers on a terminal, tab-separated lines without headers in a
 // pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the output.
-import Table from 'cli-table3';
+import { loadTable } from './cli-table3.cjs';
 import { clean } from './sanitize.js';
 
 export interface TableOptions {
@@ -16,6 +16,7 @@ export function renderTable(headers: string[], rows: unknown[][], opts: TableOpt
   if (!opts.tty) {
     return cells.map((row) => row.join('\t')).join('\n') + (cells.length ? '\n' : '');
   }
+  const Table = loadTable();
   const table = new Table({
     head: headers.map((h) => (opts.style ? opts.style(h) : h)),
     // compact: no rule between rows, so a 50-car list stays 50 lines, not 100

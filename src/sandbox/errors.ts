@@ -42,6 +42,7 @@ export const ERROR_CATALOG = {
   // Sandbox decisions where the spec leaves the code open.
   invalid_request: { status: 400, error: 'Invalid request' },
   invalid_query_parameter: { status: 400, error: 'Invalid query parameter' },
+  credentials_not_accepted: { status: 400, error: 'This operation takes no credentials' },
   invalid_protection_plan: { status: 400, error: 'Unknown protection plan' },
   invalid_options: { status: 400, error: 'Invalid reservation options' },
   delivery_address_required: { status: 400, error: 'Delivery address required' },

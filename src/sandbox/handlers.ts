@@ -23,6 +23,7 @@ import {
   parseTripRequest,
   priceExtension,
   recordAgentFlow,
+  rejectUnknownFields,
   reservationOf,
 } from './rules.js';
 import { type AgentFlowRec, type CustomerRec, type SandboxState, customerById, invoicesOf, reservationsOf } from './state.js';
@@ -76,6 +77,14 @@ export function agentClientOf(headers: Record<string, string[] | undefined>): st
 }
 
 // ---------------------------------------------------------------- catalog
+
+/**
+ * The query parameters each operation defines; any other one is 400 invalid_query_parameter,
+ * so a misspelt `date_from` cannot silently turn a dated search into an undated one.
+ */
+export const QUERY_PARAMETERS: Readonly<Record<string, readonly string[]>> = {
+  listCars: ['city', 'date_from', 'date_to', 'limit', 'offset', 'body_type', 'make_id', 'model_id', 'order_by'],
+};
 
 function singleParam(query: URLSearchParams, name: string): string | null {
   const all = query.getAll(name);
@@ -281,6 +290,7 @@ const paymentLink: QueryHandler = (r) => {
   const uuid = ownReservationUuid(r, 'invalid_reservation_id');
   const body = parseJsonBody(r.bodyText, true);
   if (!isObject(body)) throw apiError('invalid_request_body', 'The body must be a JSON object');
+  rejectUnknownFields(body, ['payment_type']);
   const type = body.payment_type;
   if (type !== 'rent' && type !== 'deposit') throw apiError('invalid_payment_type', 'payment_type is required: rent or deposit');
   return r.ctx.store.transact((draft) => {
@@ -304,6 +314,7 @@ const extensionPrice: QueryHandler = (r) => {
   const uuid = ownReservationUuid(r, 'invalid_reservation_id');
   const body = parseJsonBody(r.bodyText, true);
   if (!isObject(body)) throw apiError('invalid_request_body', 'The body must be a JSON object');
+  rejectUnknownFields(body, ['modification_type', 'new_checkout_date_time_local']);
   if (body.modification_type !== 'extend') throw apiError('invalid_request', 'modification_type must be extend');
   if (body.new_checkout_date_time_local === undefined) throw apiError('invalid_checkout', 'new_checkout_date_time_local is required');
   const state = r.ctx.store.read();
@@ -316,6 +327,7 @@ const extensionPrice: QueryHandler = (r) => {
 function extensionTarget(body: unknown): string | null {
   if (body === undefined) return null;
   if (!isObject(body)) throw apiError('invalid_request_body', 'The body must be a JSON object');
+  rejectUnknownFields(body, ['checkout', 'date_checkout']);
   const a = body.checkout ?? null;
   const b = body.date_checkout ?? null;
   if (a !== null && b !== null && a !== b) throw apiError('invalid_checkout', 'checkout and date_checkout disagree');

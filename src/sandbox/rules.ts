@@ -123,6 +123,18 @@ export interface TripRequest {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * A body field the spec does not define is refused (400 invalid_request) rather than ignored:
+ * a misspelt `promo_code` would otherwise book at full price without a word.
+ */
+export function rejectUnknownFields(body: Record<string, unknown>, allowed: readonly string[], where = ''): void {
+  const unknown = Object.keys(body).find((k) => !allowed.includes(k));
+  if (unknown !== undefined) throw apiError('invalid_request', `Unknown field ${where}${unknown}; allowed: ${allowed.map((a) => where + a).join(', ')}`);
+}
+
+const TRIP_REQUEST_FIELDS = ['car_alias', 'date_checkin', 'date_checkout', 'options', 'extras', 'promo_code'] as const;
+const OPTIONS_FIELDS = ['protection_plan', 'mileage_type', 'delivery_type', 'delivery_address'] as const;
+
 function parseDateField(body: Record<string, unknown>, field: string): number {
   const value = body[field];
   if (value === undefined || value === null) throw apiError('invalid_request', `${field} is required (YYYY-MM-DDTHH:MM, car-local)`);
@@ -155,6 +167,7 @@ function parseEnum<T extends string>(
  */
 export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripRequest {
   if (!isObject(body)) throw apiError('invalid_request_body', 'The body must be a JSON object');
+  rejectUnknownFields(body, TRIP_REQUEST_FIELDS);
   if (typeof body.car_alias !== 'string' || body.car_alias.length === 0) {
     throw apiError('invalid_request', 'car_alias is required (string)');
   }
@@ -167,6 +180,7 @@ export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripR
     throw apiError('invalid_options', 'options must be an object');
   }
   const opts = isObject(rawOptions) ? rawOptions : {};
+  rejectUnknownFields(opts, OPTIONS_FIELDS, 'options.');
   const defaults = mode === 'quote';
   const protection_plan = parseEnum(opts, 'protection_plan', PROTECTION_PLANS, defaults ? 'minimum' : null, 'invalid_protection_plan');
   const mileage_type = parseEnum(opts, 'mileage_type', ['limited', 'unlimited'] as const, defaults ? 'limited' : null, 'invalid_options');

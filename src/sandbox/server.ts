@@ -9,9 +9,10 @@ import { handleAdmin } from './admin.js';
 import { type Credential, credentialHeaders, resolveCredential } from './auth.js';
 import { REQUEST_LOG_LIMIT, type RequestLogEntry, type SandboxContext } from './context.js';
 import { ApiError, apiError } from './errors.js';
-import { COMMAND_HANDLERS, type OpRequest, type Payload, QUERY_HANDLERS, agentClientOf } from './handlers.js';
+import { COMMAND_HANDLERS, type OpRequest, type Payload, QUERY_HANDLERS, QUERY_PARAMETERS, agentClientOf } from './handlers.js';
 import { type Reply, errorReply, jsonReply, newRequestId, readBody, send } from './http.js';
 import { commandFingerprint, readIdempotencyKey } from './idempotency.js';
+import { openapiReply } from './openapi.js';
 import { settingsApiKeysUrl } from './links.js';
 import { handlePage } from './pages.js';
 import type { Budget } from './ratelimit.js';
@@ -32,6 +33,7 @@ async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerRespo
   const path = url.pathname;
   if (path === '/__sandbox' || path.startsWith('/__sandbox/')) return handleAdmin(ctx, req, res, url);
   if (path === '/app' || path.startsWith('/app/')) return handlePage(req, res, ctx);
+  if (path === '/v1/openapi.json') return send(res, openapiReply(req.method ?? 'GET', ctx.baseUrl, newRequestId()));
   if (path.startsWith('/v1/')) return handleApi(ctx, req, res, url, path.slice('/v1'.length));
   send(res, errorReply(apiError('not_found', `No route ${req.method} ${path}`), newRequestId()));
 }
@@ -110,16 +112,31 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: ServerR
     const { budget, id } = budgetOf(op.auth, credential, req.socket.remoteAddress ?? 'unknown');
     const retryAfter = ctx.rateLimiter.spend(budget, id, ctx.now(state).getTime());
     if (retryAfter !== null) throw apiError('rate_limited', `The ${budget} rate budget is exhausted; retry in ${retryAfter} s`, retryAfter);
+    // Authentication rule 1: anonymous operations take no credentials. Ignoring one would hide
+    // a client that leaks its key on every catalog call, so it is refused instead.
+    if (op.auth === 'none' && log.credentials !== 'none') {
+      throw apiError('credentials_not_accepted', `${method} /v1${op.path} is anonymous: send neither Authorization nor X-API-Key`);
+    }
     if (credential.kind === 'conflicting') throw apiError('conflicting_credentials', 'Send exactly one of Authorization and X-API-Key');
     if (credential.kind === 'invalid') throw apiError('invalid_credentials', 'The credential is invalid, revoked or inactive');
     if (op.auth === 'key' && credential.kind === 'none') {
       throw apiError('invalid_credentials', 'This operation needs a customer API key: Authorization: Bearer svc_... or X-API-Key: svc_...');
     }
-    if (faults.take(op.id, 'operation_not_enabled')) throw apiError('api_key_operation_not_enabled', `${op.id} is not available to API keys yet`);
+    // "not yet available to keys": an anonymous or app-token call is not refused, nor does it use the fault up
+    if (credential.kind === 'key' && faults.take(op.id, 'operation_not_enabled')) throw apiError('api_key_operation_not_enabled', `${op.id} is not available to API keys yet`);
     if (op.capability === 'booking_write' && credential.kind === 'key' && credential.capability !== 'booking_write') {
       throw apiError(
         'api_key_write_upgrade_required',
         `This key is read_only. Create a booking_write key at ${settingsApiKeysUrl(ctx.appUrl)} and use it for this operation.`,
+      );
+    }
+
+    const allowedQuery = QUERY_PARAMETERS[op.id] ?? [];
+    const unknownQuery = [...url.searchParams.keys()].find((name) => !allowedQuery.includes(name));
+    if (unknownQuery !== undefined) {
+      throw apiError(
+        'invalid_query_parameter',
+        allowedQuery.length ? `Unknown query parameter ${unknownQuery}; this operation takes ${allowedQuery.join(', ')}` : `Unknown query parameter ${unknownQuery}; this operation takes none`,
       );
     }
 

@@ -2,22 +2,17 @@
 // tmux pane against a sandbox served from this process; the test types the answers
 // (send-keys) and reads the screen (capture-pane). Needs tmux and `npm run build`.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
 import { FROM, SANDBOX_NOW, TO, freeCars, reservations } from './sandbox.js';
 
-const BIN = process.env.CARRENTAL_E2E_BIN || fileURLToPath(new URL('../../bin/carrental.js', import.meta.url));
 const SOCKET = `carrental-test-${process.pid}`;
 const SESSION = 'reserve';
 
 let sb: RunningSandbox;
 let home: TestHome;
-let scratch: string;
 
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
@@ -38,10 +33,9 @@ async function waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 beforeAll(async () => {
-  if (!existsSync(join(dirname(BIN), '..', 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first');
+  assertBuilt();
   sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
   home = new TestHome();
-  scratch = mkdtempSync(join(tmpdir(), 'carrental-tmux-'));
 });
 
 afterAll(async () => {
@@ -52,7 +46,6 @@ afterAll(async () => {
   }
   await sb?.close();
   home?.cleanup();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 it('prompts for city, dates, a free car and options, shows the quote, confirms and books', async () => {

@@ -1,6 +1,6 @@
 // auth login/status/logout and config get/set/unset/list/path, in-process, against a
 // loopback sandbox, inside a temp home (never the user's config).
-import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
@@ -238,6 +238,17 @@ describe('config', () => {
     // the next write puts the mode back
     await cli(['config', 'set', 'city', 'miami']);
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+  });
+
+  it('a config file that is not JSON is reported, never overwritten (exit 1)', async () => {
+    await cli(['config', 'set', 'city', 'la']);
+    writeFileSync(configFile(), '{ "profiles": ');
+    const read = await cli(['config', 'get', 'city']);
+    expect(read.code).toBe(1);
+    expect(read.stderr).toMatch(/^error: cannot read the config file .+config\.json: /);
+    expect(read.stderr).toContain('hint: fix or move the file aside; carrental never overwrites a config it cannot read');
+    expect((await cli(['config', 'set', 'city', 'miami'])).code).toBe(1);
+    expect(readFileSync(configFile(), 'utf8')).toBe('{ "profiles": ');
   });
 
   it('a read-only command never creates the config file', async () => {

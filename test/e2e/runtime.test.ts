@@ -44,6 +44,19 @@ describe('the built CLI', () => {
     expect(r.stderr).toMatch(/unknown command 'carz'\n\(Did you mean .*cars/);
   });
 
+  it("a command's API error is reported by the launcher with its exit code", async () => {
+    // the start-up build and the command chunks each hold a copy of CliError
+    const home = new TestHome();
+    try {
+      const r = await runBin(['--sandbox', 'car', 'no-such-car'], { env: home.env() });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/^error: .+ \(car_not_found, request req_\w+\)\n/);
+      expect(r.stderr).not.toContain('unexpected failure');
+    } finally {
+      home.cleanup();
+    }
+  });
+
   it('a reader that closes the pipe early ends the output quietly', () => {
     // `true` exits before node has even started, so carrental writes into a closed pipe
     const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${BIN}" --help | true`], { encoding: 'utf8' });

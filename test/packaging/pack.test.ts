@@ -20,7 +20,7 @@ it('the package holds dist/, bin/, completions/, README.md and LICENSE only', ()
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const [result] = JSON.parse(out) as PackResult[];
   const paths = result.files.map((f) => f.path).sort();
-  for (const path of paths) expect(path).toMatch(/^(dist\/.+\.c?js|bin\/(carrental\.js|package\.json)|completions\/(carrental\.bash|_carrental|carrental\.fish)|README\.md|LICENSE|package\.json)$/);
+  for (const path of paths) expect(path).toMatch(/^(dist\/.+\.c?js|dist\/cli\/start\.cjs\.cache|bin\/(carrental\.js|package\.json)|completions\/(carrental\.bash|_carrental|carrental\.fish)|README\.md|LICENSE|package\.json)$/);
   expect(paths).toEqual(
     expect.arrayContaining(['LICENSE', 'README.md', 'bin/carrental.js', 'completions/_carrental', 'completions/carrental.bash', 'completions/carrental.fish', 'dist/cli.js', 'package.json']),
   );

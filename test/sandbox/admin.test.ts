@@ -89,7 +89,7 @@ describe('admin endpoints', () => {
 
   it('answer unknown admin paths with 404, and route /app/ to the pages', async () => {
     expectError(await h.admin('GET', '/nope'), 404, 'not_found');
-    const page = await fetch(`${h.sb.appUrl}/settings/api-keys`);
+    const page = await fetch(`${h.sb.appUrl}/no-such-page`);
     expect(page.status).toBe(404);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect((await fetch(h.sb.baseUrl.replace('/v1', '/elsewhere'))).status).toBe(404);

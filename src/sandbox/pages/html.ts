@@ -57,6 +57,7 @@ export function cardExpiry(card: Pick<CardRec, 'exp_month' | 'exp_year'>): strin
 const STYLE = `
 :root{color-scheme:light;--ink:#1c2430;--muted:#5d6b7e;--line:#dde3ea;--bg:#f4f6f9;--brand:#1f5fbf;--brand-ink:#fff;--ok:#1c7c46;--warn:#9a6200;--err:#b3261e}
 *{box-sizing:border-box}
+a{color:var(--brand)}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
 header{background:#fff;border-bottom:1px solid var(--line)}
 header .bar{max-width:44rem;margin:0 auto;padding:.75rem 1.25rem;display:flex;gap:1rem;align-items:center}
@@ -79,7 +80,8 @@ th,td{text-align:left;padding:.4rem .25rem;border-bottom:1px solid var(--line);v
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
 td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 tr.total td{font-weight:700;border-bottom:none}
-.amount{font-size:2rem;font-weight:700;font-variant-numeric:tabular-nums;margin:.25rem 0}
+.due{margin:1rem 0 0;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;font-weight:600}
+.amount{font-size:2rem;font-weight:700;font-variant-numeric:tabular-nums;margin:0 0 .25rem}
 .notice{border-radius:8px;padding:.75rem 1rem;margin:.75rem 0;border:1px solid var(--line);background:#f8fafc}
 .notice.ok{border-color:#b7dfc6;background:#eef8f1}
 .notice.warn{border-color:#f0d58c;background:#fff8e6}

@@ -1,0 +1,3 @@
+import type Table from 'cli-table3';
+
+export function loadTable(): typeof Table;
