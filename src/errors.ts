@@ -37,7 +37,7 @@ export interface ApiErrorDetails {
 const BRAND = Symbol.for('carrental.CliError');
 
 export class CliError extends Error {
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 

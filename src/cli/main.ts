@@ -1,5 +1,5 @@
 // The command tree. Only commander and this file load for `--help`; each command's module
-// (and with it undici, zod, conf, inquirer or the sandbox) is imported when it runs.
+// (and with it zod, conf, inquirer or the sandbox) is imported when it runs.
 import { Command, CommanderError, Option } from 'commander';
 import { KEY_TOKEN_RE, maskKey } from '../api/redact.js';
 import { CliError, formatErrorLine, usageError } from '../errors.js';
@@ -304,18 +304,6 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
 }
 
 /**
- * Starts importing the named command's module while the tree is built and the arguments
- * parsed: the module's files are read meanwhile, and run() finds it loaded. Not for help,
- * which never runs the module.
- */
-function prefetchCommand(argv: string[]): void {
-  if (argv.some((a) => a === '--help' || a === '-h' || a === 'help' || a === '--version' || a === '-V')) return;
-  const spec = COMMANDS.find((c) => c.name === commandNamed(argv) || c.aliases?.includes(commandNamed(argv) ?? ''));
-  // a failure surfaces where the command really imports it
-  if (spec?.module && !spec.subcommands) spec.module().catch(() => {});
-}
-
-/**
  * Entry point of bin/carrental.js, from the CommonJS build of this file (dist/cli/start.cjs):
  * help and usage errors never start node's ESM loader; a command's module is imported from
  * the ES-module build (dist/commands/) when it runs.
@@ -330,7 +318,6 @@ export async function main(argv: string[]): Promise<number> {
     controller.abort();
   };
   process.on('SIGINT', onSigint);
-  prefetchCommand(argv);
   try {
     return await runCli(argv, { signal: controller.signal, parserIO: parserIO() });
   } finally {

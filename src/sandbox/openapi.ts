@@ -115,10 +115,22 @@ function convert(schemas: Record<string, $ZodType>, io: 'input' | 'output'): Rec
   return out.schemas;
 }
 
+/** The sandbox refuses a body field it does not define (400 invalid_request): request objects are closed. */
+function closeObjects(schema: unknown): void {
+  if (Array.isArray(schema)) return schema.forEach(closeObjects);
+  if (!schema || typeof schema !== 'object') return;
+  const s = schema as Json;
+  if (s.type === 'object' && s.properties) s.additionalProperties = false;
+  for (const [k, v] of Object.entries(s)) if (k !== 'additionalProperties') closeObjects(v);
+}
+
 /** Both sides in one `components.schemas`; a name on both sides must mean the same schema. */
 function componentSchemas(): Record<string, Json> {
   const responses = convert(RESPONSE_SCHEMAS, 'output');
   const requests = convert(REQUEST_SCHEMAS, 'input');
+  closeObjects(requests);
+  // The prose's name for the target is accepted too (when both are sent they must agree).
+  (requests.ExtensionLinkRequest.properties as Json).date_checkout = { ...ref('LocalDateTime'), description: 'The same target under the name the prose uses' };
   for (const [name, schema] of Object.entries(requests)) {
     if (name in responses && JSON.stringify(responses[name]) !== JSON.stringify(schema)) {
       throw new Error(`openapi: schema ${name} differs between requests and responses`);
@@ -127,7 +139,7 @@ function componentSchemas(): Record<string, Json> {
   const all = { ...responses, ...requests };
   all.Error.description = 'The error body of every non-2xx answer. `error_code` is the stable machine-readable code; codes beyond those listed on an operation may appear.';
   all.ManualAction.description = 'A link to a customer web page: `url` contains no key, token or payment secret and authorizes nothing; the caller reads the account or reservation again to learn the outcome.';
-  all.ExtensionLinkRequest.description = 'The target checkout is named `checkout` here and `date_checkout` in the prose description; the sandbox accepts either.';
+  all.ExtensionLinkRequest.description = 'The target checkout is named `checkout` in the machine-readable description and `date_checkout` in the prose; the sandbox accepts either (both must then agree).';
   return all;
 }
 
@@ -137,10 +149,10 @@ type Status = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
 
 /** The errors the spec names for each operation, by status (Endpoints and Errors). */
 const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
-  listCars: { 400: ['invalid_pagination', 'date_range_incomplete', 'invalid_date_format', 'invalid_date_range', 'invalid_query_parameter'], 429: [] },
-  getCar: { 404: ['car_not_found'], 429: [] },
+  listCars: { 400: ['invalid_pagination', 'date_range_incomplete', 'invalid_date_format', 'invalid_date_range', 'credentials_not_accepted'], 429: [] },
+  getCar: { 400: ['credentials_not_accepted'], 404: ['car_not_found'], 429: [] },
   quote: {
-    400: ['invalid_request_body', 'invalid_date_format', 'invalid_date_range', 'date_in_past', 'outside_operating_hours', 'invalid_protection_plan', 'invalid_options', 'promo_codes_disabled', 'promo_code_not_found', 'promo_code_invalid', 'promo_already_used'],
+    400: ['invalid_request_body', 'invalid_request', 'invalid_date_format', 'invalid_date_range', 'date_in_past', 'outside_operating_hours', 'invalid_protection_plan', 'invalid_options', 'promo_codes_disabled', 'promo_code_not_found', 'promo_code_invalid', 'promo_already_used'],
     401: [],
     404: ['car_not_found'],
     409: ['car_not_available'],
@@ -156,7 +168,7 @@ const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
   listReservationInvoices: { 401: [], 403: [], 404: ['reservation_not_found'], 429: [] },
   getInvoice: { 401: [], 403: [], 404: ['invoice_not_found'], 429: [] },
   createReservation: {
-    400: ['invalid_request_body', 'invalid_date_format', 'invalid_date_range', 'date_in_past', 'outside_operating_hours', 'invalid_protection_plan', 'invalid_options', 'idempotency_key_required', 'idempotency_key_invalid'],
+    400: ['invalid_request_body', 'invalid_request', 'invalid_date_format', 'invalid_date_range', 'date_in_past', 'outside_operating_hours', 'invalid_protection_plan', 'invalid_options', 'idempotency_key_required', 'idempotency_key_invalid'],
     401: [],
     403: ['api_key_write_upgrade_required'],
     409: ['idempotency_mismatch', 'operation_in_progress', 'active_reservation_exists', 'car_not_available', 'driver_not_approved'],
@@ -173,7 +185,7 @@ const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
     503: ['operation_outcome_unknown'],
   },
   paymentLink: {
-    400: ['invalid_payment_type', 'invalid_request_body', 'invalid_reservation_id'],
+    400: ['invalid_payment_type', 'invalid_request_body', 'invalid_request', 'invalid_reservation_id'],
     401: [],
     403: [],
     404: ['reservation_not_found'],
@@ -183,7 +195,7 @@ const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
   },
   extensionPrice: { 400: ['invalid_checkout', 'reservation_not_active', 'invalid_request_body', 'invalid_request', 'invalid_reservation_id'], 401: [], 403: [], 404: ['reservation_not_found'], 429: [] },
   extensionLink: {
-    400: ['reservation_not_active', 'invalid_checkout', 'invalid_request_body', 'invalid_reservation_id'],
+    400: ['reservation_not_active', 'invalid_checkout', 'invalid_request_body', 'invalid_request', 'invalid_reservation_id'],
     401: [],
     403: [],
     404: ['reservation_not_found'],
@@ -196,6 +208,9 @@ const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
 function commonErrors(op: Operation, status: Status): ErrorCode[] {
   const key = op.auth !== 'none';
   switch (status) {
+    case 400:
+      // a sandbox decision: an unknown query parameter is refused, never silently ignored
+      return ['invalid_query_parameter'];
     case 401:
       return key ? ['invalid_credentials', 'conflicting_credentials'] : [];
     case 403:
@@ -328,9 +343,10 @@ function responsesOf(op: Operation): Json {
   const ok: Json = { description: success.description, content: { 'application/json': { schema: success.schema } } };
   if (op.idempotent) ok.headers = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
   const responses: Json = { 200: ok };
-  for (const [key, named] of Object.entries(OPERATION_ERRORS[op.id] ?? {})) {
-    const status = Number(key) as Status;
-    const codes = [...new Set([...(named ?? []), ...commonErrors(op, status)])];
+  const named = OPERATION_ERRORS[op.id] ?? {};
+  const statuses = [...new Set([400, ...Object.keys(named).map(Number)])].sort() as Status[];
+  for (const status of statuses) {
+    const codes = [...new Set([...(named[status] ?? []), ...commonErrors(op, status)])];
     const response: Json = {
       description: codes.length ? `${STATUS_TEXT[status]}: ${codes.join(', ')}` : STATUS_TEXT[status],
       content: { 'application/json': { schema: ref('Error') } },

@@ -22,7 +22,8 @@ export function createRequestListener(ctx: SandboxContext): RequestListener {
   return (req, res) => {
     route(ctx, req, res).catch((err: unknown) => {
       if (!ctx.quiet) console.error(`sandbox: ${(err as Error).stack ?? String(err)}`);
-      if (!res.headersSent) send(res, errorReply(apiError('internal_error', (err as Error).message), newRequestId()));
+      const requestId = newRequestId();
+      if (!res.headersSent) send(res, errorReply(apiError('internal_error', (err as Error).message), requestId), { 'X-Request-Id': requestId });
       else res.destroy();
     });
   };
@@ -46,10 +47,15 @@ const toReply = (err: unknown, requestId: string): Reply => {
   throw err;
 };
 
-/** The budget a call spends (Rate limiting rules 1-4). */
+/**
+ * The budget a call spends (Rate limiting rules 1-4): a credential-free catalog call the
+ * catalog's, a valid key its own, anything else (app token, invalid or conflicting
+ * credentials, an anonymous `/my/...` call) the general one. A catalog call that carries a
+ * credential is refused, after spending the budget that credential selects.
+ */
 function budgetOf(auth: string, credential: Credential, ip: string): { budget: Budget; id: string } {
-  if (auth === 'none' || (auth === 'optional' && credential.kind === 'none')) return { budget: 'catalog', id: ip };
   if (credential.kind === 'key') return { budget: 'key', id: credential.key };
+  if (credential.kind === 'none' && auth !== 'key') return { budget: 'catalog', id: ip };
   return { budget: 'general', id: ip };
 }
 
@@ -108,7 +114,7 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: ServerR
     if (early) throw apiError(early.code);
 
     const state = ctx.store.read();
-    const credential: Credential = op.auth === 'none' ? { kind: 'none' } : resolveCredential(state, headers);
+    const credential: Credential = resolveCredential(state, headers);
     const { budget, id } = budgetOf(op.auth, credential, req.socket.remoteAddress ?? 'unknown');
     const retryAfter = ctx.rateLimiter.spend(budget, id, ctx.now(state).getTime());
     if (retryAfter !== null) throw apiError('rate_limited', `The ${budget} rate budget is exhausted; retry in ${retryAfter} s`, retryAfter);

@@ -101,11 +101,9 @@ describe('GET /cars', () => {
     expectError(await h.call('GET', `/cars?${query}`), 400, code);
   });
 
-  it('takes no credentials and answers the same with or without them', async () => {
-    const anon = await h.call('GET', '/cars?limit=3');
-    const withKey = await h.call('GET', '/cars?limit=3', { key: 'svc_00000000000000000000000000000000' });
-    expect(withKey.status).toBe(200);
-    expect(withKey.json).toEqual(anon.json);
+  it('takes no credentials: one sent is refused with 400 credentials_not_accepted (docs/sandbox.md)', async () => {
+    expect((await h.call('GET', '/cars?limit=3')).status).toBe(200);
+    expectError(await h.call('GET', '/cars?limit=3', { key: 'svc_00000000000000000000000000000000' }), 400, 'credentials_not_accepted');
   });
 });
 

@@ -2,7 +2,7 @@
 // HTTP (successes and errors), and each response body is validated with ajv (JSON Schema
 // 2020-12, strict) against the schema the document gives for that path, method and status;
 // each request body sent is validated against the document's request body too.
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION, OPERATIONS } from '../../src/api/operations.js';
 import { openapiDocument } from '../../src/sandbox/openapi.js';
@@ -177,13 +177,13 @@ describe('the document', () => {
     const res = await fetch(`${h.sb.baseUrl}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
-    const served = await res.json();
+    const served = (await res.json()) as Doc;
     expect(served.servers).toEqual([{ url: h.sb.baseUrl }]);
     expect({ ...served, servers: null }).toEqual({ ...doc, servers: null });
     const post = await fetch(`${h.sb.baseUrl}/openapi.json`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    expect((await post.json()).error_code).toBe('method_not_allowed');
+    expect(((await post.json()) as Doc).error_code).toBe('method_not_allowed');
   });
 
   it('is printed by `carrental sandbox openapi`, with --base-url as its server', async () => {
@@ -215,6 +215,7 @@ describe('the sandbox’s real answers match the document', () => {
     await checked('GET', '/cars?date_from=2026-04-01&date_to=2026-04-02', {}, 400);
     await checked('GET', `/cars/${car.car_alias}`, {}, 200);
     await checked('GET', '/cars/no-such-car', {}, 404);
+    expect((await checked('GET', `/cars/${car.car_alias}`, { key }, 400)).json.error_code).toBe('credentials_not_accepted');
     const body = tripBody(car.car_alias, '2026-04-01T10:00', '2026-04-05T10:00', { extras: [] });
     await checked('POST', '/reservation/quote', { body: { car_alias: car.car_alias, date_checkin: '2026-04-01T10:00', date_checkout: '2026-04-05T10:00' } }, 200);
     await checked('POST', '/reservation/quote', { key, body }, 200);
@@ -312,6 +313,41 @@ describe('the sandbox’s real answers match the document', () => {
     ]);
     await checked('POST', '/my/billing/cards/add-link', { key: h.sb.keys.read_only }, 503);
     await checked('GET', '/my/profile', { key: h.sb.keys.read_only }, 503);
+  });
+
+  it('unknown query parameters (every operation) and unknown body fields are refused, as the document says', async () => {
+    const key = h.sb.keys.booking_write;
+    const trip = (await h.call('GET', '/my/trips', { key })).json.data.active.find((t: Doc) => t.balance_cents > 0);
+    const invoice = (await h.call('GET', `/my/reservation/${trip.uuid}/invoices`, { key })).json[0];
+    const concrete = (path: string) => path.replace('{alias}', trip.car.car_alias).replace('{uuid}', path.includes('invoice/') ? invoice.id : trip.uuid);
+    for (const op of OPERATIONS) {
+      const o = doc.paths[op.path][op.method.toLowerCase()];
+      expect(o.responses['400']['x-error-codes'], op.id).toContain('invalid_query_parameter');
+      const res = await checked(op.method, `${concrete(op.path)}?bogus=1`, { key: op.auth === 'none' ? undefined : key, idempotencyKey: op.idempotent ? newKey() : undefined }, 400);
+      expect(res.json.error_code, op.id).toBe('invalid_query_parameter');
+    }
+    const bodies: [string, string, Doc][] = [
+      ['/reservation/quote', 'QuoteRequest', { car_alias: trip.car.car_alias, date_checkin: '2026-06-01T10:00', date_checkout: '2026-06-03T10:00' }],
+      ['/my/reservation', 'ReservationCreateRequest', tripBody(trip.car.car_alias, '2026-06-01T10:00', '2026-06-03T10:00')],
+      [`/my/reservation/${trip.uuid}/payment-link`, 'PaymentLinkRequest', { payment_type: 'rent' }],
+      [`/my/billing/reservation/${trip.uuid}/extension/price`, 'ExtensionPriceRequest', { modification_type: 'extend', new_checkout_date_time_local: `${trip.date_checkout.slice(0, 10)}T20:00` }],
+      [`/my/reservation/${trip.uuid}/extension-link`, 'ExtensionLinkRequest', { checkout: `${trip.date_checkout.slice(0, 10)}T20:00` }],
+    ];
+    for (const [path, schema, body] of bodies) {
+      const v = validatorAt('components', 'schemas', schema);
+      expectValid(v, body, schema);
+      const extra = { ...body, bogus: 1 };
+      expect(v(extra), `${schema} with an unknown field`).toBe(false);
+      const res = await checked('POST', path, { key, body: extra, idempotencyKey: newKey() }, 400);
+      expect(res.json.error_code, path).toBe('invalid_request');
+    }
+    const nested = { ...tripBody(trip.car.car_alias, '2026-06-01T10:00', '2026-06-03T10:00'), options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup', child_seat: true } };
+    expect(validatorAt('components', 'schemas', 'ReservationCreateRequest')(nested)).toBe(false);
+    expect((await checked('POST', '/my/reservation', { key, body: nested, idempotencyKey: newKey() }, 400)).json.error_code).toBe('invalid_request');
+    // The prose's name for the extension target is accepted by both.
+    const alias = { date_checkout: `${trip.date_checkout.slice(0, 10)}T20:00` };
+    expectValid(validatorAt('components', 'schemas', 'ExtensionLinkRequest'), alias, 'date_checkout');
+    await checked('POST', `/my/reservation/${trip.uuid}/extension-link`, { key, body: alias }, 200);
   });
 
   it('covered every operation with a success and caught errors on most of them', () => {

@@ -53,9 +53,9 @@ describe('sandbox serve killed with SIGKILL during writes', () => {
     for (const killAfter of [7, 31, 60]) {
       const info = await serve(statePath);
       const headers = { Authorization: `Bearer ${info.keys.booking_write}`, 'Content-Type': 'application/json' };
-      const trips = await (await fetch(`${info.base_url}/my/trips`, { headers })).json();
-      const unpaid = trips.data.active.find((t: { balance_cents: number }) => t.balance_cents > 0);
-      const cars = (await (await fetch(`${info.base_url}/cars?city=miami&limit=200`)).json()).data.cars;
+      const trips = (await (await fetch(`${info.base_url}/my/trips`, { headers })).json()) as { data: { active: { uuid: string; balance_cents: number }[] } };
+      const unpaid = trips.data.active.find((t) => t.balance_cents > 0)!;
+      const cars = ((await (await fetch(`${info.base_url}/cars?city=miami&limit=200`)).json()) as { data: { cars: { car_alias: string }[] } }).data.cars;
       const proc = child!;
       let acked = 0;
       let killed = false;
@@ -75,11 +75,11 @@ describe('sandbox serve killed with SIGKILL during writes', () => {
                 headers: { ...headers, 'Idempotency-Key': randomUUID() },
                 body: JSON.stringify({ car_alias: cars[(n * 13 + i) % cars.length].car_alias, date_checkin: `${from}T10:00`, date_checkout: `${to}T10:00`, options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' } }),
               });
-              const body = await res.json();
+              const body = (await res.json()) as { data: string };
               if (res.status === 200) reservations.push(body.data);
             } else {
               const res = await fetch(`${info.base_url}/my/reservation/${unpaid.uuid}/payment-link`, { method: 'POST', headers, body: JSON.stringify({ payment_type: 'rent' }) });
-              const body = await res.json();
+              const body = (await res.json()) as { data: { agent_flow_id: string } };
               if (res.status === 200) flows.push(body.data.agent_flow_id);
             }
             acked++;
@@ -104,11 +104,11 @@ describe('sandbox serve killed with SIGKILL during writes', () => {
     // holds everything that was acknowledged.
     const sb = await startSandbox({ statePath, quiet: true });
     try {
-      const admin = await (await fetch(`${sb.adminUrl}/agent-flows?customer=dana`)).json();
-      const recorded = new Set(admin.flows.map((f: { id: string }) => f.id));
+      const admin = (await (await fetch(`${sb.adminUrl}/agent-flows?customer=dana`)).json()) as { flows: { id: string }[] };
+      const recorded = new Set(admin.flows.map((f) => f.id));
       expect(flows.length).toBeGreaterThan(20);
       for (const id of flows) expect(recorded.has(id), id).toBe(true);
-      const listed = await (await fetch(`${sb.adminUrl}/reservations?customer=dana`)).json();
+      const listed = (await (await fetch(`${sb.adminUrl}/reservations?customer=dana`)).json()) as { uuids: string[] };
       for (const uuid of reservations) expect(listed.uuids, uuid).toContain(uuid);
     } finally {
       await sb.close();
