@@ -2,11 +2,9 @@
 // envelopes, zod validation of every response, retries that honour Retry-After, typed
 // errors, timeouts and --debug tracing with credentials redacted.
 //
-// The transport is node:http(s) with a keep-alive agent rather than undici: it is already
-// part of node, where loading undici costs ~40 ms of every command's start-up, more than
-// everything else a `cars` run does (see docs/bench.md).
-import http from 'node:http';
-import type https from 'node:https';
+// The transport is undici (the stack's HTTP client): one keep-alive Agent per client, so
+// sequential calls and the concurrent pages of `cars --all` reuse their connections.
+import { Agent, request as undiciRequest } from 'undici';
 import { CliError, kindForStatus } from '../errors.js';
 import { hintFor } from './hints.js';
 import { redactHeader, scrubSecrets } from './redact.js';
@@ -94,7 +92,7 @@ const MAX_BACKOFF_MS = 8_000;
 
 export class ApiClient {
   readonly baseUrl: string;
-  private readonly agents: { http?: http.Agent; https?: https.Agent } = {};
+  private agent?: Agent;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   /** --debug output; every line passes through the key scrubber, whatever it echoes. */
@@ -113,8 +111,10 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    this.agents.http?.destroy();
-    this.agents.https?.destroy();
+    const agent = this.agent;
+    this.agent = undefined;
+    // destroy, not close: a command that ends (or is interrupted) must not wait for idle sockets
+    await agent?.destroy();
   }
 
   url(path: string, query?: RequestSpec<unknown>['query']): string {
@@ -222,29 +222,16 @@ export class ApiClient {
   }
 
   private async send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
-    const target = new URL(url);
-    // https (and with it TLS) loads only for an https base URL: the sandbox is plain http
-    const transport = target.protocol === 'https:' ? (await import('node:https')).default : http;
-    // one connection pool per scheme for the client's life: sequential and --all requests reuse sockets
-    const agent =
-      target.protocol === 'https:'
-        ? (this.agents.https ??= new (transport as typeof https).Agent({ keepAlive: true, maxSockets: 8 }))
-        : (this.agents.http ??= new http.Agent({ keepAlive: true, maxSockets: 8 }));
-    if (body !== undefined) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const req = transport.request(target, { method, headers, agent, signal }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-        // the connection closed in the middle of the body
-        res.on('close', () => {
-          if (!res.complete) reject(Object.assign(new Error('connection closed before the answer'), { code: 'ECONNRESET' }));
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
+    this.agent ??= new Agent({
+      keepAliveTimeout: 10_000,
+      connections: 8,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
     });
+    const res = await undiciRequest(url, { method: method as 'GET', headers, body, signal, dispatcher: this.agent });
+    // a connection that closes in the middle of the body rejects here (UND_ERR_SOCKET)
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text };
   }
 
   private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean }, label: string): ApiResponse<T> {

@@ -1,6 +1,7 @@
-// The few terminal styles carrental uses. Six SGR pairs do not need chalk, whose
-// colour-support detection costs several milliseconds of every start-up; whether colour is
-// on is decided once, in resolveGlobals (--no-color, NO_COLOR, FORCE_COLOR, a TTY).
+// The terminal styles carrental uses, from chalk. Whether colour is on is decided once,
+// in resolveGlobals (--no-color, NO_COLOR, FORCE_COLOR, a TTY), and handed to chalk as a
+// level, so chalk's own detection never overrides the user's flags.
+import { Chalk } from 'chalk';
 
 export interface Style {
   bold(text: string): string;
@@ -11,12 +12,6 @@ export interface Style {
   cyan(text: string): string;
 }
 
-const sgr = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
-
-const ON: Style = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) };
-const same = (text: string) => text;
-const OFF: Style = { bold: same, dim: same, red: same, green: same, yellow: same, cyan: same };
-
 export function makeStyle(enabled: boolean): Style {
-  return enabled ? ON : OFF;
+  return new Chalk({ level: enabled ? 1 : 0 });
 }
