@@ -335,7 +335,7 @@ export const COMMANDS: CommandSpec[] = [
         name: 'serve',
         description: 'run the sandbox as a server on 127.0.0.1 and print its base URL, app URL and demo keys',
         options: [
-          { flags: '--port <n>', description: 'port (default 0: a free port)' },
+          { flags: '--port <n>', description: 'port (default 4780 or CARRENTAL_SANDBOX_PORT; 0 picks a free port)' },
           { flags: '--state <file>', description: 'state file (default: the embedded sandbox state in the data directory)', complete: 'file' },
           { flags: '--reset', description: 'discard the state and start from the seeded fixtures' },
           { flags: '--fleet-size <n>', description: 'number of cars in the seeded fleet (default 300)', hidden: true },

@@ -19,6 +19,25 @@ export interface Target {
   /** Where the key came from, for `auth status` and `doctor`. */
   keySource?: 'env' | 'profile' | 'sandbox-demo';
   sandbox: boolean;
+  /** The embedded sandbox of this command (not `sandbox serve`, not a remote API). */
+  embedded?: { stablePort: number; ownsStablePort: boolean };
+}
+
+/** The port `sandbox serve` listens on by default and embedded sandbox links point to. */
+export const DEFAULT_SANDBOX_PORT = 4780;
+
+export function sandboxPort(env: NodeJS.ProcessEnv): number {
+  const text = env.CARRENTAL_SANDBOX_PORT;
+  if (text === undefined || text === '') return DEFAULT_SANDBOX_PORT;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw usageError(`CARRENTAL_SANDBOX_PORT must be a port number 0..65535, got "${text}"`);
+  return port;
+}
+
+/** Said under an action link of the embedded sandbox, whose server stops with the command. */
+export function sandboxLinkNote(target: Target): string | undefined {
+  if (!target.embedded || target.embedded.stablePort === 0) return undefined;
+  return `The sandbox serves this page only while a carrental sandbox runs on port ${target.embedded.stablePort}: keep \`carrental sandbox serve\` running in another terminal (or use --wait) before opening it.`;
 }
 
 export interface Services {
@@ -58,10 +77,29 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
   const envKey = env.CARRENTAL_API_KEY || undefined;
   if (globals.sandbox || configured === 'sandbox') {
     const sandbox = await import('../sandbox/index.js');
-    const running = await sandbox.startSandbox({ statePath: sandboxStatePath(env), quiet: true }).catch((err: Error) => {
-      if (err.name !== 'StateFileError') throw err;
-      throw new CliError('api', err.message, { hint: 'run `carrental sandbox reset` to discard it and start from the seeded fixtures' });
-    });
+    const stablePort = sandboxPort(env);
+    const start = (port: number, appOrigin?: string) =>
+      sandbox.startSandbox({ statePath: sandboxStatePath(env), quiet: true, port, appOrigin }).catch((err: Error) => {
+        if (err.name === 'StateFileError') {
+          throw new CliError('api', err.message, { hint: 'run `carrental sandbox reset` to discard it and start from the seeded fixtures' });
+        }
+        throw err;
+      });
+    // Links must outlive this command: they point at the stable port, which this process
+    // serves while it runs and `carrental sandbox serve` serves for as long as it is left on.
+    let running: Awaited<ReturnType<typeof start>>;
+    let ownsStablePort = false;
+    if (stablePort === 0) {
+      running = await start(0);
+    } else {
+      try {
+        running = await start(stablePort);
+        ownsStablePort = true;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
+        running = await start(0, `http://127.0.0.1:${stablePort}`);
+      }
+    }
     ctx.onCleanup(() => running.close());
     // a profile's key belongs to the API its base URL names; only a sandbox profile's key is sent here
     const profileKey = profileData.base_url === 'sandbox' ? profileData.api_key : undefined;
@@ -74,6 +112,7 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
       sandbox: true,
+      embedded: { stablePort, ownsStablePort },
     };
   }
   if (!configured) {

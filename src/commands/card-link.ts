@@ -3,18 +3,18 @@
 import { payloadOf } from '../api/payload.js';
 import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import { sandboxLinkNote, services } from '../cli/services.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
 
 export async function run(input: { open?: boolean }, ctx: Context): Promise<number> {
-  const { api, out } = await services(ctx);
+  const { api, out, target } = await services(ctx);
   const res = await api.cardAddLink();
   let opened: boolean | string | undefined;
   if (input.open) {
     const result = await openUrl(res.data.url, ctx);
     opened = result.opened ? true : result.reason;
   }
-  printAction(out, res.data, { opened, nextStep: `run \`${cliPrefix(ctx)} cards\` to see the saved card`, payload: payloadOf(res) });
+  printAction(out, res.data, { opened, note: sandboxLinkNote(target), nextStep: `run \`${cliPrefix(ctx)} cards\` to see the saved card`, payload: payloadOf(res) });
   return 0;
 }

@@ -11,7 +11,7 @@ import { payloadOf } from '../api/payload.js';
 import type { ExtensionPrice, ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
+import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError } from '../errors.js';
 import { formatLocal, parseLocalDateTime } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
@@ -96,6 +96,7 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   }
   printAction(out, res.data, {
     opened,
+    note: sandboxLinkNote(target),
     payload: payloadOf(res),
     nextStep: `run \`${cli} trips ${uuid}\` to see the check-out (dates change only once the customer confirms, even at no cost)`,
   });

@@ -7,7 +7,7 @@ import { payloadOf } from '../api/payload.js';
 import type { ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
+import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import { printAction } from '../render/action.js';
 import type { Output } from '../render/output.js';
@@ -70,6 +70,7 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   }
   printAction(out, res.data, {
     opened,
+    note: input.wait && target.embedded?.ownsStablePort ? undefined : sandboxLinkNote(target),
     payload: payloadOf(res),
     nextStep: input.wait ? 'this command waits until the reservation reads as settled' : `run \`${cli} trips ${uuid}\` to see whether it is settled`,
   });

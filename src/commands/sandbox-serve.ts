@@ -4,7 +4,7 @@
 // SIGTERM and closes cleanly with exit 0.
 import { resolve } from 'node:path';
 import type { Context } from '../cli/context.js';
-import { output, sandboxStatePath } from '../cli/services.js';
+import { output, sandboxPort, sandboxStatePath } from '../cli/services.js';
 import { CliError } from '../errors.js';
 import { parseIntOption } from './parse.js';
 
@@ -36,7 +36,7 @@ function untilStopped(signal: AbortSignal): Promise<void> {
 }
 
 export async function run(input: ServeInput, ctx: Context): Promise<number> {
-  const port = parseIntOption(input.port, '--port', { min: 0, max: 65_535 }) ?? 0;
+  const port = parseIntOption(input.port, '--port', { min: 0, max: 65_535 }) ?? sandboxPort(ctx.env);
   const fleetSize = parseIntOption(input.fleetSize, '--fleet-size', { min: 1, max: 100_000 });
   const seed = parseIntOption(input.seed, '--seed', { min: 0 });
   const statePath = input.state ? resolve(input.state) : sandboxStatePath(ctx.env);

@@ -39,6 +39,12 @@ export interface SandboxOptions {
   faults?: FaultSpec[];
   /** No request log on stderr. */
   quiet?: boolean;
+  /**
+   * Origin the action links point to, when it differs from this server's (the embedded
+   * sandbox of a CLI command links to the stable `sandbox serve` port, whose pages outlive
+   * the command).
+   */
+  appOrigin?: string;
 }
 
 export interface RunningSandbox {
@@ -93,7 +99,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   }
   const origin = `http://127.0.0.1:${port}`;
   ctx.baseUrl = `${origin}/v1`;
-  ctx.appUrl = `${origin}/app`;
+  ctx.appUrl = `${opts.appOrigin ?? origin}/app`;
   ctx.adminUrl = `${origin}/__sandbox`;
   let closing: Promise<void> | null = null;
   return {

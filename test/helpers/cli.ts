@@ -53,6 +53,8 @@ export class TestHome {
       CARRENTAL_STATE_DIR: join(this.dir, 'state'),
       CARRENTAL_DATA_DIR: join(this.dir, 'data'),
       CARRENTAL_SANDBOX_STATE: join(this.dir, 'data', 'sandbox-state.json'),
+      // no fixed port in tests: parallel runs, and links that point at their own server
+      CARRENTAL_SANDBOX_PORT: '0',
       ...extra,
     };
   }
