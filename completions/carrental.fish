@@ -303,7 +303,7 @@ complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'reset' -d
 complete -c carrental -n '__carrental_at \'carrental sandbox\'' -s h -l help -d 'display help for command'
 
 # carrental sandbox serve
-complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l port -x -d 'port (default 0: a free port)'
+complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l port -x -d 'port (default 4780 or CARRENTAL_SANDBOX_PORT; 0 picks a free port)'
 complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l state -r -F -d 'state file (default: the embedded sandbox state in the data directory)'
 complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l reset -d 'discard the state and start from the seeded fixtures'
 complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -s h -l help -d 'display help for command'
