@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TripsList } from '../../src/api/schemas.js';
 import { formatCents } from '../../src/render/money.js';
-import { type Harness, availableCar, expectError, reserve, startHarness, tempDir, tripBody } from './harness.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { FIXED_NOW, type Harness, availableCar, expectError, reserve, startHarness, tempDir, tripBody } from './harness.js';
 import { PageClient, field, formFields, pathOf, testId } from './page-client.js';
 
 let h: Harness;
@@ -422,5 +423,50 @@ describe('the API-key settings page', () => {
     const car = await availableCar(h, '2026-04-10T10:00', '2026-04-12T10:00');
     const created = await h.call('POST', '/my/reservation', { key: newKey, body: tripBody(car.car_alias, '2026-04-10T10:00', '2026-04-12T10:00'), idempotencyKey: 'x'.repeat(24) });
     expect(created.status, created.text).toBe(200);
+  });
+});
+
+describe('links that point at another sandbox process', () => {
+  it('a link made by a command’s embedded sandbox is completed on `sandbox serve` sharing the state file', async () => {
+    // `serve` plays `carrental sandbox serve` on the stable port; `embedded` the sandbox of a
+    // CLI command, whose links point at serve's origin (appOrigin).
+    const serve = await startSandbox({ statePath, now: () => FIXED_NOW, quiet: true });
+    const serveOrigin = new URL(serve.appUrl).origin;
+    const embedded = await startSandbox({ statePath, now: () => FIXED_NOW, quiet: true, appOrigin: serveOrigin });
+    try {
+      const get = async (path: string) => (await fetch(embedded.baseUrl + path, { headers: { Authorization: `Bearer ${key}` } })).json() as Promise<any>;
+      const unpaid = (await get('/my/trips')).data.active.find((t: any) => t.balance_cents > 0);
+      const res = await fetch(`${embedded.baseUrl}/my/reservation/${unpaid.uuid}/payment-link`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"payment_type":"rent"}' });
+      const url = ((await res.json()) as any).data.url as string;
+      expect(url.startsWith(`${serveOrigin}/app/trips/${unpaid.uuid}?`)).toBe(true);
+      await embedded.close();
+
+      const customer = new PageClient(serveOrigin);
+      await customer.login('dana', pathOf(url));
+      const review = await customer.open(pathOf(url));
+      const done = await customer.submit(`/app/trips/${unpaid.uuid}/pay`, formFields(review.html, `/app/trips/${unpaid.uuid}/pay`), { Origin: serveOrigin, 'Sec-Fetch-Site': 'same-origin' });
+      expect(done.status).toBe(200);
+      expect(testId(done.html, 'result')).toContain('was charged');
+      const after = (await (await fetch(`${serve.baseUrl}/my/reservation/${unpaid.uuid}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as any;
+      expect(after.data.payment_status).toEqual({ type: 'settled' });
+    } finally {
+      await embedded.close();
+      await serve.close();
+    }
+  });
+
+  it('a sandbox whose links name another origin still serves its own pages: cookie and origin follow the server that answers', async () => {
+    const other = await startSandbox({ now: () => FIXED_NOW, quiet: true, appOrigin: 'http://127.0.0.1:1' });
+    try {
+      const origin = new URL(other.baseUrl).origin;
+      const c = new PageClient(origin);
+      const login = await c.post('/app/login', { customer: 'dana', next: '/app/' }, { Origin: origin });
+      expect(login.status).toBe(303);
+      expect(login.headers.getSetCookie()[0]).toMatch(new RegExp(`^carrental_sandbox_${new URL(origin).port}=`));
+      expect((await c.get('/app/')).status).toBe(200);
+      expect((await c.post('/app/login', { customer: 'dana' }, { Origin: 'http://127.0.0.1:1' })).status).toBe(403);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -87,7 +87,7 @@ export function loginRequired(p: PageRequest): PageReply {
 
 /** Origin and CSRF token of a confirmation; a reply when the post must be refused. */
 export function refusePost(p: PageRequest): PageReply | null {
-  if (!sameOrigin(p.ctx, p.req)) {
+  if (!sameOrigin(p.req)) {
     return messagePage(p, 403, 'Refused', 'This form was sent from another site, so nothing was changed.');
   }
   if (!p.auth) return loginRequired(p);

@@ -35,13 +35,13 @@ export const loginPage: PageHandler = (p) => {
 };
 
 export const loginPost: PageHandler = (p) => {
-  if (!sameOrigin(p.ctx, p.req)) return messagePage(p, 403, 'Refused', 'This form was sent from another site.');
+  if (!sameOrigin(p.req)) return messagePage(p, 403, 'Refused', 'This form was sent from another site.');
   const handle = p.form.get('customer') ?? '';
   const customer = p.state.customers.find((c) => c.handle === handle);
   if (!customer) return messagePage(p, 400, 'Choose a customer', 'Pick one of the demo customers to log in.', { actions: html`<a class="button" href="/app/login">Back</a>` });
   const headers: Record<string, string> = {};
-  if (p.auth) endSession(p.ctx, p.auth.session);
-  headers['Set-Cookie'] = createSession(p.ctx, customer.id).cookie;
+  if (p.auth) endSession(p.ctx, p.req, p.auth.session);
+  headers['Set-Cookie'] = createSession(p.ctx, p.req, customer.id).cookie;
   return redirect(safeNext(p.form.get('next')), headers);
 };
 
@@ -49,5 +49,5 @@ export const logoutPost: PageHandler = (p) => {
   if (!p.auth) return redirect('/app/login');
   const refused = refusePost(p);
   if (refused) return refused;
-  return redirect('/app/login', { 'Set-Cookie': endSession(p.ctx, p.auth.session) });
+  return redirect('/app/login', { 'Set-Cookie': endSession(p.ctx, p.req, p.auth.session) });
 };

@@ -42,11 +42,11 @@ function sessionsOf(ctx: SandboxContext): Map<string, Session> {
 
 /**
  * Cookies are not scoped by port, so two sandboxes on one host would overwrite each
- * other's cookie under a shared name: the port is part of the name.
+ * other's cookie under a shared name: the port that answered is part of the name (not the
+ * port of ctx.appUrl, which names another server when links point at `sandbox serve`).
  */
-export function cookieName(ctx: SandboxContext): string {
-  const port = /:(\d+)\//.exec(`${ctx.appUrl}/`)?.[1] ?? '0';
-  return `carrental_sandbox_${port}`;
+export function cookieName(req: IncomingMessage): string {
+  return `carrental_sandbox_${req.socket.localPort ?? 0}`;
 }
 
 function readCookie(req: IncomingMessage, name: string): string | null {
@@ -64,7 +64,7 @@ export interface ActiveSession {
 
 /** The logged-in customer, or null (no cookie, unknown or expired session, customer gone). */
 export function currentSession(ctx: SandboxContext, req: IncomingMessage, state: SandboxState): ActiveSession | null {
-  const id = readCookie(req, cookieName(ctx));
+  const id = readCookie(req, cookieName(req));
   if (!id) return null;
   const sessions = sessionsOf(ctx);
   const session = sessions.get(id);
@@ -78,7 +78,7 @@ export function currentSession(ctx: SandboxContext, req: IncomingMessage, state:
 }
 
 /** A fresh session (a new id at every login, so a planted cookie is never promoted). */
-export function createSession(ctx: SandboxContext, customerId: string): { session: Session; cookie: string } {
+export function createSession(ctx: SandboxContext, req: IncomingMessage, customerId: string): { session: Session; cookie: string } {
   const sessions = sessionsOf(ctx);
   if (sessions.size >= MAX_SESSIONS) {
     const oldest = sessions.keys().next().value;
@@ -92,13 +92,13 @@ export function createSession(ctx: SandboxContext, customerId: string): { sessio
     results: new Map(),
   };
   sessions.set(session.id, session);
-  const cookie = `${cookieName(ctx)}=${session.id}; Path=/app; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / 1000}`;
+  const cookie = `${cookieName(req)}=${session.id}; Path=/app; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / 1000}`;
   return { session, cookie };
 }
 
-export function endSession(ctx: SandboxContext, session: Session): string {
+export function endSession(ctx: SandboxContext, req: IncomingMessage, session: Session): string {
   sessionsOf(ctx).delete(session.id);
-  return `${cookieName(ctx)}=; Path=/app; HttpOnly; SameSite=Lax; Max-Age=0`;
+  return `${cookieName(req)}=; Path=/app; HttpOnly; SameSite=Lax; Max-Age=0`;
 }
 
 export function csrfValid(session: Session, token: string | null): boolean {
@@ -109,16 +109,17 @@ export function csrfValid(session: Session, token: string | null): boolean {
 }
 
 /**
- * A browser names the page a form was posted from; a post from another site is refused
- * before the token is even looked at. Clients that send neither header (curl, tests) rely
- * on the token alone.
+ * A browser names the origin a form was posted from; a post from another site is refused
+ * before the token is even looked at. The origin must be the one the request was sent to
+ * (its Host), which is this server even when ctx.appUrl names `sandbox serve`'s. Clients
+ * that send neither header (curl, tests) rely on the token alone.
  */
-export function sameOrigin(ctx: SandboxContext, req: IncomingMessage): boolean {
+export function sameOrigin(req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = req.headers.origin;
   if (origin === undefined) return true;
-  return origin === new URL(ctx.appUrl).origin;
+  return req.headers.host !== undefined && origin === `http://${req.headers.host}`;
 }
 
 export function rememberResult(session: Session, result: PageResult): string {
