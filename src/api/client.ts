@@ -4,7 +4,33 @@
 //
 // The transport is undici (the stack's HTTP client): one keep-alive Agent per client, so
 // sequential calls and the concurrent pages of `cars --all` reuse their connections.
-import { Agent, request as undiciRequest } from 'undici';
+// Only undici's Agent and its request API are loaded: the package entry also loads fetch,
+// WebSocket, EventSource, caches and mocks, which more than doubles every command's start.
+import { setFlagsFromString } from 'node:v8';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import undiciRequestImpl from 'undici/lib/api/api-request.js';
+import type { Dispatcher } from 'undici';
+
+// undici parses HTTP with llhttp compiled to WebAssembly. V8 then recompiles it with
+// TurboFan in the background, and node waits for that at exit: 80-150 ms after the output
+// of every command. The baseline compiler is plenty for a CLI's few responses. Set before
+// the first connection compiles the module, and not before: a V8 flag changed in a process
+// makes V8 refuse the start-up code cache that process would write (scripts/code-cache.cjs).
+let wasmTierUpOff = false;
+function baselineWasmOnly(): void {
+  if (wasmTierUpOff) return;
+  setFlagsFromString('--liftoff-only');
+  wasmTierUpOff = true;
+}
+
+const undiciRequest = (url: string, opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher }): Promise<Dispatcher.ResponseData> => {
+  const { origin, pathname, search } = new URL(url);
+  return (undiciRequestImpl as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>).call(opts.dispatcher, {
+    ...opts,
+    origin,
+    path: `${pathname}${search}`,
+  });
+};
 import { CliError, kindForStatus } from '../errors.js';
 import { hintFor } from './hints.js';
 import { redactHeader, scrubSecrets } from './redact.js';
@@ -92,7 +118,7 @@ const MAX_BACKOFF_MS = 8_000;
 
 export class ApiClient {
   readonly baseUrl: string;
-  private agent?: Agent;
+  private agent?: InstanceType<typeof Agent>;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   /** --debug output; every line passes through the key scrubber, whatever it echoes. */
@@ -222,6 +248,7 @@ export class ApiClient {
   }
 
   private async send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
+    baselineWasmOnly();
     this.agent ??= new Agent({
       keepAliveTimeout: 10_000,
       connections: 8,
