@@ -110,7 +110,14 @@ const values: { alias?: string; reservation?: string; invoice?: string } = {};
 beforeAll(() => {
   home = new TestHome();
   shim = new ShimDir();
-  env = home.env({ PATH: shim.path(), CARRENTAL_SANDBOX: '1', CARRENTAL_SANDBOX_NOW: SANDBOX_NOW, LANG: 'C.UTF-8' });
+  // the README books more cars than the sandbox's default limit of active reservations
+  env = home.env({
+    PATH: shim.path(),
+    CARRENTAL_SANDBOX: '1',
+    CARRENTAL_SANDBOX_NOW: SANDBOX_NOW,
+    CARRENTAL_SANDBOX_CONFIG: JSON.stringify({ maxActiveReservations: 50 }),
+    LANG: 'C.UTF-8',
+  });
 });
 afterAll(() => {
   shim?.cleanup();
@@ -180,10 +187,23 @@ interface Ran {
 
 function runLine(command: string, untilInterrupt: boolean): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-o', 'pipefail', '-c', untilInterrupt ? `exec ${command}` : command], { env, cwd: home.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    // its own process group, so a line that hangs is killed with everything it started
+    const child = spawn('bash', ['--noprofile', '--norc', '-o', 'pipefail', '-c', untilInterrupt ? `exec ${command}` : command], {
+      env,
+      cwd: home.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    // well inside the test's own timeout, so a hung line is reaped before vitest gives up on it
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 20_000);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       if (untilInterrupt) child.kill('SIGINT');
