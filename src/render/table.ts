@@ -11,16 +11,25 @@ export interface TableOptions {
   style?: (header: string) => string;
 }
 
+/** A cell drawn on several lines on a terminal (one tab-separated field in a pipe). */
+export class MultiLine {
+  constructor(readonly lines: unknown[]) {}
+}
+
 export function renderTable(headers: string[], rows: unknown[][], opts: TableOptions): string {
-  const cells = rows.map((row) => row.map((cell) => clean(cell)));
+  const tall = rows.some((row) => row.some((cell) => cell instanceof MultiLine));
+  const cells = rows.map((row) =>
+    row.map((cell) => (cell instanceof MultiLine ? cell.lines.map((l) => clean(l)).join(opts.tty ? '\n' : ' ') : clean(cell))),
+  );
   if (!opts.tty) {
     return cells.map((row) => row.join('\t')).join('\n') + (cells.length ? '\n' : '');
   }
   const Table = loadTable();
   const table = new Table({
     head: headers.map((h) => (opts.style ? opts.style(h) : h)),
-    // compact: no rule between rows, so a 50-car list stays 50 lines, not 100
-    style: { head: [], border: [], compact: true },
+    // compact: no rule between rows, so a 50-car list stays 50 lines, not 100; rows of
+    // several lines keep their rules, or they would run into each other
+    style: { head: [], border: [], compact: !tall },
     colAligns: headers.map((_, i) => (opts.alignRight?.includes(i) ? 'right' : 'left')),
     wordWrap: true,
   });

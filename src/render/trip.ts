@@ -1,6 +1,7 @@
 // Trips and their money. Each block says what it is and what it is not: a financial summary
 // is the current record, not a final cost; a null total is "unknown", never $0.00; a
 // cancellation does not mean money was returned.
+import { MultiLine } from './table.js';
 import type { CancellationOutcome, PaymentStatus, Trip } from '../api/schemas.js';
 import { formatLocal, formatUtc, zoneOf } from './dates.js';
 import { invoiceNotes, renderInvoiceTable } from './invoice.js';
@@ -18,10 +19,12 @@ export function formatTripDates(trip: Pick<Trip, 'date_checkin' | 'date_checkout
 }
 
 export function tripRow(trip: Trip): unknown[] {
+  const zone = zoneOf(trip.car.city);
   return [
     trip.uuid,
     trip.car.name,
-    formatTripDates(trip),
+    // check-in, check-out and their zone on three lines keep the table within a terminal's width
+    new MultiLine([`${trip.date_checkin.replace('T', ' ')} →`, trip.date_checkout.replace('T', ' '), zone ?? '(car-local)']),
     trip.days,
     trip.status,
     formatCentsOrUnknown(trip.financial_summary.trip_total_cents),

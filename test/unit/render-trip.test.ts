@@ -1,6 +1,7 @@
+import { MultiLine, renderTable } from '../../src/render/table.js';
 import { describe, expect, it } from 'vitest';
 import type { CancellationOutcome, Trip } from '../../src/api/schemas.js';
-import { describePaymentStatus, formatTripDates, renderCancellationOutcome, renderFinancialSummary, renderTripDetail, tripRow } from '../../src/render/trip.js';
+import { describePaymentStatus, formatTripDates, renderCancellationOutcome, renderFinancialSummary, renderTripDetail, tripRow, TRIP_HEADERS } from '../../src/render/trip.js';
 import { fakeOutput } from '../helpers/output.js';
 
 const car = {
@@ -66,8 +67,16 @@ describe('trip rows', () => {
   });
   it('shows a null trip total as unknown, never $0.00', () => {
     const row = tripRow(trip({ financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: null } }));
-    expect(row).toEqual([trip().uuid, 'Tesla Model 3', '2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles', 3, 'new', 'unknown', 'unknown', '$345.67']);
+    expect(row).toEqual([trip().uuid, 'Tesla Model 3', new MultiLine(['2026-12-01 10:00 →', '2026-12-04 10:00', 'America/Los_Angeles']), 3, 'new', 'unknown', 'unknown', '$345.67']);
     expect(row.join(' ')).not.toContain('$0.00');
+  });
+
+  it('draws the dates on three lines on a terminal and as one field in a pipe', () => {
+    const row = tripRow(trip());
+    const tty = renderTable(TRIP_HEADERS, [row], { tty: true });
+    expect(tty).toMatch(/│ 2026-12-01 10:00 →\s+│/);
+    expect(tty).toMatch(/│ America\/Los_Angeles │/);
+    expect(renderTable(TRIP_HEADERS, [row], { tty: false })).toContain('\t2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles\t');
   });
 });
 
