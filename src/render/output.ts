@@ -50,7 +50,7 @@ export class Output {
   table(headers: string[], rows: unknown[][], alignRight: number[] = []): void {
     this.clearProgress();
     this.ctx.io.stdout.write(
-      renderTable(headers, rows, { tty: this.tty, alignRight, style: (h) => this.color.bold(h) }),
+      renderTable(headers, rows, { tty: this.tty, alignRight, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
     );
   }
 

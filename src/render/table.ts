@@ -7,6 +7,7 @@ export interface TableOptions {
   tty: boolean;
   /** Right-aligned columns (money, counts), by index. */
   alignRight?: number[];
+  /** The terminal's width: wider tables wrap their widest columns to fit. */
   columns?: number;
   style?: (header: string) => string;
 }
@@ -31,10 +32,35 @@ export function renderTable(headers: string[], rows: unknown[][], opts: TableOpt
     // several lines keep their rules, or they would run into each other
     style: { head: [], border: [], compact: !tall },
     colAligns: headers.map((_, i) => (opts.alignRight?.includes(i) ? 'right' : 'left')),
+    colWidths: fitWidths(headers, cells, opts.columns),
     wordWrap: true,
   });
   for (const row of cells) table.push(row);
   return table.toString() + '\n';
+}
+
+const MIN_WRAPPED_COLUMN = 12;
+
+/**
+ * Column widths (padding included) that fit `columns`: the widest columns give up width,
+ * down to a minimum, and wrap. Undefined entries let cli-table3 size a column itself.
+ */
+export function fitWidths(headers: string[], cells: string[][], columns: number | undefined): Array<number | null> {
+  const natural = headers.map((h, i) => 2 + Math.max(h.length, ...cells.map((row) => Math.max(...(row[i] ?? '').split('\n').map((l) => l.length)))));
+  if (!columns || columns <= 0) return natural.map(() => null);
+  const borders = headers.length + 1;
+  const widths = [...natural];
+  let excess = widths.reduce((a, b) => a + b, 0) + borders - columns;
+  while (excess > 0) {
+    const widest = widths.indexOf(Math.max(...widths));
+    const floor = MIN_WRAPPED_COLUMN + 2;
+    if (widths[widest] <= floor) break; // cannot fit: let the terminal wrap
+    const second = Math.max(floor, ...widths.filter((_, i) => i !== widest));
+    const cut = Math.min(excess, widths[widest] - Math.max(floor, second - 1));
+    widths[widest] -= Math.max(1, cut);
+    excess -= Math.max(1, cut);
+  }
+  return widths.map((w, i) => (w === natural[i] ? null : w));
 }
 
 /** A label/value block: aligned on a terminal, `label<TAB>value` in a pipe. */

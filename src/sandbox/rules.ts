@@ -4,6 +4,7 @@
 // The customer pages (pages.ts) and the admin endpoints use the same transitions:
 // payRentInvoice, placeDepositHold, saveCard, extendCheckout, confirmRefunds.
 import { PROTECTION_PLANS } from '../api/schemas.js';
+import { formatCents } from '../render/money.js';
 import { addDaysToDate, localNow, localNowMinutes, parseLocal, utcStamp } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { ApiError, apiError } from './errors.js';
@@ -330,7 +331,7 @@ export const activeReservations = (state: SandboxState, env: RuleEnv, customerId
 
 function rentItems(env: RuleEnv, b: PriceBreakdown): InvoiceItemRec[] {
   const item = (amount: number, description: string) => ({ id: env.newId(), amount, description });
-  const items = [item(b.rent_subtotal, `Rent: ${b.days} day${b.days === 1 ? '' : 's'} at ${b.day_rate} cents`)];
+  const items = [item(b.rent_subtotal, `Rent: ${b.days} day${b.days === 1 ? '' : 's'} at ${formatCents(b.day_rate)} a day`)];
   if (b.rent_discount_amount) items.push(item(-b.rent_discount_amount, `Duration discount (${b.duration_discount_percent} %)`));
   if (b.promo_discount_amount) items.push(item(-b.promo_discount_amount, `Promo code ${b.promo_code}`));
   if (b.protection_total) items.push(item(b.protection_total, `Protection (${b.protection_plan})`));
