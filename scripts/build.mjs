@@ -1,4 +1,4 @@
-// Two builds (see docs/bench.md for what they save):
+// Two builds (the README's Benchmarks section says what they save):
 // - dist/cli/start.cjs: the command tree, commander and the error reporting, as CommonJS.
 //   bin/carrental.js requires it, so --help and usage errors never start node's ESM loader.
 // - dist/commands/*.js and dist/chunks/: every command module as an ES-module entry, with
