@@ -3,12 +3,12 @@
 // payments not enabled).
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/cli/main.js';
 import { sandboxExtraCredentials } from '../../src/sandbox/index.js';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
 import { rawGet } from '../helpers/raw-api.js';
-import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
+import { SANDBOX_NOW, sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 
 let sb: TestSandbox;
 let home: TestHome;
@@ -18,15 +18,7 @@ const raw = (path: string, key = sb.keys.booking_write) => rawGet(sb.baseUrl, pa
 const run = (argv: string[], opts: RunOpts & { key?: string } = {}) =>
   runCommand(['--base-url', sb.baseUrl, ...argv], { now: () => SANDBOX_NOW, ...opts, env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write, ...opts.env }) });
 
-beforeAll(async () => {
-  sb = await TestSandbox.start();
-});
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
+sandboxPerTest((started) => (sb = started), (fresh) => (home = fresh));
 
 describe('profile', () => {
   it('says who the key belongs to, with the saved card masked', async () => {

@@ -1,9 +1,9 @@
 // `api <METHOD> <path>`, in-process against the sandbox: the body as received, exit codes
 // from the status, one credential header (or none), and input checked before sending.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
 import { rawGet } from '../helpers/raw-api.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 import { StubServer } from '../helpers/stub-server.js';
 
 let sb: TestSandbox;
@@ -16,15 +16,7 @@ const run = (argv: string[], opts: RunOpts & { key?: string | null } = {}) =>
     env: home.env(opts.key === null ? {} : { CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write }),
   });
 
-beforeAll(async () => {
-  sb = await TestSandbox.start();
-});
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
+sandboxPerTest((started) => (sb = started), (fresh) => (home = fresh));
 
 describe('api', () => {
   it('GET prints the body exactly as received, with one credential header', async () => {

@@ -2,22 +2,14 @@
 // loopback sandbox, inside a temp home (never the user's config).
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 
 let sb: TestSandbox;
 let home: TestHome;
 
-beforeAll(async () => {
-  sb = await TestSandbox.start();
-});
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
+sandboxPerTest((started) => (sb = started), (fresh) => (home = fresh));
 
 const cli = (argv: string[], opts: RunOpts = {}) => runCommand(argv, { ...opts, env: home.env(opts.env) });
 const configFile = () => join(home.dir, 'config', 'config.json');

@@ -4,13 +4,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/cli/main.js';
 import type { DoctorReport } from '../../src/commands/doctor.js';
 import { OPERATIONS } from '../../src/api/operations.js';
 import { sandboxExtraCredentials } from '../../src/sandbox/index.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 
 let sb: TestSandbox;
@@ -27,15 +27,7 @@ const doctor = async (argv: string[] = [], opts: { key?: string | null; baseUrl?
 const op = (report: DoctorReport, id: string) => report.operations.find((o) => o.id === id)!;
 const check = (report: DoctorReport, name: string) => report.checks.find((c) => c.name === name)!;
 
-beforeAll(async () => {
-  sb = await TestSandbox.start();
-});
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
+sandboxPerTest((started) => (sb = started), (fresh) => (home = fresh));
 
 describe('doctor against the sandbox', () => {
   it('all deployed, a booking_write key: exit 0, one JSON object, whose key it is, and nothing changed', async () => {

@@ -1,5 +1,7 @@
 // A sandbox for command tests: fixed clock, quiet, and small helpers around its admin API
 // (/__sandbox/...): the request log (to prove what was or was not sent), faults, config.
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { TestHome } from './cli.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 /** Noon in Los Angeles, 15:00 in Miami. */
@@ -11,6 +13,26 @@ export interface LoggedRequest {
   operation: string | null;
   status: number | null;
   credentials: 'none' | 'authorization' | 'x-api-key' | 'both';
+}
+
+/**
+ * The hooks most command tests share: one sandbox for the file, reset before each test,
+ * and a fresh TestHome per test (removed after it). The callbacks hand them to the file.
+ */
+export function sandboxPerTest(onStart: (sb: TestSandbox) => void, onHome: (home: TestHome) => void, options?: SandboxOptions): void {
+  let sb: TestSandbox;
+  let home: TestHome;
+  beforeAll(async () => {
+    sb = await TestSandbox.start(options);
+    onStart(sb);
+  });
+  afterAll(() => sb.close());
+  beforeEach(async () => {
+    home = new TestHome();
+    onHome(home);
+    await sb.reset();
+  });
+  afterEach(() => home.cleanup());
 }
 
 export class TestSandbox {
