@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // CARRENTAL_TEST_REPORT=path: also a JSON report, from which .ci/run prints its summary line
+    reporters: process.env.CARRENTAL_TEST_REPORT ? ['default', ['json', { outputFile: process.env.CARRENTAL_TEST_REPORT }]] : ['default'],
   },
 });
