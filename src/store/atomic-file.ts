@@ -1,0 +1,123 @@
+// Whole-or-nothing file replacement for every file carrental or its sandbox writes
+// (journal, config, sandbox state, completion cache).
+//
+// Why not write-file-atomic 7 or atomically (under conf): both ignore the byte count that
+// write(2) returns. On a nearly full disk write() writes part of the buffer and returns a
+// short count; those helpers then fsync and rename the truncated temp file over the good
+// one. Here every write loops until the whole buffer is down, a write that makes no
+// progress is ENOSPC, the temp file's size is checked against what was meant before the
+// rename, and any failure removes the temp file and leaves the old file untouched.
+//
+// The `fs` parameter exists for tests: they inject a short write to prove the check runs.
+import * as nodeFs from 'node:fs';
+import path from 'node:path';
+
+/** The few synchronous fs calls the writer makes; tests replace `writeSync`. */
+export interface AtomicFs {
+  openSync: typeof nodeFs.openSync;
+  writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number;
+  fsyncSync: typeof nodeFs.fsyncSync;
+  fstatSync: typeof nodeFs.fstatSync;
+  closeSync: typeof nodeFs.closeSync;
+  fchmodSync: typeof nodeFs.fchmodSync;
+  renameSync: typeof nodeFs.renameSync;
+  unlinkSync: typeof nodeFs.unlinkSync;
+}
+
+export interface AtomicWriteOptions {
+  /** File mode, applied with fchmod so that the umask cannot widen it. Default 0o600. */
+  mode?: number;
+  /** fsync the file and its directory (default true). */
+  fsync?: boolean;
+  fs?: AtomicFs;
+}
+
+let counter = 0;
+
+/** `<file>.<pid>.<n>.tmp`: unique per process and call, recognisable for clean-up. */
+export function tempPathFor(file: string): string {
+  counter = (counter + 1) % 1_000_000;
+  return `${file}.${process.pid}.${counter}.tmp`;
+}
+
+/** Matches the temp files `tempPathFor(file)` makes (for sweeping those a killed writer left). */
+export function isTempFileOf(file: string, candidate: string): boolean {
+  const base = path.basename(file);
+  const name = path.basename(candidate);
+  return name.startsWith(`${base}.`) && /^\d+\.\d+\.tmp$/.test(name.slice(base.length + 1));
+}
+
+function noSpace(file: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`ENOSPC: no space left on device, write '${file}'`);
+  err.code = 'ENOSPC';
+  err.errno = -28;
+  err.syscall = 'write';
+  err.path = file;
+  return err;
+}
+
+/** fsync a directory so that a rename inside it is durable. */
+export function fsyncDirSync(dir: string): void {
+  // Windows cannot open a directory for fsync; NTFS journals the rename itself.
+  if (process.platform === 'win32') return;
+  const fd = nodeFs.openSync(dir, 'r');
+  try {
+    nodeFs.fsyncSync(fd);
+  } catch (err) {
+    // Some filesystems (certain network/FUSE mounts) do not support fsync on directories.
+    if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
+  } finally {
+    nodeFs.closeSync(fd);
+  }
+}
+
+/**
+ * Replaces `file` with `data`, whole or not at all. Throws the underlying error (ENOSPC,
+ * EIO, EROFS, ENOENT for a missing directory, EACCES) after removing its temp file; the
+ * old file, if any, is then exactly as it was.
+ */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const fs = options.fs ?? nodeFs;
+  const mode = options.mode ?? 0o600;
+  const sync = options.fsync ?? true;
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const tmp = tempPathFor(file);
+  const fd = fs.openSync(tmp, 'wx', mode);
+  let renamed = false;
+  try {
+    try {
+      fs.fchmodSync(fd, mode);
+      let offset = 0;
+      while (offset < bytes.length) {
+        const n = fs.writeSync(fd, bytes, offset, bytes.length - offset, offset);
+        // A write that makes no progress would loop forever; the disk is full.
+        if (!(n > 0)) throw noSpace(tmp);
+        offset += n;
+      }
+      if (sync) fs.fsyncSync(fd);
+      const size = fs.fstatSync(fd).size;
+      if (size !== bytes.length) throw new Error(`short write: ${tmp} has ${size} of ${bytes.length} bytes`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+    renamed = true;
+    if (sync) fsyncDirSync(path.dirname(file));
+  } finally {
+    if (!renamed) {
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        // The temp file is litter at worst; the error that matters is already on its way.
+      }
+    }
+  }
+}
+
+/**
+ * The same, for async callers. The work is synchronous on purpose: these files are
+ * small, and a synchronous write cannot interleave with anything else in the process.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  writeFileAtomicSync(file, data, options);
+}
