@@ -1,0 +1,51 @@
+// JSON text that is safe to print: still valid JSON meaning exactly the same value, but
+// with nothing a terminal or a reader could be fooled by, and without the active key.
+//
+// - C1 controls (U+0080-U+009F; U+009B is an 8-bit CSI), the bidi controls, the line and
+//   paragraph separators and DEL become \uXXXX escapes. Outside strings JSON text is plain
+//   ASCII, so a character-level replace only ever touches string contents. (C0 controls
+//   are already escaped in any valid JSON text.)
+// - Every occurrence of a secret is replaced by its mask. A secret written with JSON
+//   escapes (`svc\u005f...`) would survive a text replace, so the result is parsed once
+//   more and, if any string still holds a secret, re-serialised from the scrubbed value.
+import { scrubSecrets } from '../api/redact.js';
+
+// eslint-disable-next-line no-control-regex
+const UNSAFE_RE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeUnsafe(text: string): string {
+  return text.replace(UNSAFE_RE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function holdsSecret(value: unknown, secrets: string[]): boolean {
+  if (typeof value === 'string') return secrets.some((s) => value.includes(s));
+  if (Array.isArray(value)) return value.some((v) => holdsSecret(v, secrets));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).some(([k, v]) => holdsSecret(k, secrets) || holdsSecret(v, secrets));
+  }
+  return false;
+}
+
+function scrubValue(value: unknown, secrets: string[]): unknown {
+  if (typeof value === 'string') return scrubSecrets(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrubSecrets(k, secrets), scrubValue(v, secrets)]));
+  }
+  return value;
+}
+
+/**
+ * `text` must be valid JSON (the server's bytes as received, or JSON.stringify output).
+ * Returns it with unsafe characters escaped and the secrets masked; byte-for-byte the
+ * same when there was nothing to escape or mask.
+ */
+export function safeJsonText(text: string, secrets: Array<string | undefined> = []): string {
+  const live = secrets.filter((s): s is string => !!s && s.length >= 8);
+  let out = escapeUnsafe(live.length ? scrubSecrets(text, live) : text);
+  if (live.length) {
+    const value: unknown = JSON.parse(out);
+    if (holdsSecret(value, live)) out = escapeUnsafe(JSON.stringify(scrubValue(value, live), null, 2));
+  }
+  return out;
+}

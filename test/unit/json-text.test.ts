@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { safeJsonText } from '../../src/render/json-text.js';
+
+const KEY = 'svc_live_abcdefgh12345678';
+
+describe('safeJsonText', () => {
+  it('leaves ordinary JSON byte-for-byte as it was, key order and spacing included', () => {
+    const text = '{"b":1,  "a":[true,null,"x"],"name":"Zoë"}';
+    expect(safeJsonText(text, [KEY])).toBe(text);
+  });
+
+  it('escapes C1 controls, DEL, bidi controls and line separators, and stays equal JSON', () => {
+    const value = { name: 'a\u009b2Jb\u202ec\u2066d\u2028e\u007ff\u0085' };
+    const out = safeJsonText(JSON.stringify(value));
+    expect(out).not.toMatch(/[\u007f-\u009f\u202e\u2066\u2028]/);
+    expect(out).toContain('\\u009b');
+    expect(out).toContain('\\u202e');
+    expect(JSON.parse(out)).toEqual(value);
+  });
+
+  it('masks the key wherever it appears, also when written with JSON escapes', () => {
+    const plain = safeJsonText(JSON.stringify({ request_id: `req-${KEY}` }), [KEY]);
+    expect(plain).not.toContain(KEY);
+    expect(plain).toContain('svc_…5678');
+    const escaped = `{"request_id":"${KEY.replace('_', '\\u005f')}"}`;
+    const out = safeJsonText(escaped, [KEY]);
+    expect(JSON.parse(out).request_id).not.toContain(KEY);
+    expect(out).not.toContain('abcdefgh12345678');
+  });
+
+  it('ignores secrets shorter than 8 characters (they would mask ordinary text)', () => {
+    expect(safeJsonText('{"a":"short"}', ['short'])).toBe('{"a":"short"}');
+  });
+});
