@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { addLocalDays, isPastLocal, isRelativeDate, localNow, parseDays, resolveDateInput } from '../../src/render/dates.js';
+
+const LA = 'America/Los_Angeles';
+const NY = 'America/New_York';
+// 2026-12-31 06:30 UTC: still Dec 30 22:30 in LA, Dec 31 01:30 in New York.
+const NOW = new Date('2026-12-31T06:30:00Z');
+
+describe('relative dates', () => {
+  it('reads the wall clock of the car zone, not of the machine', () => {
+    expect(localNow(LA, NOW)).toBe('2026-12-30T22:30');
+    expect(localNow(NY, NOW)).toBe('2026-12-31T01:30');
+  });
+
+  it('tomorrow and +Nd count calendar days in the car zone, across month and year ends', () => {
+    expect(resolveDateInput('tomorrow 10:00', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T10:00');
+    expect(resolveDateInput('tomorrow 10:00', '--from', { now: NOW, zone: NY })).toBe('2027-01-01T10:00');
+    expect(resolveDateInput('+3d 9:05', '--to', { now: NOW, zone: NY })).toBe('2027-01-03T09:05');
+    expect(resolveDateInput('+1w', '--to', { now: NOW, zone: LA })).toBe('2027-01-06T10:00');
+    expect(resolveDateInput('Today 18:30', '--to', { now: NOW, zone: LA })).toBe('2026-12-30T18:30');
+  });
+
+  it('absolute forms pass through unchanged, and need no zone', () => {
+    expect(resolveDateInput('2027-01-05 10:00', '--from', { now: NOW })).toBe('2027-01-05T10:00');
+    expect(isRelativeDate('2027-01-05 10:00')).toBe(false);
+    expect(isRelativeDate('+2d 10:00')).toBe(true);
+  });
+
+  it('refuses nonsense and relative forms without a zone, naming the flag', () => {
+    expect(() => resolveDateInput('next friday', '--from', { now: NOW, zone: LA })).toThrow(/--from must be a car-local date/);
+    expect(() => resolveDateInput('tomorrow 25:00', '--from', { now: NOW, zone: LA })).toThrow(/no such time/);
+    expect(() => resolveDateInput('tomorrow', '--from', { now: NOW })).toThrow(/give --city/);
+  });
+
+  it('adds days on the calendar, February and leap years included', () => {
+    expect(addLocalDays('2028-02-28T10:00', 1)).toBe('2028-02-29T10:00');
+    expect(addLocalDays('2027-02-28T10:00', 1)).toBe('2027-03-01T10:00');
+    expect(addLocalDays('2027-01-31T07:00', -31)).toBe('2026-12-31T07:00');
+  });
+
+  it('--days takes 1..366 whole days', () => {
+    expect(parseDays('3')).toBe(3);
+    for (const bad of ['0', '-1', '1.5', '367', 'x', '']) expect(() => parseDays(bad)).toThrow(/--days/);
+  });
+
+  it('a check-in earlier than now in the car zone is in the past', () => {
+    expect(isPastLocal('2026-12-30T22:00', LA, NOW)).toBe(true);
+    expect(isPastLocal('2026-12-30T23:00', LA, NOW)).toBe(false);
+    expect(isPastLocal('2026-12-31T01:00', NY, NOW)).toBe(true);
+  });
+});
