@@ -6,7 +6,8 @@ import { usageError } from '../errors.js';
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/;
 
 export function zoneOf(city: string | null | undefined): string | undefined {
-  return city && city in CITY_TIME_ZONES ? CITY_TIME_ZONES[city as City] : undefined;
+  // hasOwn, not `in`: "toString" is no city.
+  return city && Object.hasOwn(CITY_TIME_ZONES, city) ? CITY_TIME_ZONES[city as City] : undefined;
 }
 
 /** "2026-12-01T10:00" + "la" -> "2026-12-01 10:00 America/Los_Angeles". */

@@ -21,7 +21,7 @@ describe('formatCents', () => {
   });
 
   it('refuses a non-integer: cents are integers everywhere in the API', () => {
-    expect(() => formatCents(12.5)).toThrow(TypeError);
+    expect(() => formatCents(12.5)).toThrow(new TypeError('cents must be an integer, got 12.5'));
   });
 });
 
@@ -36,7 +36,7 @@ describe('formatUsd (whole dollars)', () => {
   });
 
   it('refuses fractions', () => {
-    expect(() => formatUsd(1.5)).toThrow(TypeError);
+    expect(() => formatUsd(1.5)).toThrow(new TypeError('dollars must be an integer, got 1.5'));
   });
 });
 

@@ -24,11 +24,18 @@ describe('relative dates', () => {
     expect(resolveDateInput('2027-01-05 10:00', '--from', { now: NOW })).toBe('2027-01-05T10:00');
     expect(isRelativeDate('2027-01-05 10:00')).toBe(false);
     expect(isRelativeDate('+2d 10:00')).toBe(true);
+    expect(isRelativeDate('  tomorrow 10:00 ')).toBe(true);
+    expect(isRelativeDate('xtomorrow')).toBe(false);
+    expect(isRelativeDate('tomorrow 10:00 please')).toBe(false);
+    expect(resolveDateInput('  tomorrow 10:00  ', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T10:00');
   });
 
   it('refuses nonsense and relative forms without a zone, naming the flag', () => {
     expect(() => resolveDateInput('next friday', '--from', { now: NOW, zone: LA })).toThrow(/--from must be a car-local date/);
     expect(() => resolveDateInput('tomorrow 25:00', '--from', { now: NOW, zone: LA })).toThrow(/no such time/);
+    expect(() => resolveDateInput('tomorrow 24:00', '--from', { now: NOW, zone: LA })).toThrow(/no such time/);
+    expect(() => resolveDateInput('tomorrow 10:60', '--from', { now: NOW, zone: LA })).toThrow(/no such time/);
+    expect(resolveDateInput('tomorrow 23:59', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T23:59');
     expect(() => resolveDateInput('tomorrow', '--from', { now: NOW })).toThrow(/give --city/);
   });
 
@@ -40,6 +47,9 @@ describe('relative dates', () => {
 
   it('--days takes 1..366 whole days', () => {
     expect(parseDays('3')).toBe(3);
+    expect(parseDays(' 1 ')).toBe(1);
+    expect(parseDays('366')).toBe(366);
+    expect(parseDays('42')).toBe(42);
     for (const bad of ['0', '-1', '1.5', '367', 'x', '']) expect(() => parseDays(bad)).toThrow(/--days/);
   });
 
@@ -47,5 +57,6 @@ describe('relative dates', () => {
     expect(isPastLocal('2026-12-30T22:00', LA, NOW)).toBe(true);
     expect(isPastLocal('2026-12-30T23:00', LA, NOW)).toBe(false);
     expect(isPastLocal('2026-12-31T01:00', NY, NOW)).toBe(true);
+    expect(isPastLocal('2026-12-31T01:30', NY, NOW)).toBe(false);
   });
 });

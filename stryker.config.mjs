@@ -1,0 +1,33 @@
+// Mutation testing of the modules that keep bookings safe (see docs/development.md,
+// "Mutation testing"). Not part of every-commit CI: a full run takes a while.
+//   npm run test:mutation                      every module below
+//   npm run test:mutation -- --mutate src/render/money.ts   one module
+// Incremental: results are kept in test/mutation/incremental.json, so a rerun tests only
+// mutants in code (or tests) that changed since.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
+  plugins: ['@stryker-mutator/vitest-runner'],
+  mutate: [
+    'src/store/journal.ts',
+    'src/store/atomic-file.ts',
+    'src/commands/idempotent-write.ts',
+    'src/api/client.ts',
+    'src/api/redact.ts',
+    'src/render/sanitize.ts',
+    'src/render/json-text.ts',
+    'src/render/dates.ts',
+    'src/render/money.ts',
+  ],
+  coverageAnalysis: 'perTest',
+  incremental: true,
+  incrementalFile: 'test/mutation/incremental.json',
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: '.tmp/mutation/report.json' },
+  thresholds: { high: 95, low: 90, break: null },
+  concurrency: 2,
+  timeoutMS: 20000,
+  tempDirName: '.tmp/stryker',
+  cleanTempDir: 'always',
+};
