@@ -20,11 +20,12 @@
 // - blocks run with HOME in a temp directory: a `console` line must not need anything
 //   outside it. Install snippets that write to the user's dotfiles belong in `sh` blocks.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ShimDir, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
+import { PAGES } from './pages.js';
 
 export interface Example {
   /** 1-based line of the README where the command starts. */
@@ -95,12 +96,6 @@ describe('extractExamples', () => {
     expect(() => extractExamples('```console\n$ carrental cars\n')).toThrow(/not closed/);
   });
 });
-
-/** README.md, then every page of the manual, as paths relative to the repository. */
-export const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs'))
-  .filter((f) => f.endsWith('.md'))
-  .sort()
-  .map((f) => `docs/${f}`)];
 
 const SANDBOX_NOW = '2026-11-20T18:00:00Z';
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
