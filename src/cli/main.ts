@@ -33,7 +33,8 @@ Use a real API:
   carrental config set base_url https://api.example.com/v1
   carrental auth login
 
-Run \`carrental --help\` for every command, \`carrental <command> --help\` for one.
+Run \`carrental --help\` for every command, \`carrental <command> --help\` for one,
+\`carrental help <topic>\` for a page of the manual (exit-codes, environment, formatting, ...).
 `;
 
 /**
