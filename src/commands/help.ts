@@ -3,9 +3,10 @@
 // src/commands/ as in dist/commands/ or dist/chunks/). `help` alone and `help <command>` are
 // commander's help (src/cli/main.ts) and never load this module.
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import type { Context } from '../cli/context.js';
 import { HELP_TOPICS, type HelpTopic } from '../cli/help-topics.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
 import { renderMarkdown, section } from '../render/markdown.js';
 
 export const DOCS_DIR = new URL('../../docs/', import.meta.url);
@@ -15,7 +16,14 @@ export const TOPIC_WIDTH = 100;
 
 /** The topic's text as `carrental help <topic>` prints it. */
 export async function topicText(topic: HelpTopic, width = TOPIC_WIDTH): Promise<string> {
-  const page = await readFile(new URL(topic.page, DOCS_DIR), 'utf8');
+  const file = new URL(topic.page, DOCS_DIR);
+  const page = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    // a copy of carrental packed without its manual
+    throw new CliError('api', `the manual is not installed with this carrental: ${fileURLToPath(file)} is missing`, {
+      hint: '`carrental <command> --help` still works; the manual is docs/ in the source repository',
+    });
+  });
   const markdown = section(page, topic.anchor);
   if (markdown === undefined) throw new Error(`docs/${topic.page} has no section #${topic.anchor} for the help topic ${topic.name}`);
   const body = renderMarkdown(markdown, { width, linkNote: (target) => noteFor(target, topic.page) });
