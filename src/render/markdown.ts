@@ -133,7 +133,11 @@ function renderTable(rows: string[], opts: RenderOptions): string[] {
   if (lead + widths[last] <= width || (last > 0 && lead <= width * 0.4)) {
     const room = width - lead;
     const line = (r: string[]) =>
-      wrap(r[last] ?? '', room).map((part, k) => (r.slice(0, last).map((c, col) => (k ? '' : (c ?? '')).padEnd(widths[col])).join('  ') + (last ? '  ' : '') + part).trimEnd());
+      wrap(r[last] ?? '', room).map((part, k) => {
+        // the leading cells on the first line only, blank under them after
+        const leading = r.slice(0, last).map((c, col) => (k === 0 ? (c ?? '') : '').padEnd(widths[col]));
+        return [...leading, part].join('  ').trimEnd();
+      });
     return [...line(header), widths.map((w, col) => '-'.repeat(col === last ? Math.min(w, room) : w)).join('  '), ...body.flatMap(line)];
   }
   // too wide for a terminal: the first cell as a title, the others indented under it
@@ -218,5 +222,5 @@ export function renderMarkdown(markdown: string, opts: RenderOptions = {}): stri
   }
   flush();
   // one blank line between blocks, none at either end
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').replace(/^\n+/, '').trimEnd()}\n`;
 }
