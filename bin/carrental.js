@@ -3,7 +3,7 @@
 // (bin/package.json), like dist/cli/start.cjs, the command tree it loads (from its V8 code
 // cache, through dist/cli/load.cjs): --version, --help and usage errors are answered
 // without node's ESM loader, without creating the stdio streams and without loading any
-// command (see the README, Benchmarks).
+// command (see docs/development.md).
 'use strict';
 
 const argv = process.argv.slice(2);

@@ -110,7 +110,7 @@ __carrental_args() {
     'carrental config unset 0') COMPREPLY=($(compgen -W 'base_url app_url city' -- "$cur")) ;;
     'carrental api 0') COMPREPLY=($(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur")) ;;
     'carrental completion 0') COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
-    'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox' -- "$cur")) ;;
+    'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox help environment exit-codes files formatting idempotency' -- "$cur")) ;;
   esac
 }
 

@@ -133,7 +133,7 @@ complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'api' -d 'make a r
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'doctor' -d 'check config, reachability, credential, capability and which operations are deployed'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'completion' -d 'print a shell completion script'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'sandbox' -d 'the embedded sandbox API and its customer pages'
-complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'help' -d 'display help for command'
+complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'help' -d 'help for a command, or a topic of the manual: environment, exit-codes, files, formatting, idempotency'
 complete -c carrental -n '__carrental_at \'carrental\'' -s h -l help -d 'display help for command'
 
 # carrental cars
@@ -316,4 +316,4 @@ complete -c carrental -n '__carrental_at \'carrental sandbox reset\'' -s h -l he
 
 # carrental help
 complete -c carrental -n '__carrental_at \'carrental help\'' -s h -l help -d 'display help for command'
-complete -c carrental -n '__carrental_arg \'carrental help\' 0' -a 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox'
+complete -c carrental -n '__carrental_arg \'carrental help\' 0' -a 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox help environment exit-codes files formatting idempotency'

@@ -1,4 +1,4 @@
-// Two builds (the README's Benchmarks section says what they save):
+// Two builds (docs/development.md says what they save):
 // - dist/cli/start.cjs: the command tree, commander and the error reporting, as CommonJS.
 //   bin/carrental.js requires it, so --help and usage errors never start node's ESM loader.
 // - dist/commands/*.js and dist/chunks/: every command module as an ES-module entry, with

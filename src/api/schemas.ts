@@ -4,7 +4,7 @@
 // payload as the server sent it.
 //
 // zod/mini, not the classic API: the same validation core, but a fifth of the code to
-// load and cheap schema objects, which is ~12 ms of every command's start-up (the README (Benchmarks)).
+// load and cheap schema objects, which is ~12 ms of every command's start-up (docs/development.md).
 // Schemas still have .parse() and .safeParse(); wrappers are functions (z.optional(x)).
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';

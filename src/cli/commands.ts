@@ -1,6 +1,7 @@
 // Declarative metadata of every command: names, arguments, options, examples and the
 // module that runs it. The help, the parser and the shell completions all come from here.
 import { BODY_TYPES, CITIES, MILEAGE_TYPES, ORDER_BY, PAYMENT_TYPES, PROTECTION_PLANS } from '../api/enums.js';
+import { HELP_TOPICS } from './help-topics.js';
 
 export interface ArgSpec {
   syntax: string; // commander syntax: <alias>, [uuid]
@@ -358,5 +359,23 @@ export const COMMANDS: CommandSpec[] = [
         module: () => import('../commands/sandbox-reset.js'),
       },
     ],
+  },
+  {
+    // `help` and `help <command>` are commander's help (src/cli/main.ts); a topic runs the module
+    name: 'help',
+    description: `help for a command, or a topic of the manual: ${HELP_TOPICS.map((t) => t.name).join(', ')}`,
+    args: [
+      {
+        syntax: '[topic]',
+        key: 'topic',
+        description: 'a command or a help topic',
+        // a getter: the command names are those of this very array
+        get complete() {
+          return [...COMMANDS.filter((c) => !c.hidden).map((c) => c.name), ...HELP_TOPICS.map((t) => t.name)];
+        },
+      },
+    ],
+    examples: ['carrental help', 'carrental help reserve', 'carrental help exit-codes', 'carrental help environment | less'],
+    module: () => import('../commands/help.js'),
   },
 ];

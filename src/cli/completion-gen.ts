@@ -76,19 +76,15 @@ function buildModel(): { nodes: Node[]; globals: Flag[]; rootOnly: Flag[] } {
     });
     for (const sub of visible(spec.subcommands)) add(`${path} ${sub.name}`, sub);
   };
+  // `help [command|topic]` is a command of the tree like any other
   const top = visible(COMMANDS);
-  const helpCommand: CommandSpec = {
-    name: 'help',
-    description: 'display help for command',
-    args: [{ syntax: '[command]', key: 'command', description: 'a command', complete: top.map((c) => c.name) }],
-  };
   nodes.push({
     path: 'carrental',
-    subcommands: [...top, helpCommand].map((s) => ({ name: s.name, description: s.description })),
+    subcommands: top.map((s) => ({ name: s.name, description: s.description })),
     flags: [help],
     args: [],
   });
-  for (const spec of [...top, helpCommand]) add(`carrental ${spec.name}`, spec);
+  for (const spec of top) add(`carrental ${spec.name}`, spec);
   return { nodes, globals: GLOBAL_OPTIONS.map(parseFlag), rootOnly: [parseFlag(VERSION_FLAGS)] };
 }
 

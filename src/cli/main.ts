@@ -7,6 +7,7 @@ import { fstatSync, writeSync } from 'node:fs';
 import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS } from './global-options.js';
+import { HELP_TOPICS } from './help-topics.js';
 
 declare const __CARRENTAL_VERSION__: string;
 export const VERSION = typeof __CARRENTAL_VERSION__ === 'string' ? __CARRENTAL_VERSION__ : '0.0.0-dev';
@@ -32,7 +33,8 @@ Use a real API:
   carrental config set base_url https://api.example.com/v1
   carrental auth login
 
-Run \`carrental --help\` for every command, \`carrental <command> --help\` for one.
+Run \`carrental --help\` for every command, \`carrental <command> --help\` for one,
+\`carrental help <topic>\` for a page of the manual (exit-codes, environment, formatting, ...).
 `;
 
 /**
@@ -94,8 +96,6 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       io.stdout.write(OVERVIEW);
     });
   for (const opt of GLOBAL_OPTIONS) program.addOption(toOption(opt));
-  // with an action of its own the root gets no implicit `help` command; `carrental help cars` is common
-  program.helpCommand(true);
 
   const wanted = argv && commandNamed(argv);
   const addCommand = (parent: Command, spec: CommandSpec, outline = false) => {
@@ -126,16 +126,32 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
     });
   };
   for (const spec of COMMANDS) {
-    addCommand(program, spec, argv !== undefined && spec.name !== wanted && !spec.aliases?.includes(wanted ?? ''));
+    const named = spec.name === wanted || !!spec.aliases?.includes(wanted ?? '');
+    // `help cars` names cars, and needs help's action too
+    addCommand(program, spec, argv !== undefined && !named && spec.name !== 'help');
   }
+  // `help` and `help <command>` print commander's help, as `--help` does, without loading any
+  // module; only `help <topic>` runs the help command's module (the manual's text)
+  program.commands
+    .find((c) => c.name() === 'help')
+    ?.hook('preAction', (_help, action) => {
+      const name = action.args[0];
+      const target = name === undefined ? program : program.commands.find((c) => c.name() === name || c.aliases().includes(name));
+      target?.help();
+    });
   // set after the subcommands were added: they inherit commander's settings on creation
   program.allowExcessArguments(true);
   program.allowUnknownOption(true);
   program.addHelpText(
     'after',
-    `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --json | jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n`,
+    `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --json | jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}`,
   );
   return { program, exitCode: () => exitCode };
+}
+
+function topicList(): string {
+  const width = Math.max(...HELP_TOPICS.map((t) => t.name.length));
+  return HELP_TOPICS.map((t) => `  ${t.name.padEnd(width)}  ${t.summary}\n`).join('');
 }
 
 function toOption(opt: OptionSpec): Option {

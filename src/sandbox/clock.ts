@@ -2,7 +2,7 @@
 // - instants (Date): the sandbox clock, invoice created_at (rendered as UTC);
 // - car-local wall-clock strings `YYYY-MM-DDTHH:MM`, compared as "wall minutes" (the
 //   string read as if it were UTC). Trip lengths are wall-clock differences, so a DST
-//   switch inside a trip neither adds nor removes an hour (documented in the README (The sandbox)).
+//   switch inside a trip neither adds nor removes an hour (documented in docs/sandbox.md).
 
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,5 +1,5 @@
 // Every error the sandbox can answer, in one table: the spec's Errors table first, then the
-// codes the sandbox chose where the spec says "not shown" (the README (The sandbox) lists them).
+// codes the sandbox chose where the spec says "not shown" (docs/sandbox.md lists them).
 
 export interface ErrorDef {
   status: number;

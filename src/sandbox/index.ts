@@ -1,5 +1,5 @@
 // The embedded sandbox: a faithful, stateful, strict implementation of the whole API over
-// real HTTP on 127.0.0.1. See the README (The sandbox) for its decisions, keys and admin endpoints.
+// real HTTP on 127.0.0.1. See docs/sandbox.md for its decisions, keys and admin endpoints.
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
 // A link authorizes nothing: pages act for the customer logged in here, a GET never changes
 // the state, and a confirmation is a POST with the session's CSRF token that changes the
 // state only through the transitions of rules.ts inside ctx.store.transact.
-// The pages themselves live in ./pages/; the README (The sandbox) describes them.
+// The pages themselves live in ./pages/; docs/sandbox.md describes them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SandboxContext } from './context.js';
 import { readBody } from './http.js';

@@ -55,6 +55,7 @@ describe('start-up loads', () => {
     [['--help'], 0],
     [['cars', '--help'], 0],
     [['help', 'quote'], 0],
+    [['help'], 0],
     [[], 0],
     [['carz'], 2],
     [['cars', '--city', 'paris'], 2],

@@ -101,7 +101,7 @@ describe('GET /cars', () => {
     expectError(await h.call('GET', `/cars?${query}`), 400, code);
   });
 
-  it('takes no credentials: one sent is refused with 400 credentials_not_accepted (README: the sandbox)', async () => {
+  it('takes no credentials: one sent is refused with 400 credentials_not_accepted (docs/sandbox.md)', async () => {
     expect((await h.call('GET', '/cars?limit=3')).status).toBe(200);
     expectError(await h.call('GET', '/cars?limit=3', { key: 'svc_00000000000000000000000000000000' }), 400, 'credentials_not_accepted');
   });

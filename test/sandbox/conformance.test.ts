@@ -1,5 +1,5 @@
 // Conformance to the spec, to the letter, where the other sandbox tests leave a gap: the
-// decisions of the README (The sandbox) that make the sandbox strict (credentials on anonymous
+// decisions of docs/sandbox.md that make the sandbox strict (credentials on anonymous
 // operations, query parameters and body fields the spec does not define), fields present
 // per type, the client's side of "never a credential on anonymous calls", and the pricing
 // rule "quotes, car-list totals and reservation amounts agree to the cent" as a property

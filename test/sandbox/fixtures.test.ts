@@ -18,8 +18,8 @@ describe('keys', () => {
     expect(sandboxKeys()).toEqual(sandboxKeys(1));
   });
 
-  it('are the ones README.md prints for seed 1', () => {
-    const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('are the ones docs/sandbox.md prints for seed 1', () => {
+    const doc = readFileSync(new URL('../../docs/sandbox.md', import.meta.url), 'utf8');
     for (const [name, value] of Object.entries({ ...sandboxKeys(1), ...sandboxExtraCredentials(1) })) {
       expect(doc).toMatch(new RegExp(`\\| \`${name}\`( \\(extra\\))? \\| \`${value}\``));
     }

@@ -1,5 +1,5 @@
 // bench/sandbox-load keeps working: a one-second run at a low rate against the built
-// `sandbox serve`, with its JSON report (the figures in the README (The sandbox) come from
+// `sandbox serve`, with its JSON report (the figures in docs/sandbox.md come from
 // full runs of the same script).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

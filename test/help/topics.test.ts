@@ -1,0 +1,142 @@
+// `carrental help <topic>` prints a section of the manual (docs/) as terminal text, read from
+// the same files the manual is, so the two cannot drift; the topics exist in the pages, say
+// what the code does (every exit code, every environment variable), are listed by
+// `carrental help` and offered by completion.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateCompletion, SHELLS } from '../../src/cli/completion-gen.js';
+import { HELP_TOPICS } from '../../src/cli/help-topics.js';
+import { topicText } from '../../src/commands/help.js';
+import { EXIT_CODES } from '../../src/errors.js';
+import { renderMarkdown, section } from '../../src/render/markdown.js';
+import { ROOT, runBin } from '../helpers/bin.js';
+import { runCommand } from '../helpers/cli.js';
+
+const page = (name: string) => readFileSync(join(ROOT, 'docs', name), 'utf8');
+const topic = (name: string) => HELP_TOPICS.find((t) => t.name === name)!;
+
+describe('the help topics', () => {
+  it('are at least environment, exit-codes, formatting and idempotency', () => {
+    expect(HELP_TOPICS.map((t) => t.name)).toEqual(expect.arrayContaining(['environment', 'exit-codes', 'formatting', 'idempotency']));
+  });
+
+  it.each(HELP_TOPICS.map((t) => [t.name, t] as const))('%s is a section of its docs/ page, printed as that section', async (_name, t) => {
+    const markdown = section(page(t.page), t.anchor);
+    expect(markdown, `docs/${t.page} has no heading with the anchor #${t.anchor}`).toBeDefined();
+    const r = await runCommand(['help', t.name]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(await topicText(t));
+    // its heading first, then every line of its code blocks and every row of its tables
+    expect(r.stdout.split('\n')[0]).toBe(renderMarkdown(markdown!.split('\n')[0]).split('\n')[0]);
+    for (const line of markdown!.split('\n')) {
+      const cell = /^\|\s*`?([^|`]+?)`?\s*\|/.exec(line)?.[1];
+      if (cell && !/^-+$/.test(cell)) expect(r.stdout).toContain(cell.replace(/\\/g, ''));
+    }
+    for (const line of renderMarkdown(markdown!).split('\n').filter((l) => l.startsWith('    $ '))) expect(r.stdout).toContain(line);
+    expect(r.stdout).toContain(`docs/${t.page}#${t.anchor}`);
+  });
+
+  it('exit-codes has a row for every exit code the CLI uses', async () => {
+    const text = await topicText(topic('exit-codes'));
+    for (const code of [0, ...Object.values(EXIT_CODES)]) expect(text).toMatch(new RegExp(`^${code} +\\S`, 'm'));
+  });
+
+  it('environment names every CARRENTAL_ variable the code reads', async () => {
+    const text = await topicText(topic('environment'));
+    const read = new Set<string>();
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (/\.(ts|cjs)$/.test(entry.name)) for (const m of readFileSync(path, 'utf8').matchAll(/\bCARRENTAL_[A-Z_]*[A-Z]\b/g)) read.add(m[0]);
+      }
+    };
+    walk(join(ROOT, 'src'));
+    // a shell variable in a help example, not one carrental reads
+    read.delete('CARRENTAL_KEY');
+    expect(read.size).toBeGreaterThan(10);
+    for (const name of read) expect(text, `${name} is read in src/ but not in docs/configuration.md#environment-variables`).toContain(name);
+  });
+
+  it('formatting and idempotency cover what their names promise', async () => {
+    const formatting = await topicText(topic('formatting'));
+    for (const word of ['--json', '--json <fields>', '--jq', 'stdout', 'stderr', 'tab-separated']) expect(formatting).toContain(word);
+    const idempotency = await topicText(topic('idempotency'));
+    for (const word of ['Idempotency-Key', 'journal', 'carrental pending', 'exit 6']) expect(idempotency).toContain(word);
+  });
+
+  it('fits a terminal of 60 columns, except code blocks and words longer than that', async () => {
+    for (const t of HELP_TOPICS) {
+      const text = await topicText(t, 60);
+      const markdown = section(page(t.page), t.anchor)!;
+      // code blocks keep their lines: they are meant to be copied
+      const code = new Set(renderMarkdown(markdown, { width: 60 }).split('\n').filter((l) => l.startsWith('    ')));
+      for (const line of text.split('\n')) if (!code.has(line) && line.length > 60 && /\s\S+\s/.test(line.trim())) expect.fail(`${t.name}: ${line}`);
+    }
+  });
+});
+
+describe('carrental help', () => {
+  it('lists the commands and every topic with its summary, as --help does', async () => {
+    const help = await runCommand(['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Help topics (carrental help <topic>):');
+    for (const t of HELP_TOPICS) expect(help.stdout).toMatch(new RegExp(`\\n  ${t.name} +${t.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
+    expect(help.stdout).toContain('\n  reserve ');
+    expect((await runCommand(['--help'])).stdout).toBe(help.stdout);
+  });
+
+  it('help <command> is still the command’s own help', async () => {
+    expect((await runCommand(['help', 'reserve'])).stdout).toBe((await runCommand(['reserve', '--help'])).stdout);
+    expect((await runCommand(['help', 'sandbox'])).stdout).toBe((await runCommand(['sandbox', '--help'])).stdout);
+  });
+
+  it('an unknown topic is a usage error that lists the topics, with nothing on stdout', async () => {
+    const r = await runCommand(['help', 'exit-code']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('unknown help topic "exit-code"');
+    for (const t of HELP_TOPICS) expect(r.stderr).toContain(t.name);
+  });
+
+  it.each(SHELLS)('%s completion offers the topics and the commands after `help`, and `help` once', (shell) => {
+    const script = generateCompletion(shell);
+    for (const t of HELP_TOPICS) expect(script).toContain(t.name);
+    // the line that completes the argument of `help`
+    const line = script.split('\n').find((l) => l.includes('carrental help') && l.includes('exit-codes') && /\breserve\b/.test(l));
+    expect(line, 'no completion of `help <TAB>` with commands and topics').toBeDefined();
+    for (const t of HELP_TOPICS) expect(line).toContain(t.name);
+    expect(script.split('\n').filter((l) => /-a 'help'|\bhelp:help for|'help' /.test(l)).length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('the built CLI', () => {
+  it('reads the topics from the docs/ it ships with', async () => {
+    const r = await runBin(['help', 'idempotency']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(await topicText(topic('idempotency')));
+  });
+});
+
+describe('a carrental without its manual', () => {
+  it('says so in one line, exit 1, instead of crashing', () => {
+    // a copy of the built package with no docs/ next to dist/
+    const dir = mkdtempSync(join(tmpdir(), 'carrental-nodocs-'));
+    try {
+      for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+      const r = spawnSync(process.execPath, [join(dir, 'bin', 'carrental.js'), 'help', 'exit-codes'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('the manual is not installed with this carrental');
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      // the commands' own help does not need it
+      expect(spawnSync(process.execPath, [join(dir, 'bin', 'carrental.js'), 'help', 'cars'], { encoding: 'utf8' }).status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
