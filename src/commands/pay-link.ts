@@ -122,7 +122,7 @@ export async function waitUntilSettled(ctx: Context, api: Api, out: Output, uuid
         out.clearProgress();
         throw new CliError('conflict', `reservation ${uuid} was cancelled while waiting for the payment`, { hint: stopHint });
       }
-      const status = trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car.city) : 'payment status not reported';
+      const status = trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car?.city) : 'payment status not reported';
       out.progress(`waiting for the payment: ${status} (checked ${checks}×, ${Math.round(elapsed() / 1000)} s; Ctrl-C to stop)`);
     }
   } catch (err) {

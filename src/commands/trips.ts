@@ -82,10 +82,10 @@ export async function run(input: TripsInput, ctx: Context): Promise<number> {
   const res = await readReservation(api, uuid, out);
   if (!watch) {
     if (out.json) out.printJson(payloadOf(res));
-    else renderTripDetail(out, res.data, cli);
+    else renderTripDetail(out, res.data, cli, uuid);
     return 0;
   }
-  if (!out.json) renderTripDetail(out, res.data, cli);
+  if (!out.json) renderTripDetail(out, res.data, cli, uuid);
   return watchTrip(ctx, api, out, uuid, res.data, watch);
 }
 
@@ -110,7 +110,8 @@ async function list(api: Api, out: Output, cli: string): Promise<number> {
 }
 
 const watchKey = (trip: Trip) => JSON.stringify([trip.status, trip.payment_status ?? null]);
-const paymentText = (trip: Trip) => (trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car.city) : 'not reported');
+const paymentText = (trip: Trip) => (trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car?.city) : 'payment status not stated');
+const statusText = (trip: Trip) => trip.status ?? 'status not stated';
 
 /**
  * Re-reads every interval until the status or the payment status changes (exit 0), the
@@ -126,7 +127,7 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
     const remaining = opts.timeoutMs === undefined ? Infinity : opts.timeoutMs - elapsed();
     if (remaining <= 0) throw timedOut(uuid, opts.timeoutMs!, reads);
     out.progress(
-      `watching ${uuid}: ${first.status}, ${paymentText(first)}; read ${reads}, next in ${Math.round(opts.intervalMs / 1000)} s (Ctrl-C to stop)`,
+      `watching ${uuid}: ${statusText(first)}, ${paymentText(first)}; read ${reads}, next in ${Math.round(opts.intervalMs / 1000)} s (Ctrl-C to stop)`,
     );
     if (remaining < opts.intervalMs) {
       // a last read sooner than the interval would poll faster than allowed: give up instead
@@ -141,13 +142,13 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
     if (watchKey(trip) === watchKey(first)) continue;
     out.clearProgress();
     const changes: string[] = [];
-    if (trip.status !== first.status) changes.push(`status ${first.status} → ${trip.status}`);
+    if (trip.status !== first.status) changes.push(`status ${statusText(first)} → ${statusText(trip)}`);
     if (paymentText(trip) !== paymentText(first)) changes.push(`payment ${paymentText(first)} → ${paymentText(trip)}`);
     out.info(`changed: ${changes.join('; ') || 'payment status'}`);
     if (out.json) out.printJson(payloadOf(res));
     else {
       out.line();
-      renderTripDetail(out, trip, cliPrefix(ctx));
+      renderTripDetail(out, trip, cliPrefix(ctx), uuid);
     }
     return 0;
   }

@@ -90,6 +90,16 @@ function action(kind: string, variant: Variant) {
   return a;
 }
 
+function createRequestValid(text: string): boolean {
+  try {
+    const b = JSON.parse(text) as Record<string, unknown>;
+    const o = b.options as Record<string, unknown> | undefined;
+    return ['car_alias', 'date_checkin', 'date_checkout'].every((k) => typeof b[k] === 'string') && !!o && ['protection_plan', 'mileage_type', 'delivery_type'].every((k) => typeof o[k] === 'string');
+  } catch {
+    return false;
+  }
+}
+
 /** The answer of each operation (Endpoints), for one variant; unknown ids are 404. */
 export function answer(req: Recorded, variant: Variant): StubResponse {
   const envelope = (data: unknown): StubResponse => ({ json: variant === 'extra-fields' ? { data, zz_unlisted_envelope_member: { at: 'top' } } : { data } });
@@ -126,7 +136,8 @@ export function answer(req: Recorded, variant: Variant): StubResponse {
     case `GET /my/billing/invoice/${INVOICE_UUID}`:
       return envelope(resource('Invoice', variant));
     case 'POST /my/reservation':
-      return envelope(R);
+      // ReservationCreateRequest: the QuoteRequest with options and its three members required
+      return createRequestValid(req.body) ? envelope(R) : { status: 400, json: { error: 'invalid body', error_code: 'invalid_request_body' } };
     case `DELETE /my/reservation/${R}`:
       return envelope('OK');
     case `POST /my/reservation/${R}/payment-link`:

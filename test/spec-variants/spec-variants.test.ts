@@ -43,6 +43,7 @@ const COMMANDS: Case[] = [
   { argv: ['reserve', CAR_ALIAS, '--from', FROM, '--to', TO, '--yes'] },
   { argv: ['cancel', R, '--yes'] },
   { argv: ['auth', 'status'] },
+  { argv: ['doctor'] },
   { argv: ['api', 'GET', '/cars'] },
 ];
 
