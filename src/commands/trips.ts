@@ -50,6 +50,15 @@ export function readReservation(api: Api, uuid: string, out: Output) {
   });
 }
 
+/**
+ * How long the API asked to wait before the next request (Retry-After, sent with 429 and
+ * 503), from a read that failed after the request sender's own retries; 0 when it did not say.
+ * The waits of --watch and pay-link --wait never read again sooner.
+ */
+export function askedWaitMs(err: unknown): number {
+  return err instanceof CliError && err.api?.retryAfter !== undefined ? err.api.retryAfter * 1000 : 0;
+}
+
 interface WatchOptions {
   intervalMs: number;
   timeoutMs?: number;
@@ -123,20 +132,38 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
   let slept = 0;
   let reads = 1;
   const elapsed = () => Math.max(slept, ctx.now().getTime() - started);
+  // the Retry-After of the last read, when it failed: the next read waits at least that long
+  let asked = 0;
   for (;;) {
     const remaining = opts.timeoutMs === undefined ? Infinity : opts.timeoutMs - elapsed();
     if (remaining <= 0) throw timedOut(uuid, opts.timeoutMs!, reads);
-    out.progress(
-      `watching ${uuid}: ${statusText(first)}, ${paymentText(first)}; read ${reads}, next in ${Math.round(opts.intervalMs / 1000)} s (Ctrl-C to stop)`,
-    );
-    if (remaining < opts.intervalMs) {
+    const wait = Math.max(opts.intervalMs, asked);
+    if (asked > remaining) {
+      // the API asked us not to read again before the watch ends: stop now, sending nothing
+      out.clearProgress();
+      throw new CliError('unavailable', `stopped watching ${uuid}: the API asked to wait ${Math.ceil(asked / 1000)} s before reading again (Retry-After), past --watch-timeout`, {
+        hint: 'nothing changed yet as far as we know; rerun the same command later to keep watching',
+      });
+    }
+    out.progress(`watching ${uuid}: ${statusText(first)}, ${paymentText(first)}; read ${reads}, next in ${Math.round(wait / 1000)} s (Ctrl-C to stop)`);
+    if (remaining < wait) {
       // a last read sooner than the interval would poll faster than allowed: give up instead
       await ctx.sleep(remaining);
       throw timedOut(uuid, opts.timeoutMs!, reads);
     }
-    await ctx.sleep(opts.intervalMs);
-    slept += opts.intervalMs;
-    const res = await readReservation(api, uuid, out);
+    await ctx.sleep(wait);
+    slept += wait;
+    asked = 0;
+    let res: Awaited<ReturnType<typeof readReservation>>;
+    try {
+      res = await readReservation(api, uuid, out);
+    } catch (err) {
+      // busy, rate limited or unreachable after the sender's retries: keep watching, no sooner than asked
+      if (!(err instanceof CliError) || err.kind !== 'unavailable') throw err;
+      asked = askedWaitMs(err);
+      out.progress(`could not read ${uuid} (${err.message}); trying again (Ctrl-C to stop)`);
+      continue;
+    }
     reads += 1;
     const trip = res.data;
     if (watchKey(trip) === watchKey(first)) continue;
