@@ -134,4 +134,12 @@ describe('the request sender', () => {
     expect(virtual).toBe(0);
     expect(res.stderr).toMatch(/wait 600 s/);
   });
+
+  it('says how long a 503 asked to wait when it gives up', async () => {
+    serve([], (req) => (req.path === '/my/verification' ? busy(503, 120) : undefined));
+    const res = await run(['verification']);
+    expect(res.code).toBe(6);
+    expect(log.filter((l) => l.key === 'GET /my/verification')).toHaveLength(1);
+    expect(res.stderr).toMatch(/wait 120 s \(Retry-After\)/);
+  });
 });
