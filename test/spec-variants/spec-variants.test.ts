@@ -17,6 +17,8 @@ interface Case {
   code?: number;
   /** No --json form (the command prints no data of its own). */
   noJson?: boolean;
+  /** Fed to stdin. */
+  stdin?: string;
 }
 
 const COMMANDS: Case[] = [
@@ -43,6 +45,7 @@ const COMMANDS: Case[] = [
   { argv: ['reserve', CAR_ALIAS, '--from', FROM, '--to', TO, '--yes'] },
   { argv: ['cancel', R, '--yes'] },
   { argv: ['auth', 'status'] },
+  { argv: ['auth', 'login', '--with-key'], stdin: KEY },
   { argv: ['doctor'] },
   { argv: ['api', 'GET', '/cars'] },
 ];
@@ -58,10 +61,12 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-const run = (argv: string[], tty: boolean): Promise<RunResult> =>
+const run = (argv: string[], tty: boolean, stdin?: string): Promise<RunResult> =>
   runCommand(['--base-url', spec.baseUrl, ...argv], {
     tty,
-    env: home.env({ CARRENTAL_API_KEY: KEY }),
+    stdin,
+    // auth login stores the key it reads: the environment's would take precedence
+    env: home.env(stdin === undefined ? { CARRENTAL_API_KEY: KEY } : {}),
     // waits and watches advance at once
     sleep: async () => {},
   });
@@ -78,10 +83,10 @@ describe.each(VARIANTS)('a spec-conforming server sending %s', (variant) => {
   beforeEach(() => spec.use(variant));
 
   it.each(COMMANDS.map((c) => [c.argv.join(' '), c] as const))('%s: works in a pipe, on a terminal and with --json', async (_name, c) => {
-    expectSound(await run(c.argv, false), c, 'pipe');
-    expectSound(await run(c.argv, true), c, 'terminal');
+    expectSound(await run(c.argv, false, c.stdin), c, 'pipe');
+    expectSound(await run(c.argv, true, c.stdin), c, 'terminal');
     if (!c.noJson && c.argv[0] !== 'api') {
-      const res = await run(['--json', ...c.argv], false);
+      const res = await run(['--json', ...c.argv], false, c.stdin);
       expectSound(res, c, '--json');
       if (res.code === 0 && res.stdout.trim()) expect(() => JSON.parse(res.stdout), res.stdout).not.toThrow();
     }
