@@ -11,6 +11,7 @@ import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import { printAction } from '../render/action.js';
 import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
 import { parseSeconds, parseUuid } from './parse.js';
@@ -118,7 +119,7 @@ export async function waitUntilSettled(ctx: Context, api: Api, out: Output, uuid
       } catch (err) {
         if (err instanceof CliError && err.kind === 'unavailable') {
           asked = askedWaitMs(err);
-          out.progress(`could not read the reservation (${err.message}); trying again${asked ? ` in ${Math.ceil(asked / 1000)} s, as the API asked` : ''} (Ctrl-C to stop)`);
+          out.progress(`could not read the reservation (${clean(err.message)}); trying again${asked ? ` in ${Math.ceil(asked / 1000)} s, as the API asked` : ''} (Ctrl-C to stop)`);
           continue;
         }
         throw err;

@@ -10,6 +10,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 import { describePaymentStatus, renderTripDetail, TRIP_HEADERS, TRIP_MONEY_COLUMNS, tripRow } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
 import { parseSeconds, parseUuid } from './parse.js';
@@ -124,7 +125,8 @@ const statusText = (trip: Trip) => trip.status ?? 'status not stated';
 
 /**
  * Re-reads every interval until the status or the payment status changes (exit 0), the
- * timeout passes (exit 6) or Ctrl-C (ctx.sleep rejects: exit 130). Time waited counts both
+ * timeout passes (exit 6) or Ctrl-C (ctx.sleep rejects: exit 130). A read that fails as
+ * busy or unreachable is tried again, no sooner than its Retry-After. Time waited counts both
  * the sleeps and the clock, so an injected sleep drives it in tests.
  */
 async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, first: Trip, opts: WatchOptions): Promise<number> {
@@ -134,6 +136,7 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
   const elapsed = () => Math.max(slept, ctx.now().getTime() - started);
   // the Retry-After of the last read, when it failed: the next read waits at least that long
   let asked = 0;
+  let problem = '';
   for (;;) {
     const remaining = opts.timeoutMs === undefined ? Infinity : opts.timeoutMs - elapsed();
     if (remaining <= 0) throw timedOut(uuid, opts.timeoutMs!, reads);
@@ -145,7 +148,7 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
         hint: 'nothing changed yet as far as we know; rerun the same command later to keep watching',
       });
     }
-    out.progress(`watching ${uuid}: ${statusText(first)}, ${paymentText(first)}; read ${reads}, next in ${Math.round(wait / 1000)} s (Ctrl-C to stop)`);
+    out.progress(`watching ${uuid}: ${statusText(first)}, ${paymentText(first)}; read ${reads}${problem}, next in ${Math.round(wait / 1000)} s (Ctrl-C to stop)`);
     if (remaining < wait) {
       // a last read sooner than the interval would poll faster than allowed: give up instead
       await ctx.sleep(remaining);
@@ -154,6 +157,7 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
     await ctx.sleep(wait);
     slept += wait;
     asked = 0;
+    problem = '';
     let res: Awaited<ReturnType<typeof readReservation>>;
     try {
       res = await readReservation(api, uuid, out);
@@ -161,7 +165,7 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
       // busy, rate limited or unreachable after the sender's retries: keep watching, no sooner than asked
       if (!(err instanceof CliError) || err.kind !== 'unavailable') throw err;
       asked = askedWaitMs(err);
-      out.progress(`could not read ${uuid} (${err.message}); trying again (Ctrl-C to stop)`);
+      problem = ` (the last read failed: ${clean(err.message)})`;
       continue;
     }
     reads += 1;
