@@ -34,6 +34,8 @@ export function hintFor(code: string | undefined, status: number, description?: 
   if (entry) return code === 'rate_limited' && retryAfter ? `rate limited: wait ${retryAfter} s and rerun` : entry;
   if (status === 401) return 'run `carrental auth login`, or set CARRENTAL_API_KEY';
   if (status === 404) return 'check the alias or uuid';
-  if (status === 429 || status >= 500) return 'the service is busy or failing; rerunning the same command is safe';
+  if (status === 429 || status >= 500) {
+    return retryAfter ? `the service asked to wait ${retryAfter} s (Retry-After); then rerunning the same command is safe` : 'the service is busy or failing; rerunning the same command is safe';
+  }
   return description;
 }

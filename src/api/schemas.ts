@@ -24,6 +24,7 @@ import {
   PAYMENT_TYPES,
   PROTECTION_PLANS,
 } from './enums.js';
+import { isUri } from './uri.js';
 
 export * from './enums.js';
 
@@ -35,25 +36,42 @@ const Int = () => z.number().check(z.int());
 const Cents = Int();
 const Uuid = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID'));
 
+// What is required below is what the spec marks required ("required", "Required: yes"),
+// and nothing more: every other member is optional, and where an item shape is written
+// `{a: T, b: T}` with no "required", its members are optional too. Lists the spec leaves
+// open (reservation status, invoice type, blocked-range kind, extras and protection plans)
+// are plain strings; lists it closes (cities, invoice statuses, payment status type...)
+// are enums. Renderers show an absent member as missing (docs/compatibility.md).
+
+/** A URI as the spec types it (RFC 3986), not a WHATWG URL; `format: uri` in the OpenAPI. */
+export const Uri = z.string().check(z.refine(isUri, 'expected a URI (RFC 3986)')).register(z.globalRegistry, { format: 'uri' });
+/**
+ * A photo link: typed as a URI in the OpenAPI, but not refused when it is not one, so that
+ * a bad photo never fails a command (a car's photos are shown as a count).
+ */
+const PhotoLink = z.string().register(z.globalRegistry, { format: 'uri' });
+
 export const CarPrices = z.looseObject({
-  car: z.looseObject({
-    miles_included: Int(),
-    min_age: Int(),
-    min_age_without_young_driver_fee: Int(),
-    price_delivery: Cents,
-    price_deposit: Cents,
-    price_extra_mile: Cents,
-    price_unlimited_mileage: Cents,
-  }),
-  extras: z.array(z.looseObject({ item_type: z.string(), price_day: Cents, title: z.string() })),
-  protection: z.record(z.string(), Cents),
-  trip_fee: Cents,
+  car: z.optional(
+    z.looseObject({
+      miles_included: z.optional(Int()),
+      min_age: z.optional(Int()),
+      min_age_without_young_driver_fee: z.optional(Int()),
+      price_delivery: z.optional(Cents),
+      price_deposit: z.optional(Cents),
+      price_extra_mile: z.optional(Cents),
+      price_unlimited_mileage: z.optional(Cents),
+    }),
+  ),
+  extras: z.optional(z.array(z.looseObject({ item_type: z.optional(z.string()), price_day: z.optional(Cents), title: z.optional(z.string()) }))),
+  protection: z.optional(z.record(z.string(), Cents)),
+  trip_fee: z.optional(Cents),
 });
 
 export const BlockedRange = z.looseObject({
-  from: LocalDateTime,
-  kind: z.string(),
-  to: z.nullable(LocalDateTime),
+  from: z.optional(LocalDateTime),
+  kind: z.optional(z.string()),
+  to: z.optional(z.nullable(LocalDateTime)),
 });
 
 export const Car = z.looseObject({
@@ -87,7 +105,7 @@ export const Car = z.looseObject({
   is_hot_deal: z.optional(z.boolean()),
   date_next_block: z.optional(z.nullable(LocalDateTime)),
   blocked_ranges: z.optional(z.array(BlockedRange)),
-  photos: z.optional(z.array(z.url())),
+  photos: z.optional(z.array(PhotoLink)),
   previews: z.optional(z.array(z.string())),
 });
 
@@ -153,7 +171,7 @@ export const PaymentStatus = z.looseObject({
   date: z.optional(LocalDate),
 });
 
-export const InvoiceItem = z.looseObject({ id: Uuid, amount: Cents, description: z.string() });
+export const InvoiceItem = z.looseObject({ id: z.optional(Uuid), amount: z.optional(Cents), description: z.optional(z.string()) });
 
 export const Invoice = z.looseObject({
   id: Uuid,
@@ -168,29 +186,30 @@ export const Invoice = z.looseObject({
 });
 
 export const Refund = z.looseObject({
-  id: z.string(),
-  amount_cents: Cents,
-  status: z.enum(['confirmed', 'recorded_unconfirmed', 'failed', 'unknown']),
-  confirmed_at: z.nullable(z.string()),
+  id: z.optional(z.string()),
+  amount_cents: z.optional(Cents),
+  status: z.optional(z.enum(['confirmed', 'recorded_unconfirmed', 'failed', 'unknown'])),
+  confirmed_at: z.optional(z.nullable(z.string())),
 });
 
 export const CancellationOutcome = z.looseObject({
   status: z.enum(['not_cancelled', 'cancelled', 'unknown']),
-  hold_release: z.optional(z.looseObject({ status: z.enum(['not_required', 'pending', 'released', 'manual_review', 'unknown']) })),
-  refund_review: z.optional(z.looseObject({ status: z.enum(['not_required', 'pending', 'closed', 'unknown']) })),
+  hold_release: z.optional(z.looseObject({ status: z.optional(z.enum(['not_required', 'pending', 'released', 'manual_review', 'unknown'])) })),
+  refund_review: z.optional(z.looseObject({ status: z.optional(z.enum(['not_required', 'pending', 'closed', 'unknown'])) })),
   refunds: z.optional(z.array(Refund)),
 });
 
+/** The spec's Trip table marks no member required. */
 export const Trip = z.looseObject({
-  uuid: Uuid,
-  status: z.string(),
-  date_checkin: LocalDateTime,
-  date_checkout: LocalDateTime,
-  days: Int(),
-  balance_cents: Cents,
+  uuid: z.optional(Uuid),
+  status: z.optional(z.string()),
+  date_checkin: z.optional(LocalDateTime),
+  date_checkout: z.optional(LocalDateTime),
+  days: z.optional(Int()),
+  balance_cents: z.optional(Cents),
   is_booked: z.optional(z.boolean()),
-  car: Car,
-  financial_summary: FinancialSummary,
+  car: z.optional(Car),
+  financial_summary: z.optional(FinancialSummary),
   payment_status: z.optional(PaymentStatus),
   invoices: z.optional(z.array(Invoice)),
   cancellation_outcome: z.optional(CancellationOutcome),
@@ -201,7 +220,7 @@ export const TripsList = z.looseObject({ active: z.array(Trip), history: z.array
 export const ManualAction = z.looseObject({
   action: z.enum(['pay_reservation', 'add_payment_card', 'extend_reservation']),
   status: z.literal('requires_user_action'),
-  url: z.url(),
+  url: Uri,
   agent_flow_id: Uuid,
 });
 
@@ -225,11 +244,12 @@ export const VerificationStatus = z.looseObject({
   }),
 });
 
+/** The spec names four profile fields and requires none of them (nor types `uuid` as a uuid). */
 export const Profile = z.looseObject({
-  uuid: Uuid,
-  first_name: z.string(),
-  is_approved_to_drive: z.boolean(),
-  payment_methods: CardList,
+  uuid: z.optional(z.string()),
+  first_name: z.optional(z.string()),
+  is_approved_to_drive: z.optional(z.boolean()),
+  payment_methods: z.optional(CardList),
 });
 
 export const ExtensionPriceRequest = z.object({
@@ -237,8 +257,8 @@ export const ExtensionPriceRequest = z.object({
   new_checkout_date_time_local: LocalDateTime,
 });
 export const ExtensionPrice = z.looseObject({
-  additional_days: Int(),
-  total_amount: Cents,
+  additional_days: z.optional(Int()),
+  total_amount: z.optional(Cents),
 });
 
 export const PaymentLinkRequest = z.object({ payment_type: z.enum(PAYMENT_TYPES) });

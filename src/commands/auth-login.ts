@@ -115,7 +115,8 @@ export async function run(input: LoginInput, ctx: Context): Promise<number> {
   };
   if (ctx.globals.json) out.printJson(result);
   else {
-    const name = who ? ` as ${clean(who.first_name)}` : '';
+    // the spec requires no profile field: name the customer only when the profile does
+    const name = who?.first_name ? ` as ${clean(who.first_name)}` : '';
     out.info(`Logged in${name}: key ${result.key} saved to profile "${target.profile}" (${config.path})`);
   }
   return 0;

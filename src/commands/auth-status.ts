@@ -7,6 +7,7 @@ import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';
 import { CliError } from '../errors.js';
 import type { Output } from '../render/output.js';
+import { stated } from '../render/table.js';
 
 const SOURCES: Record<NonNullable<Target['keySource']>, string> = {
   env: 'CARRENTAL_API_KEY',
@@ -34,9 +35,10 @@ function print(status: Status, out: Output, json: boolean): void {
     ['Profile', status.profile],
     ['Base URL', status.sandbox ? `${status.base_url} (embedded sandbox)` : status.base_url],
     ['Key', status.key ? `${status.key} (from ${SOURCES[status.key_source!]})` : 'none'],
-    ['Customer', who ? `${who.first_name} (${who.uuid})` : undefined],
-    ['Approved to drive', who ? (who.is_approved_to_drive ? 'yes' : 'no') : undefined],
-    ['Saved card', who ? (who.payment_methods[0] ? `${who.payment_methods[0].card_brand} ending ${who.payment_methods[0].last4}` : 'none') : undefined],
+    // the spec requires no profile field: what is left out reads "not stated"
+    ['Customer', who ? `${stated(who.first_name)} (${stated(who.uuid)})` : undefined],
+    ['Approved to drive', who ? stated(who.is_approved_to_drive, (yes) => (yes ? 'yes' : 'no')) : undefined],
+    ['Saved card', who ? stated(who.payment_methods, ([card]) => (card ? `${card.card_brand} ending ${card.last4}` : 'none')) : undefined],
   ]);
 }
 

@@ -10,7 +10,7 @@ import { CliError } from '../errors.js';
 import { formatLocal } from '../render/dates.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
-import { renderPairs } from '../render/table.js';
+import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
@@ -27,25 +27,25 @@ export function run(input: CancelInput, ctx: Context): Promise<number> {
   return cancel(input, ctx, inquirerPrompter(ctx));
 }
 
-function summaryPairs(trip: Trip): Array<[string, string | undefined]> {
-  const city = trip.car.city;
+function summaryPairs(trip: Trip, uuid: string): Array<[string, string | undefined]> {
+  const city = trip.car?.city;
   return [
-    ['reservation', trip.uuid],
-    ['car', `${clean(trip.car.name)} (${clean(trip.car.car_alias)})`],
-    ['check-in', formatLocal(trip.date_checkin, city)],
-    ['check-out', formatLocal(trip.date_checkout, city)],
-    ['status', clean(trip.status)],
+    ['reservation', trip.uuid ?? uuid],
+    ['car', trip.car ? `${clean(trip.car.name)} (${clean(trip.car.car_alias)})` : NOT_STATED],
+    ['check-in', stated(trip.date_checkin, (d) => formatLocal(d, city))],
+    ['check-out', stated(trip.date_checkout, (d) => formatLocal(d, city))],
+    ['status', stated(trip.status, clean)],
   ];
 }
 
-function printOutcome(out: Output, res: ApiResponse<Trip>): void {
+function printOutcome(out: Output, res: ApiResponse<Trip>, uuid: string): void {
   if (out.json) {
     out.printJson(payloadOf(res));
     return;
   }
   const trip = res.data;
-  out.pairs([['reservation', trip.uuid], ['trip status', clean(trip.status)]]);
-  if (trip.cancellation_outcome) renderCancellationOutcome(out, trip.cancellation_outcome, trip.car.city ?? undefined);
+  out.pairs([['reservation', trip.uuid ?? uuid], ['trip status', stated(trip.status, clean)]]);
+  if (trip.cancellation_outcome) renderCancellationOutcome(out, trip.cancellation_outcome, trip.car?.city ?? undefined);
   else out.info('the API reported no cancellation outcome for this reservation');
 }
 
@@ -65,13 +65,13 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   const before = beforeRes.data;
   if (!resuming && before.status === 'cancelled') {
     out.info(`reservation ${uuid} is already cancelled: nothing was sent`);
-    printOutcome(out, beforeRes);
+    printOutcome(out, beforeRes, uuid);
     return 0;
   }
 
-  ctx.io.stderr.write(renderPairs(summaryPairs(before), { tty: !!ctx.io.stderr.isTTY }));
+  ctx.io.stderr.write(renderPairs(summaryPairs(before, uuid), { tty: !!ctx.io.stderr.isTTY }));
   out.info('a cancellation fee may apply under the cancellation rules; an eligible deposit hold is released');
-  if (!ctx.globals.yes && !(await prompter.confirm(`Cancel the reservation of ${clean(before.car.name)}?`, false))) {
+  if (!ctx.globals.yes && !(await prompter.confirm(`Cancel the reservation${before.car ? ` of ${clean(before.car.name)}` : ` ${uuid}`}?`, false))) {
     out.info('not cancelled: nothing was sent');
     return 1;
   }
@@ -89,7 +89,7 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
     out.warn(`cancelled, but the outcome could not be read (${why}); see \`${cliPrefix(ctx)} trips ${uuid}\``);
     return 0;
   }
-  printOutcome(out, after);
+  printOutcome(out, after, uuid);
   out.info(`\`${cliPrefix(ctx)} trips ${uuid}\` shows the invoices and the payment status`);
   return 0;
 }

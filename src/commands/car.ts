@@ -7,6 +7,7 @@ import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents, formatUsd } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { cleanText } from '../render/sanitize.js';
+import { cell, NOT_STATED, stated } from '../render/table.js';
 import { parseAlias } from './parse.js';
 
 export interface CarInput {
@@ -57,31 +58,33 @@ export function printCar(car: Car, out: Output): void {
     out.line(cleanText(car.description).trimEnd());
   }
 
+  // the spec requires `prices` but none of its members: what is left out reads "not stated"
   const p = car.prices;
+  const c = p.car ?? {};
   out.line();
   out.heading('Prices');
   out.pairs([
-    ['Trip fee', formatCents(p.trip_fee)],
-    ['Refundable deposit', formatCents(p.car.price_deposit)],
-    ['Delivery', formatCents(p.car.price_delivery)],
-    ['Miles included', String(p.car.miles_included)],
-    ['Extra mile', formatCents(p.car.price_extra_mile)],
-    ['Unlimited mileage', `${formatCents(p.car.price_unlimited_mileage)} per day`],
-    ['Minimum age', String(p.car.min_age)],
-    ['No young-driver fee from age', String(p.car.min_age_without_young_driver_fee)],
+    ['Trip fee', stated(p.trip_fee, formatCents)],
+    ['Refundable deposit', stated(c.price_deposit, formatCents)],
+    ['Delivery', stated(c.price_delivery, formatCents)],
+    ['Miles included', stated(c.miles_included)],
+    ['Extra mile', stated(c.price_extra_mile, formatCents)],
+    ['Unlimited mileage', stated(c.price_unlimited_mileage, (v) => `${formatCents(v)} per day`)],
+    ['Minimum age', stated(c.min_age)],
+    ['No young-driver fee from age', stated(c.min_age_without_young_driver_fee)],
   ]);
 
   out.line();
   out.heading('Protection plans');
-  const plans = Object.entries(p.protection);
+  const plans = Object.entries(p.protection ?? {});
   if (plans.length) out.table(['PLAN', 'PER DAY'], plans.map(([plan, day]) => [plan, formatCents(day)]), [1]);
-  else out.line('none');
+  else out.line(p.protection ? 'none' : NOT_STATED);
 
   out.line();
   out.heading('Extras');
-  if (p.extras.length) {
-    out.table(['TYPE', 'TITLE', 'PER DAY'], p.extras.map((e) => [e.item_type, e.title, formatCents(e.price_day)]), [2]);
-  } else out.line('none');
+  if (p.extras?.length) {
+    out.table(['TYPE', 'TITLE', 'PER DAY'], p.extras.map((e) => [e.item_type, e.title, cell(e.price_day, formatCents)]), [2]);
+  } else out.line(p.extras ? 'none' : NOT_STATED);
 
   out.line();
   out.heading(`Blocked dates${zone ? ` (${zone})` : ' (car-local)'}`);
@@ -89,7 +92,7 @@ export function printCar(car: Car, out: Output): void {
   if (ranges.length) {
     out.table(
       ['FROM', 'TO', 'KIND'],
-      ranges.map((r) => [formatLocal(r.from, car.city), r.to === null ? 'open-ended' : formatLocal(r.to, car.city), r.kind]),
+      ranges.map((r) => [cell(r.from, (d) => formatLocal(d, car.city)), r.to === null ? 'open-ended' : cell(r.to, (d) => formatLocal(d, car.city)), r.kind]),
     );
   } else out.line('none');
 }

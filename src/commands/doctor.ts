@@ -367,7 +367,8 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     const data = (sent.answer.body as { data?: unknown } | undefined)?.data;
     if (op.id === 'getProfile') {
       const p = S.Profile.safeParse(data);
-      if (p.success) report.customer = { uuid: p.data.uuid, first_name: p.data.first_name };
+      // the spec requires neither field; the report names the customer only when both came
+      if (p.success && p.data.uuid !== undefined && p.data.first_name !== undefined) report.customer = { uuid: p.data.uuid, first_name: p.data.first_name };
     } else if (op.id === 'listTrips') {
       const t = S.TripsList.safeParse(data);
       if (t.success) realTrip.uuid = [...t.data.history, ...t.data.active][0]?.uuid;

@@ -16,7 +16,7 @@ import { CliError } from '../errors.js';
 import { formatLocal, parseLocalDateTime } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../render/sanitize.js';
-import { renderPairs } from '../render/table.js';
+import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
 import { parseUuid } from './parse.js';
@@ -33,14 +33,14 @@ function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip 
   if (!(err instanceof CliError)) return err;
   const code = err.api?.error_code;
   if (code === 'reservation_not_active') {
-    const state = trip ? ` (it is ${clean(trip.status)})` : '';
+    const state = trip?.status ? ` (it is ${clean(trip.status)})` : '';
     return new CliError(err.kind, `reservation ${uuid} cannot be extended${state}: only a reservation in status new can`, {
       api: err.api,
       hint: `\`${cli} trips ${uuid}\` shows its status`,
     });
   }
   if (code === 'invalid_checkout') {
-    const current = trip ? ` later than the current check-out ${formatLocal(trip.date_checkout, trip.car.city)}` : ' later than the current check-out';
+    const current = trip?.date_checkout ? ` later than the current check-out ${formatLocal(trip.date_checkout, trip.car?.city)}` : ' later than the current check-out';
     return new CliError(err.kind, `${to ? `${to.replace('T', ' ')} is not` : 'that is not'} a valid new check-out for reservation ${uuid}`, {
       api: err.api,
       hint: `give --to as car-local YYYY-MM-DDTHH:MM, in the future and${current}`,
@@ -67,15 +67,16 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
     } catch (err) {
       throw explain(err, uuid, to, trip, cli);
     }
-    const city = trip.car.city;
+    // the spec requires no member of the trip or of the preview: what is left out reads "not stated"
+    const city = trip.car?.city;
     ctx.io.stderr.write(
       renderPairs(
         [
-          ['car', `${clean(trip.car.name)} (${clean(trip.car.car_alias)})`],
-          ['current check-out', formatLocal(trip.date_checkout, city)],
+          ['car', trip.car ? `${clean(trip.car.name)} (${clean(trip.car.car_alias)})` : NOT_STATED],
+          ['current check-out', stated(trip.date_checkout, (d) => formatLocal(d, city))],
           ['new check-out', formatLocal(to, city)],
-          ['additional days', String(price.additional_days)],
-          ['extension total', formatCents(price.total_amount)],
+          ['additional days', stated(price.additional_days)],
+          ['extension total', stated(price.total_amount, formatCents)],
         ],
         { tty: !!ctx.io.stderr.isTTY },
       ),

@@ -11,10 +11,11 @@ import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import { printAction } from '../render/action.js';
 import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
 import { parseSeconds, parseUuid } from './parse.js';
-import { readReservation } from './trips.js';
+import { askedWaitMs, readReservation } from './trips.js';
 
 export interface PayLinkInput {
   uuid?: string;
@@ -90,6 +91,8 @@ export async function waitUntilSettled(ctx: Context, api: Api, out: Output, uuid
   let checks = 0;
   const elapsed = () => Math.max(slept, Date.now() - started);
   const stopHint = `the link stays valid; \`${cliPrefix(ctx)} trips ${uuid}\` shows the payment status`;
+  // the Retry-After of the last read, when it failed: the next read waits at least that long
+  let asked = 0;
   try {
     for (;;) {
       const left = timeoutMs - elapsed();
@@ -99,15 +102,24 @@ export async function waitUntilSettled(ctx: Context, api: Api, out: Output, uuid
           hint: `${stopHint}; rerun with --wait to keep waiting (safe: it only reads)`,
         });
       }
-      const delay = Math.min(WAIT_INTERVAL_MS, left);
+      if (asked > left) {
+        // the API asked us not to read again before the wait ends: stop now, sending nothing
+        out.clearProgress();
+        throw new CliError('unavailable', `stopped waiting: the API asked to wait ${Math.ceil(asked / 1000)} s before reading again (Retry-After), past --wait-timeout`, {
+          hint: `${stopHint}; rerun with --wait later to keep waiting (safe: it only reads)`,
+        });
+      }
+      const delay = Math.min(Math.max(WAIT_INTERVAL_MS, asked), left);
       await ctx.sleep(delay);
       slept += delay;
+      asked = 0;
       let trip: Trip;
       try {
         trip = (await readReservation(api, uuid, out)).data;
       } catch (err) {
         if (err instanceof CliError && err.kind === 'unavailable') {
-          out.progress(`could not read the reservation (${err.message}); trying again (Ctrl-C to stop)`);
+          asked = askedWaitMs(err);
+          out.progress(`could not read the reservation (${clean(err.message)}); trying again${asked ? ` in ${Math.ceil(asked / 1000)} s, as the API asked` : ''} (Ctrl-C to stop)`);
           continue;
         }
         throw err;
@@ -122,7 +134,7 @@ export async function waitUntilSettled(ctx: Context, api: Api, out: Output, uuid
         out.clearProgress();
         throw new CliError('conflict', `reservation ${uuid} was cancelled while waiting for the payment`, { hint: stopHint });
       }
-      const status = trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car.city) : 'payment status not reported';
+      const status = trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car?.city) : 'payment status not reported';
       out.progress(`waiting for the payment: ${status} (checked ${checks}×, ${Math.round(elapsed() / 1000)} s; Ctrl-C to stop)`);
     }
   } catch (err) {

@@ -3,6 +3,7 @@ import { payloadOf } from '../api/payload.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { describeCard } from '../render/card.js';
+import { NOT_STATED, stated } from '../render/table.js';
 
 export async function run(_input: unknown, ctx: Context): Promise<number> {
   const { api, out } = await services(ctx);
@@ -12,15 +13,19 @@ export async function run(_input: unknown, ctx: Context): Promise<number> {
     return 0;
   }
   const p = res.data;
-  const card = p.payment_methods[0];
+  // the spec requires none of the profile's fields: what is left out reads "not stated"
+  const card = p.payment_methods?.[0];
   const extra = (key: string) => (typeof p[key] === 'string' ? (p[key] as string) : undefined);
   out.pairs([
-    ['customer', p.uuid],
-    ['first name', p.first_name],
+    ['customer', stated(p.uuid)],
+    ['first name', stated(p.first_name)],
     ['last name', extra('last_name')],
     ['email', extra('email')],
-    ['approved to drive', p.is_approved_to_drive ? 'yes' : 'no (see `carrental verification`)'],
-    ['saved card', card ? describeCard(card, ctx.now()) : 'no saved card (add one with `carrental card-link`)'],
+    ['approved to drive', stated(p.is_approved_to_drive, (yes) => (yes ? 'yes' : 'no (see `carrental verification`)'))],
+    [
+      'saved card',
+      card ? describeCard(card, ctx.now()) : p.payment_methods ? 'no saved card (add one with `carrental card-link`)' : NOT_STATED,
+    ],
   ]);
   return 0;
 }

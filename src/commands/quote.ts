@@ -77,7 +77,7 @@ export function printQuote(quote: Quote, req: QuoteRequest, out: Output, carOrCi
   const opts = req.options ?? {};
   const car = typeof carOrCity === 'string' ? undefined : carOrCity;
   const city = typeof carOrCity === 'string' ? carOrCity : car?.city;
-  const extraTitle = (type: string) => car?.prices.extras.find((e) => e.item_type === type)?.title ?? type;
+  const extraTitle = (type: string) => car?.prices.extras?.find((e) => e.item_type === type)?.title ?? type;
   const plan = opts.protection_plan ?? 'minimum';
   const days = typeof quote.days === 'number' ? quote.days : undefined;
   out.heading(`Quote for ${car ? `${car.name} (${req.car_alias})` : req.car_alias}`);

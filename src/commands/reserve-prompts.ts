@@ -160,15 +160,18 @@ export async function promptReservation(draft: ReserveDraft, deps: { api: Api; p
     free.sort((a, b) => (a.display_trip_total_cents ?? 0) - (b.display_trip_total_cents ?? 0));
     car = await prompter.search(`Car (${free.length} available; type to filter)`, free.map(carChoice));
   }
+  // the spec requires none of the price members: a price left out reads "price not stated"
   const prices = car.prices;
+  const c = prices.car ?? {};
+  const money = (cents: number | undefined) => (cents === undefined ? 'price not stated' : formatCents(cents));
+  const rates = prices.protection ?? {};
+  const listed = (['minimum', 'standard'] as const).filter((plan) => plan in rates);
 
   const protection =
     draft.protection ??
     (await prompter.select(
       'Protection plan',
-      (['minimum', 'standard'] as const)
-        .filter((plan) => plan in prices.protection)
-        .map((plan) => ({ name: `${plan} — ${formatCents(prices.protection[plan])} per day`, value: plan })),
+      (listed.length ? listed : (['minimum', 'standard'] as const)).map((plan) => ({ name: `${plan} — ${money(rates[plan])} per day`, value: plan })),
       'minimum',
     ));
 
@@ -177,8 +180,8 @@ export async function promptReservation(draft: ReserveDraft, deps: { api: Api; p
     (await prompter.select(
       'Mileage',
       [
-        { name: `limited — ${prices.car.miles_included} miles included, ${formatCents(prices.car.price_extra_mile)} per extra mile`, value: 'limited' as const },
-        { name: `unlimited — ${formatCents(prices.car.price_unlimited_mileage)}`, value: 'unlimited' as const },
+        { name: `limited — ${c.miles_included ?? 'an unstated number of'} miles included, ${money(c.price_extra_mile)} per extra mile`, value: 'limited' as const },
+        { name: `unlimited — ${money(c.price_unlimited_mileage)}`, value: 'unlimited' as const },
       ],
       'limited',
     ));
@@ -190,7 +193,7 @@ export async function promptReservation(draft: ReserveDraft, deps: { api: Api; p
       'Pickup or delivery',
       [
         { name: `pickup${where}`, value: 'pickup' as const },
-        { name: `delivery to an address — ${formatCents(prices.car.price_delivery)}`, value: 'delivery' as const },
+        { name: `delivery to an address — ${money(c.price_delivery)}`, value: 'delivery' as const },
       ],
       'pickup',
     );
@@ -203,12 +206,14 @@ export async function promptReservation(draft: ReserveDraft, deps: { api: Api; p
 
   let extras = draft.extras;
   if (extras === undefined) {
+    // an extra is chosen by its item type: one the server left without a type cannot be asked for
+    const offered = (prices.extras ?? []).flatMap((e) => (e.item_type ? [{ ...e, item_type: e.item_type }] : []));
     extras =
-      prices.extras.length === 0
+      offered.length === 0
         ? []
         : await prompter.checkbox(
             'Extras (space to select, enter to continue)',
-            prices.extras.map((e) => ({ name: `${clean(e.title)} — ${formatCents(e.price_day)} per day`, value: e.item_type })),
+            offered.map((e) => ({ name: `${clean(e.title ?? e.item_type)} — ${money(e.price_day)} per day`, value: e.item_type })),
           );
   }
 

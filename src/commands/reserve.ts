@@ -107,7 +107,7 @@ function stderrOutput(ctx: Context): Output {
 /** A quote refused for an unknown extra: say which extras the car has. */
 function withExtrasHint(err: unknown, car: Car): unknown {
   if (!(err instanceof CliError) || err.api?.error_code !== 'invalid_extra') return err;
-  const offered = car.prices.extras.map((e) => e.item_type);
+  const offered = (car.prices.extras ?? []).flatMap((e) => (e.item_type ? [e.item_type] : []));
   return new CliError(err.kind, err.message, {
     api: err.api,
     hint: offered.length ? `this car offers: ${offered.join(', ')}` : 'this car offers no extras',

@@ -10,6 +10,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 import { describePaymentStatus, renderTripDetail, TRIP_HEADERS, TRIP_MONEY_COLUMNS, tripRow } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
 import { parseSeconds, parseUuid } from './parse.js';
@@ -50,6 +51,15 @@ export function readReservation(api: Api, uuid: string, out: Output) {
   });
 }
 
+/**
+ * How long the API asked to wait before the next request (Retry-After, sent with 429 and
+ * 503), from a read that failed after the request sender's own retries; 0 when it did not say.
+ * The waits of --watch and pay-link --wait never read again sooner.
+ */
+export function askedWaitMs(err: unknown): number {
+  return err instanceof CliError && err.api?.retryAfter !== undefined ? err.api.retryAfter * 1000 : 0;
+}
+
 interface WatchOptions {
   intervalMs: number;
   timeoutMs?: number;
@@ -82,10 +92,10 @@ export async function run(input: TripsInput, ctx: Context): Promise<number> {
   const res = await readReservation(api, uuid, out);
   if (!watch) {
     if (out.json) out.printJson(payloadOf(res));
-    else renderTripDetail(out, res.data, cli);
+    else renderTripDetail(out, res.data, cli, uuid);
     return 0;
   }
-  if (!out.json) renderTripDetail(out, res.data, cli);
+  if (!out.json) renderTripDetail(out, res.data, cli, uuid);
   return watchTrip(ctx, api, out, uuid, res.data, watch);
 }
 
@@ -110,11 +120,13 @@ async function list(api: Api, out: Output, cli: string): Promise<number> {
 }
 
 const watchKey = (trip: Trip) => JSON.stringify([trip.status, trip.payment_status ?? null]);
-const paymentText = (trip: Trip) => (trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car.city) : 'not reported');
+const paymentText = (trip: Trip) => (trip.payment_status ? describePaymentStatus(trip.payment_status, trip.car?.city) : 'payment status not stated');
+const statusText = (trip: Trip) => trip.status ?? 'status not stated';
 
 /**
  * Re-reads every interval until the status or the payment status changes (exit 0), the
- * timeout passes (exit 6) or Ctrl-C (ctx.sleep rejects: exit 130). Time waited counts both
+ * timeout passes (exit 6) or Ctrl-C (ctx.sleep rejects: exit 130). A read that fails as
+ * busy or unreachable is tried again, no sooner than its Retry-After. Time waited counts both
  * the sleeps and the clock, so an injected sleep drives it in tests.
  */
 async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, first: Trip, opts: WatchOptions): Promise<number> {
@@ -122,32 +134,52 @@ async function watchTrip(ctx: Context, api: Api, out: Output, uuid: string, firs
   let slept = 0;
   let reads = 1;
   const elapsed = () => Math.max(slept, ctx.now().getTime() - started);
+  // the Retry-After of the last read, when it failed: the next read waits at least that long
+  let asked = 0;
+  let problem = '';
   for (;;) {
     const remaining = opts.timeoutMs === undefined ? Infinity : opts.timeoutMs - elapsed();
     if (remaining <= 0) throw timedOut(uuid, opts.timeoutMs!, reads);
-    out.progress(
-      `watching ${uuid}: ${first.status}, ${paymentText(first)}; read ${reads}, next in ${Math.round(opts.intervalMs / 1000)} s (Ctrl-C to stop)`,
-    );
-    if (remaining < opts.intervalMs) {
+    const wait = Math.max(opts.intervalMs, asked);
+    if (asked > remaining) {
+      // the API asked us not to read again before the watch ends: stop now, sending nothing
+      out.clearProgress();
+      throw new CliError('unavailable', `stopped watching ${uuid}: the API asked to wait ${Math.ceil(asked / 1000)} s before reading again (Retry-After), past --watch-timeout`, {
+        hint: 'nothing changed yet as far as we know; rerun the same command later to keep watching',
+      });
+    }
+    out.progress(`watching ${uuid}: ${statusText(first)}, ${paymentText(first)}; read ${reads}${problem}, next in ${Math.round(wait / 1000)} s (Ctrl-C to stop)`);
+    if (remaining < wait) {
       // a last read sooner than the interval would poll faster than allowed: give up instead
       await ctx.sleep(remaining);
       throw timedOut(uuid, opts.timeoutMs!, reads);
     }
-    await ctx.sleep(opts.intervalMs);
-    slept += opts.intervalMs;
-    const res = await readReservation(api, uuid, out);
+    await ctx.sleep(wait);
+    slept += wait;
+    asked = 0;
+    problem = '';
+    let res: Awaited<ReturnType<typeof readReservation>>;
+    try {
+      res = await readReservation(api, uuid, out);
+    } catch (err) {
+      // busy, rate limited or unreachable after the sender's retries: keep watching, no sooner than asked
+      if (!(err instanceof CliError) || err.kind !== 'unavailable') throw err;
+      asked = askedWaitMs(err);
+      problem = ` (the last read failed: ${clean(err.message)})`;
+      continue;
+    }
     reads += 1;
     const trip = res.data;
     if (watchKey(trip) === watchKey(first)) continue;
     out.clearProgress();
     const changes: string[] = [];
-    if (trip.status !== first.status) changes.push(`status ${first.status} → ${trip.status}`);
+    if (trip.status !== first.status) changes.push(`status ${statusText(first)} → ${statusText(trip)}`);
     if (paymentText(trip) !== paymentText(first)) changes.push(`payment ${paymentText(first)} → ${paymentText(trip)}`);
     out.info(`changed: ${changes.join('; ') || 'payment status'}`);
     if (out.json) out.printJson(payloadOf(res));
     else {
       out.line();
-      renderTripDetail(out, trip, cliPrefix(ctx));
+      renderTripDetail(out, trip, cliPrefix(ctx), uuid);
     }
     return 0;
   }

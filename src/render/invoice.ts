@@ -6,6 +6,7 @@ import { formatUtc } from './dates.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
 import { clean } from './sanitize.js';
+import { cell } from './table.js';
 
 const BILLING_MEANING: Record<string, string> = {
   ISSUED: 'issued, not paid',
@@ -29,7 +30,8 @@ export function renderInvoiceTable(out: Output, invoices: Invoice[]): void {
     invoices.map((inv) => [inv.id, inv.type, describeBillingStatus(inv), formatCents(inv.amount), formatUtc(inv.created_at), inv.description]),
     [3],
   );
-  const items = invoices.flatMap((inv) => inv.items.map((item) => [inv.id, item.description, formatCents(item.amount)]));
+  // the spec marks no member of a line item required: a missing one is a dash
+  const items = invoices.flatMap((inv) => inv.items.map((item) => [inv.id, item.description, cell(item.amount, formatCents)]));
   if (items.length) {
     out.line();
     out.heading('Line items');
@@ -50,12 +52,12 @@ export function renderInvoice(out: Output, invoice: Invoice): void {
   out.line();
   out.heading('Line items');
   if (invoice.items.length === 0) out.info('no line items');
-  else out.table(['ITEM', 'AMOUNT'], invoice.items.map((item) => [item.description, formatCents(item.amount)]), [1]);
+  else out.table(['ITEM', 'AMOUNT'], invoice.items.map((item) => [item.description, cell(item.amount, formatCents)]), [1]);
 }
 
 /** Said once under any invoice listing: the sign convention is the ledger's, not ours. */
 export function invoiceNotes(out: Output, invoices: Invoice[]): void {
-  if (invoices.some((inv) => inv.amount < 0 || inv.items.some((i) => i.amount < 0))) {
+  if (invoices.some((inv) => inv.amount < 0 || inv.items.some((i) => (i.amount ?? 0) < 0))) {
     out.info('note: amounts keep the sign of the billing ledger as the API records it (a charge against the customer can be negative); discounts are negative line items.');
   }
   if (invoices.some((inv) => inv.billing_status === 'HOLD')) {

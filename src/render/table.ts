@@ -3,6 +3,21 @@
 import { loadTable } from './cli-table3.cjs';
 import { clean } from './sanitize.js';
 
+/** A table cell the server left out (or sent as null): a dash, on a terminal and in a pipe. */
+export const MISSING = '-';
+/** A labelled value the server left out. */
+export const NOT_STATED = 'not stated';
+
+/** A value the server may leave out: formatted when present, "not stated" when absent or null. */
+export function stated<T>(value: T | null | undefined, show: (v: T) => string = String): string {
+  return value === null || value === undefined ? NOT_STATED : show(value);
+}
+
+/** The same for a table cell: formatted when present, else undefined, which a table draws as MISSING. */
+export function cell<T>(value: T | null | undefined, show: (v: T) => string = String): string | undefined {
+  return value === null || value === undefined ? undefined : show(value);
+}
+
 export interface TableOptions {
   tty: boolean;
   /** Right-aligned columns (money, counts), by index. */
@@ -18,9 +33,9 @@ export class MultiLine {
 }
 
 export function renderTable(headers: string[], rows: unknown[][], opts: TableOptions): string {
-  const tall = rows.some((row) => row.some((cell) => cell instanceof MultiLine));
+  const tall = rows.some((row) => row.some((c) => c instanceof MultiLine));
   const cells = rows.map((row) =>
-    row.map((cell) => (cell instanceof MultiLine ? cell.lines.map((l) => clean(l)).join(opts.tty ? '\n' : ' ') : clean(cell))),
+    row.map((c) => (c instanceof MultiLine ? c.lines.map((l) => clean(l ?? MISSING)).join(opts.tty ? '\n' : ' ') : clean(c ?? MISSING))),
   );
   if (!opts.tty) {
     return cells.map((row) => row.join('\t')).join('\n') + (cells.length ? '\n' : '');
@@ -63,7 +78,11 @@ export function fitWidths(headers: string[], cells: string[][], columns: number 
   return widths.map((w, i) => (w === natural[i] ? null : w));
 }
 
-/** A label/value block: aligned on a terminal, `label<TAB>value` in a pipe. */
+/**
+ * A label/value block: aligned on a terminal, `label<TAB>value` in a pipe. A row whose value
+ * is undefined is left out (an optional detail); a value the reader expects and the server
+ * left out is passed as `stated(value)`, which reads "not stated".
+ */
 export function renderPairs(pairs: Array<[string, unknown]>, opts: { tty: boolean; style?: (s: string) => string }): string {
   const visible = pairs.filter(([, v]) => v !== undefined);
   if (!opts.tty) return visible.map(([k, v]) => `${k}\t${clean(v)}`).join('\n') + (visible.length ? '\n' : '');

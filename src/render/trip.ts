@@ -1,7 +1,7 @@
 // Trips and their money. Each block says what it is and what it is not: a financial summary
 // is the current record, not a final cost; a null total is "unknown", never $0.00; a
 // cancellation does not mean money was returned.
-import { MultiLine } from './table.js';
+import { cell, MISSING, MultiLine, NOT_STATED, stated } from './table.js';
 import type { CancellationOutcome, PaymentStatus, Trip } from '../api/schemas.js';
 import { formatLocal, formatUtc, zoneOf } from './dates.js';
 import { invoiceNotes, renderInvoiceTable } from './invoice.js';
@@ -9,27 +9,40 @@ import { formatCents, formatCentsOrUnknown } from './money.js';
 import type { Output } from './output.js';
 import { clean } from './sanitize.js';
 
-type FinancialSummary = Trip['financial_summary'];
+type FinancialSummary = NonNullable<Trip['financial_summary']>;
+
+// The spec requires no member of a Trip: every one below may be absent, and is then shown
+// as missing (a dash in a table, "not stated" beside a label), never guessed.
+
+const localTime = (value: string | undefined) => (value === undefined ? undefined : value.replace('T', ' '));
 
 /** "2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles": both ends share the car's zone. */
 export function formatTripDates(trip: Pick<Trip, 'date_checkin' | 'date_checkout' | 'car'>): string {
-  const city = trip.car.city;
-  const from = trip.date_checkin.replace('T', ' ');
-  return `${from} → ${formatLocal(trip.date_checkout, city)}`;
+  const city = trip.car?.city;
+  const from = localTime(trip.date_checkin) ?? NOT_STATED;
+  const to = trip.date_checkout === undefined ? `${NOT_STATED} ${zoneOf(city) ?? '(car-local)'}` : formatLocal(trip.date_checkout, city);
+  return `${from} → ${to}`;
 }
 
+/** null is the API's "unknown" (never $0.00); an absent member is a dash. */
+const centsOrUnknown = (cents: number | null | undefined) => (cents === undefined ? undefined : formatCentsOrUnknown(cents));
+
 export function tripRow(trip: Trip): unknown[] {
-  const zone = zoneOf(trip.car.city);
+  const zone = zoneOf(trip.car?.city);
+  const dates =
+    trip.date_checkin === undefined && trip.date_checkout === undefined
+      ? undefined
+      : // check-in, check-out and their zone on three lines keep the table within a terminal's width
+        new MultiLine([`${localTime(trip.date_checkin) ?? MISSING} →`, localTime(trip.date_checkout) ?? MISSING, zone ?? '(car-local)']);
   return [
     trip.uuid,
-    trip.car.name,
-    // check-in, check-out and their zone on three lines keep the table within a terminal's width
-    new MultiLine([`${trip.date_checkin.replace('T', ' ')} →`, trip.date_checkout.replace('T', ' '), zone ?? '(car-local)']),
+    trip.car?.name,
+    dates,
     trip.days,
     trip.status,
-    formatCentsOrUnknown(trip.financial_summary.trip_total_cents),
-    formatCentsOrUnknown(trip.financial_summary.deposit_cents),
-    formatCents(trip.balance_cents),
+    centsOrUnknown(trip.financial_summary?.trip_total_cents),
+    centsOrUnknown(trip.financial_summary?.deposit_cents),
+    cell(trip.balance_cents, formatCents),
   ];
 }
 
@@ -116,14 +129,20 @@ export function renderCancellationOutcome(out: Output, outcome: CancellationOutc
   const refunds = outcome.refunds ?? [];
   out.pairs([
     ['status', 'cancelled'],
-    ['deposit hold', outcome.hold_release ? explain(outcome.hold_release.status, HOLD_RELEASE) : 'not reported'],
-    ['refund review', outcome.refund_review ? explain(outcome.refund_review.status, REFUND_REVIEW) : 'not reported'],
+    ['deposit hold', outcome.hold_release?.status ? explain(outcome.hold_release.status, HOLD_RELEASE) : 'not reported'],
+    ['refund review', outcome.refund_review?.status ? explain(outcome.refund_review.status, REFUND_REVIEW) : 'not reported'],
     ['refunds', refunds.length ? `${refunds.length} known` : 'none known (this does not mean none is owed)'],
   ]);
   if (refunds.length) {
     out.table(
       ['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'],
-      refunds.map((r) => [r.id, formatCents(r.amount_cents), REFUND_STATUS[r.status] ?? r.status, r.confirmed_at ? formatRecordTime(r.confirmed_at) : '']),
+      refunds.map((r) => [
+        r.id,
+        cell(r.amount_cents, formatCents),
+        cell(r.status, (st) => REFUND_STATUS[st] ?? st),
+        // null: recorded, not (yet) confirmed
+        r.confirmed_at === null ? '' : cell(r.confirmed_at, formatRecordTime),
+      ]),
       [1],
     );
   }
@@ -141,22 +160,28 @@ function formatRecordTime(value: string): string {
 
 /**
  * The whole reservation: trip, payment status, financial summary, invoices, cancellation.
- * `cli` is how the next-step hint spells the command (e.g. `carrental --sandbox`).
+ * `cli` is how the next-step hint spells the command (e.g. `carrental --sandbox`);
+ * `requested` is the uuid the command asked for, used when the trip does not state its own.
  */
-export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental'): void {
-  const city = trip.car.city;
-  out.heading(`Trip ${clean(trip.uuid)}`);
+export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental', requested?: string): void {
+  const city = trip.car?.city;
+  const uuid = trip.uuid ?? requested;
+  out.heading(`Trip ${uuid === undefined ? '(uuid not stated)' : clean(uuid)}`);
   out.pairs([
-    ['car', `${trip.car.name} (${trip.car.car_alias})`],
-    ['status', trip.is_booked === undefined ? trip.status : `${trip.status} (${trip.is_booked ? 'booked' : 'not booked'})`],
-    ['check-in', formatLocal(trip.date_checkin, city)],
-    ['check-out', formatLocal(trip.date_checkout, city)],
-    ['days', trip.days],
-    ['balance', formatCents(trip.balance_cents)],
-    ['payment', trip.payment_status ? describePaymentStatus(trip.payment_status, city) : undefined],
+    ['car', trip.car ? `${trip.car.name} (${trip.car.car_alias})` : NOT_STATED],
+    ['status', `${stated(trip.status)}${trip.is_booked === undefined ? '' : ` (${trip.is_booked ? 'booked' : 'not booked'})`}`],
+    ['check-in', stated(trip.date_checkin, (d) => formatLocal(d, city))],
+    ['check-out', stated(trip.date_checkout, (d) => formatLocal(d, city))],
+    ['days', stated(trip.days)],
+    ['balance', stated(trip.balance_cents, formatCents)],
+    ['payment', stated(trip.payment_status, (ps) => describePaymentStatus(ps, city))],
   ]);
   out.line();
-  renderFinancialSummary(out, trip.financial_summary);
+  if (trip.financial_summary) renderFinancialSummary(out, trip.financial_summary);
+  else {
+    out.heading('Financial summary');
+    out.pairs([['summary', NOT_STATED]]);
+  }
   if (trip.invoices) {
     out.line();
     out.heading('Invoices');
@@ -168,7 +193,7 @@ export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental'): vo
     out.line();
     renderCancellationOutcome(out, trip.cancellation_outcome, city ?? undefined);
   }
-  if (trip.payment_status?.type === 'to_pay') {
-    out.info(`next: the customer pays on the page from \`${cli} pay-link ${trip.uuid}\`; then re-read with \`${cli} trips ${trip.uuid}\`.`);
+  if (trip.payment_status?.type === 'to_pay' && uuid !== undefined) {
+    out.info(`next: the customer pays on the page from \`${cli} pay-link ${uuid}\`; then re-read with \`${cli} trips ${uuid}\`.`);
   }
 }

@@ -16,7 +16,7 @@ beforeAll(async () => {
   const page = await sb.api<CarsPage>('/cars?city=la&limit=200');
   for (const c of page.cars) {
     const detail = await sb.api<Car>(`/cars/${c.car_alias}`);
-    if (detail.insurance_coverage_usd && detail.prices.extras.length && detail.blocked_ranges?.some((b) => b.to === null)) {
+    if (detail.insurance_coverage_usd && detail.prices.extras!.length && detail.blocked_ranges?.some((b) => b.to === null)) {
       car = detail;
       break;
     }
@@ -41,15 +41,15 @@ describe('car <alias>', () => {
     expect(lines[0]).toBe(`# ${car.name} (${car.car_alias})`);
     expect(lines).toContain('City\tla (America/Los_Angeles)');
     expect(lines).toContain(`Insurance coverage\t$${car.insurance_coverage_usd!.toLocaleString('en-US')}`);
-    expect(lines).toContain(`Refundable deposit\t$${(car.prices.car.price_deposit / 100).toFixed(2)}`);
+    expect(lines).toContain(`Refundable deposit\t$${(car.prices.car!.price_deposit! / 100).toFixed(2)}`);
     expect(lines).toContain('# Protection plans');
-    expect(lines).toContain(`standard\t$${(car.prices.protection.standard / 100).toFixed(2)}`);
-    const extra = car.prices.extras[0];
-    expect(lines).toContain(`${extra.item_type}\t${extra.title}\t$${(extra.price_day / 100).toFixed(2)}`);
+    expect(lines).toContain(`standard\t$${(car.prices.protection!.standard / 100).toFixed(2)}`);
+    const extra = car.prices.extras![0];
+    expect(lines).toContain(`${extra.item_type}\t${extra.title}\t$${(extra.price_day! / 100).toFixed(2)}`);
     expect(lines).toContain('# Blocked dates (America/Los_Angeles)');
     for (const b of car.blocked_ranges!) {
-      const to = b.to === null ? 'open-ended' : `${b.to.replace('T', ' ')} America/Los_Angeles`;
-      expect(lines).toContain(`${b.from.replace('T', ' ')} America/Los_Angeles\t${to}\t${b.kind}`);
+      const to = b.to === null ? 'open-ended' : `${b.to!.replace('T', ' ')} America/Los_Angeles`;
+      expect(lines).toContain(`${b.from!.replace('T', ' ')} America/Los_Angeles\t${to}\t${b.kind}`);
     }
     expect(r.stdout).not.toContain('\u001b');
   });

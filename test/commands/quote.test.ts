@@ -18,13 +18,13 @@ let blocked: { alias: string; from: string; to: string };
 beforeAll(async () => {
   sb = await TestSandbox.start({ config: { catalogRateLimitPerMinute: 100_000 } });
   const page = await sb.api<CarsPage>(`/cars?city=la&limit=200&date_from=${FROM}&date_to=${TO}`);
-  car = await sb.api<Car>(`/cars/${page.cars.find((c) => c.is_available && c.prices.extras.length > 0)!.car_alias}`);
+  car = await sb.api<Car>(`/cars/${page.cars.find((c) => c.is_available && c.prices.extras!.length > 0)!.car_alias}`);
   for (const c of page.cars.filter((x) => x.is_available === false)) {
     const detail = await sb.api<Car>(`/cars/${c.car_alias}`);
-    const range = detail.blocked_ranges!.find((b) => b.to !== null && b.from > '2026-11-03');
+    const range = detail.blocked_ranges!.find((b) => b.to !== null && b.from! > '2026-11-03');
     if (range) {
       // a day inside the range, at 10:00 (operating hours)
-      const day = range.from.slice(0, 10);
+      const day = range.from!.slice(0, 10);
       blocked = { alias: c.car_alias, from: `${day}T10:00`, to: range.to! };
       const d = new Date(`${day}T00:00Z`);
       d.setUTCDate(d.getUTCDate() + 2);
@@ -83,22 +83,22 @@ describe('the breakdown', () => {
   });
 
   it('every option: protection, mileage, delivery address, repeated extras, promo', async () => {
-    const extras = car.prices.extras.map((e) => e.item_type);
+    const extras = car.prices.extras!.map((e) => e.item_type!);
     const args = [car.car_alias, ...dates, '--protection', 'standard', '--mileage', 'unlimited', '--delivery-address', '1 Ocean Ave, Santa Monica', '--promo', 'SAVE50', ...extras.flatMap((e) => ['--extra', e])];
     const q = JSON.parse((await quote([...args, '--json'])).stdout) as Quote;
-    expect(q.delivery_total).toBe(car.prices.car.price_delivery);
+    expect(q.delivery_total).toBe(car.prices.car!.price_delivery);
     expect(q.promo_discount_amount).toBe(5000);
-    expect(q.unlimited_mileage_total).toBe(car.prices.car.price_unlimited_mileage * 7);
-    expect(q.extras_total).toBe(car.prices.extras.reduce((s, e) => s + e.price_day * 7, 0));
-    expect(q.protection_total).toBe(car.prices.protection.standard * 7);
+    expect(q.unlimited_mileage_total).toBe(car.prices.car!.price_unlimited_mileage! * 7);
+    expect(q.extras_total).toBe(car.prices.extras!.reduce((s, e) => s + e.price_day! * 7, 0));
+    expect(q.protection_total).toBe(car.prices.protection!.standard * 7);
     expect(q.final_total).toBe(
       q.rent_subtotal - q.rent_discount_amount + q.protection_total + q.extras_total! + q.delivery_total! + q.unlimited_mileage_total! - q.promo_discount_amount! + q.trip_fee_total,
     );
-    const r = await quote(args);
+    const r = await quote(args!!!);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines).toContain(`Protection (standard)\t${formatCents(q.protection_total)}`);
-    expect(lines).toContain(`Extras (${car.prices.extras.map((e) => e.title).join(', ')})\t${formatCents(q.extras_total!)}`);
+    expect(lines).toContain(`Extras (${car.prices.extras!.map((e) => e.title).join(', ')})\t${formatCents(q.extras_total!)}`);
     expect(lines).toContain(`Delivery\t${formatCents(q.delivery_total!)}`);
     expect(lines).toContain(`Unlimited mileage\t${formatCents(q.unlimited_mileage_total!)}`);
     expect(lines).toContain('Promo discount (SAVE50)\t-$50.00');

@@ -34,7 +34,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expect(d.status).toBe('cancelled');
     expect(d.cancellation_outcome).toEqual({ status: 'cancelled', hold_release: { status: 'not_required' }, refund_review: { status: 'not_required' }, refunds: [] });
     expect(d.payment_status).toEqual({ type: 'settled' });
-    expect(d.financial_summary.trip_total_cents).toBe(0);
+    expect(d.financial_summary!.trip_total_cents).toBe(0);
     expect(d.balance_cents).toBe(0);
     expect(d.invoices!.every((i) => i.billing_status === 'CANCELLED')).toBe(true);
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
@@ -56,7 +56,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expect(d.cancellation_outcome!.refunds![0].id).toMatch(/^rfd_/);
     // 2026-03-10 car-local plus the 7 refund days.
     expect(d.payment_status).toEqual({ type: 'refund', amount: paid, date: '2026-03-17' });
-    expect(d.financial_summary).toEqual({ currency: 'USD', trip_total_cents: null, deposit_cents: before.financial_summary.deposit_cents });
+    expect(d.financial_summary).toEqual({ currency: 'USD', trip_total_cents: null, deposit_cents: before.financial_summary!.deposit_cents });
     expect(d.invoices!.find((i) => i.type === 'DEPOSIT')!.billing_status).toBe('CANCELLED');
     expect(d.invoices!.find((i) => i.type === 'REFUND')).toMatchObject({ amount: -paid, billing_status: 'ISSUED' });
     expect(d.is_booked).toBe(false);
@@ -73,10 +73,10 @@ describe('DELETE /my/reservation/{uuid}', () => {
     const d = await detail(uuid);
     const fee = d.invoices!.find((i) => i.type === 'FEE_RENT')!;
     // One day's rent: the day rate, as the 2-day trip has no duration discount.
-    expect(fee.amount).toBe(before.car.blended_day_rate_cents);
+    expect(fee.amount).toBe(before.car!.blended_day_rate_cents);
     expect(fee.billing_status).toBe('ISSUED');
     expect(d.payment_status).toMatchObject({ type: 'to_pay', amount: fee.amount });
-    expect(d.financial_summary.trip_total_cents).toBe(fee.amount);
+    expect(d.financial_summary!.trip_total_cents).toBe(fee.amount);
     expect(d.cancellation_outcome).toMatchObject({ hold_release: { status: 'not_required' }, refund_review: { status: 'not_required' } });
   });
 
@@ -97,7 +97,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expectError(await cancel(uuid), 400, 'reservation_not_cancellable');
 
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
-    for (const t of trips.history.filter((t) => t.uuid !== uuid)) expectError(await cancel(t.uuid), 400, 'reservation_not_cancellable');
+    for (const t of trips.history.filter((t) => t.uuid !== uuid)) expectError(await cancel(t.uuid!), 400, 'reservation_not_cancellable');
 
     const started = await booked(LATE, []);
     await h.admin('POST', '/clock', { advance_seconds: 2 * 86_400 });
@@ -106,7 +106,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
 
   it('answers 404 for an unknown or foreign reservation whatever its status', async () => {
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
-    for (const t of [...trips.active, ...trips.history]) expectError(await cancel(t.uuid, h.sb.keys.other_customer), 404, 'reservation_not_found');
+    for (const t of [...trips.active, ...trips.history]) expectError(await cancel(t.uuid!, h.sb.keys.other_customer), 404, 'reservation_not_found');
     expectError(await cancel('2b0c7d3e-0000-4000-8000-000000000000'), 404, 'reservation_not_found');
   });
 });

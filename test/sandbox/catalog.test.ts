@@ -52,7 +52,7 @@ describe('GET /cars', () => {
       const car = Car.parse(c);
       expect(typeof car.is_available).toBe('boolean');
       expect(car.trip_days).toBe(3);
-      expect(car.rent_trip_total_cents! + car.prices.trip_fee).toBe(car.display_trip_total_cents);
+      expect(car.rent_trip_total_cents! + car.prices.trip_fee!).toBe(car.display_trip_total_cents);
     }
     expect(dated.some((c: any) => !c.is_available)).toBe(true);
   });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hintFor } from '../../src/api/hints.js';
 import { Api } from '../../src/api/endpoints.js';
-import { Car, CarsPage, Invoice, InvoiceList, Quote, Trip, TripsList } from '../../src/api/schemas.js';
+import { Car, CarsPage, Invoice, InvoiceList, Quote, Trip, TripsList, Uri } from '../../src/api/schemas.js';
 import { type Harness, availableCar, expectError, newKey, reserve, startHarness, tempDir, tripBody } from './harness.js';
 
 let h: Harness;
@@ -131,9 +131,9 @@ describe('what the spec does not define is refused, not ignored', () => {
     expect(create.json.description).toContain('promo');
     expect(await count()).toBe(before);
 
-    const unpaid = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data).active.find((t) => t.balance_cents > 0)!;
+    const unpaid = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data).active.find((t) => t.balance_cents! > 0)!;
     expectError(await h.call('POST', `/my/reservation/${unpaid.uuid}/payment-link`, { key, body: { payment_type: 'rent', amount: 100 } }), 400, 'invalid_request');
-    const target = `${unpaid.date_checkout.slice(0, 10)}T18:00`;
+    const target = `${unpaid.date_checkout!.slice(0, 10)}T18:00`;
     expectError(
       await h.call('POST', `/my/billing/reservation/${unpaid.uuid}/extension/price`, { key, body: { modification_type: 'extend', new_checkout_date_time_local: target, extras: [] } }),
       400,
@@ -250,13 +250,17 @@ describe('client schemas', () => {
     }
   });
 
-  it('refuse a date_next_block that is not car-local YYYY-MM-DDTHH:MM and a photo that is not a URI', async () => {
+  it('refuse a date_next_block that is not car-local YYYY-MM-DDTHH:MM; tolerate a photo that is not a URI, which the sandbox never sends', async () => {
     const car = (await h.call('GET', '/cars?limit=1')).json.data.cars[0];
     expect(Car.safeParse(car).success).toBe(true);
     expect(Car.safeParse({ ...car, date_next_block: '2026-03-06' }).success).toBe(false);
     expect(Car.safeParse({ ...car, date_next_block: '2026-03-06T18:00:00Z' }).success).toBe(false);
     expect(Car.safeParse({ ...car, date_next_block: null }).success).toBe(true);
-    expect(Car.safeParse({ ...car, photos: ['car-1.jpg'] }).success).toBe(false);
+    // a photo link never fails a command (docs/compatibility.md), but the sandbox's are RFC 3986 URIs
+    expect(Car.safeParse({ ...car, photos: ['car-1.jpg'] }).success).toBe(true);
+    expect(Uri.safeParse('car-1.jpg').success).toBe(false);
+    const cars = CarsPage.parse((await h.call('GET', '/cars?limit=200')).json.data).cars;
+    for (const photo of cars.flatMap((c) => c.photos ?? [])) expect(Uri.safeParse(photo).success, photo).toBe(true);
   });
 });
 
@@ -319,14 +323,14 @@ describe('pricing: quotes, car-list totals for the same dates and reservation am
         expect(base.blended_day_rate, label).toBe(car.blended_day_rate_cents);
         expect(base.discounted_day_rate, label).toBe(car.discounted_day_rate_cents);
         expect(base.trip_fee_total, label).toBe(car.prices.trip_fee);
-        expect(base.protection_total, label).toBe(car.prices.protection.minimum * days);
-        expect(base.deposit_cents, label).toBe(car.prices.car.price_deposit);
+        expect(base.protection_total, label).toBe(car.prices.protection!.minimum * days);
+        expect(base.deposit_cents, label).toBe(car.prices.car!.price_deposit);
 
         // any options: the parts add up to the total, with the car's own prices
         const plan = r.pick(['minimum', 'standard'] as const);
         const mileage = r.pick(['limited', 'unlimited'] as const);
         const delivery = r.chance(0.4);
-        const extras = car.prices.extras.map((e) => e.item_type).filter(() => r.chance(0.5));
+        const extras = car.prices.extras!.map((e) => e.item_type).filter(() => r.chance(0.5));
         const promo = days >= 3 && r.chance(0.4) ? 'SAVE50' : undefined;
         const options = { protection_plan: plan, mileage_type: mileage, delivery_type: delivery ? 'delivery' : 'pickup', ...(delivery ? { delivery_address: '1 Main St' } : {}) };
         const body = { ...tripBody(car.car_alias, from, to, { options }), ...(extras.length ? { extras } : {}), ...(promo ? { promo_code: promo } : {}) };
@@ -334,14 +338,14 @@ describe('pricing: quotes, car-list totals for the same dates and reservation am
         const q = Quote.parse(keyed.json.data);
         const anon = Quote.parse((await h.call('POST', '/reservation/quote', { body })).json.data);
         expect(anon, label).toEqual(q);
-        const extrasTotal = car.prices.extras.filter((e) => extras.includes(e.item_type)).reduce((s, e) => s + e.price_day * days, 0);
+        const extrasTotal = car.prices.extras!.filter((e) => extras.includes(e.item_type)).reduce((s, e) => s + e.price_day! * days, 0);
         const rentAfter = base.rent_subtotal - base.rent_discount_amount;
         const promoOff = promo ? Math.min(5000, rentAfter) : 0;
         expect(q.rent_subtotal, label).toBe(base.rent_subtotal);
         expect(q.rent_discount_amount, label).toBe(base.rent_discount_amount);
-        expect(q.protection_total, label).toBe(car.prices.protection[plan] * days);
-        expect(q.delivery_total, label).toBe(delivery ? car.prices.car.price_delivery : undefined);
-        expect(q.unlimited_mileage_total, label).toBe(mileage === 'unlimited' ? car.prices.car.price_unlimited_mileage * days : undefined);
+        expect(q.protection_total, label).toBe(car.prices.protection![plan] * days);
+        expect(q.delivery_total, label).toBe(delivery ? car.prices.car!.price_delivery : undefined);
+        expect(q.unlimited_mileage_total, label).toBe(mileage === 'unlimited' ? car.prices.car!.price_unlimited_mileage! * days : undefined);
         expect(q.extras_total, label).toBe(extras.length ? extrasTotal : undefined);
         expect(q.promo_discount_amount, label).toBe(promo ? promoOff : undefined);
         expect(q.final_total, label).toBe(
@@ -357,7 +361,7 @@ describe('pricing: quotes, car-list totals for the same dates and reservation am
         const detail = Trip.parse((await h.call('GET', `/my/reservation/${uuid}`, { key: dana })).json.data);
         const rent = detail.invoices!.find((i) => i.type === 'RENT')!;
         expect(rent.amount, label).toBe(q.final_total);
-        expect(rent.items.reduce((s, i) => s + i.amount, 0), label).toBe(q.final_total);
+        expect(rent.items.reduce((s, i) => s + i.amount!, 0), label).toBe(q.final_total);
         expect(detail.invoices!.find((i) => i.type === 'DEPOSIT')!.amount, label).toBe(q.deposit_cents);
         expect(detail.days, label).toBe(days);
         expect(detail.balance_cents, label).toBe(q.final_total);

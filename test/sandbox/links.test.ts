@@ -16,7 +16,7 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 async function danaTrips() {
   const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
   return {
-    unpaid: trips.active.find((t) => t.balance_cents > 0)!,
+    unpaid: trips.active.find((t) => t.balance_cents! > 0)!,
     paid: trips.active.find((t) => t.balance_cents === 0)!,
     cancelled: trips.history.find((t) => t.status === 'cancelled')!,
     complete: trips.history.find((t) => t.status === 'complete')!,
@@ -118,11 +118,11 @@ describe('extension price and link', () => {
     const { unpaid, cancelled, complete } = await danaTrips();
     const price = (uuid: string, body: unknown) => h.call('POST', `/my/billing/reservation/${uuid}/extension/price`, { key, body });
     const target = (t: string) => ({ modification_type: 'extend', new_checkout_date_time_local: t });
-    expectError(await price(unpaid.uuid, target(unpaid.date_checkout)), 400, 'invalid_checkout');
-    expectError(await price(unpaid.uuid, target('2026-13-01T10:00')), 400, 'invalid_checkout');
-    expectError(await price(unpaid.uuid, { modification_type: 'shorten', new_checkout_date_time_local: '2026-04-30T10:00' }), 400, 'invalid_request');
-    expectError(await price(cancelled.uuid, target('2026-06-01T10:00')), 400, 'reservation_not_active');
-    expectError(await price(complete.uuid, target('2026-06-01T10:00')), 400, 'reservation_not_active');
+    expectError(await price(unpaid.uuid!, target(unpaid.date_checkout!)), 400, 'invalid_checkout');
+    expectError(await price(unpaid.uuid!, target('2026-13-01T10:00')), 400, 'invalid_checkout');
+    expectError(await price(unpaid.uuid!, { modification_type: 'shorten', new_checkout_date_time_local: '2026-04-30T10:00' }), 400, 'invalid_request');
+    expectError(await price(cancelled.uuid!, target('2026-06-01T10:00')), 400, 'reservation_not_active');
+    expectError(await price(complete.uuid!, target('2026-06-01T10:00')), 400, 'reservation_not_active');
     expectError(await price('nope', target('2026-06-01T10:00')), 400, 'invalid_reservation_id');
   });
 

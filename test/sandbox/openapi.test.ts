@@ -357,12 +357,13 @@ describe('the sandbox’s real answers match the document', () => {
   });
 
   it('the validation can fail: a body that breaks the schema is rejected', async () => {
-    await h.admin('POST', '/faults', { kind: 'malformed', operation: 'getProfile', body: 'schema', times: 1 });
-    const res = await h.call('GET', '/my/profile', { key: h.sb.keys.read_only });
+    // (a profile requires no field in the spec: the verification status does)
+    await h.admin('POST', '/faults', { kind: 'malformed', operation: 'getVerification', body: 'schema', times: 1 });
+    const res = await h.call('GET', '/my/verification', { key: h.sb.keys.read_only });
     expect(res.json).toEqual({ data: { unexpected: true } });
-    const v = validatorAt('paths', '/my/profile', 'get', 'responses', '200', 'content', 'application/json', 'schema');
+    const v = validatorAt('paths', '/my/verification', 'get', 'responses', '200', 'content', 'application/json', 'schema');
     expect(v(res.json)).toBe(false);
-    expect(v.errors?.map((e) => e.params)).toEqual(expect.arrayContaining([{ missingProperty: 'uuid' }]));
+    expect(v.errors?.map((e) => e.params)).toEqual(expect.arrayContaining([{ missingProperty: 'status' }]));
     expect(validatorAt('paths', '/my/reservation/{uuid}/invoices', 'get', 'responses', '200', 'content', 'application/json', 'schema')({ data: [] })).toBe(false);
   });
 });

@@ -31,7 +31,7 @@ afterEach(async () => {
 async function danaTrips() {
   const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
   return {
-    unpaid: trips.active.find((t) => t.balance_cents > 0)!,
+    unpaid: trips.active.find((t) => t.balance_cents! > 0)!,
     paid: trips.active.find((t) => t.balance_cents === 0)!,
     cancelled: trips.history.find((t) => t.status === 'cancelled')!,
     complete: trips.history.find((t) => t.status === 'complete')!,
@@ -91,7 +91,7 @@ describe('login', () => {
 describe('paying rent and the deposit', () => {
   it('rent: the review shows the amount owed read from the state; confirming pays it (settled, RENT PAID, booked)', async () => {
     const { unpaid } = await danaTrips();
-    const before = await detail(unpaid.uuid);
+    const before = await detail(unpaid.uuid!);
     expect(before.payment_status.type).toBe('to_pay');
     const action = await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'rent' }, h.sb.keys.read_only);
     await browser.login('dana');
@@ -112,7 +112,7 @@ describe('paying rent and the deposit', () => {
     expect(testId(done.html, 'result')).toContain(`${formatCents(before.balance_cents)} was charged to Visa •••• 4242`);
     expect(done.html).toContain('go back to your agent');
 
-    const after = await detail(unpaid.uuid);
+    const after = await detail(unpaid.uuid!);
     expect(after.payment_status).toEqual({ type: 'settled' });
     expect(after.balance_cents).toBe(0);
     expect(after.is_booked).toBe(true);
@@ -127,7 +127,7 @@ describe('paying rent and the deposit', () => {
 
   it('deposit: the review shows the deposit; confirming places a HOLD (PAID in the legacy status), not a charge', async () => {
     const { unpaid } = await danaTrips();
-    const before = await detail(unpaid.uuid);
+    const before = await detail(unpaid.uuid!);
     const deposit = before.invoices.find((i: any) => i.type === 'DEPOSIT');
     const action = await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'deposit' });
     expect(action.url).toContain('payment_type=deposit');
@@ -139,7 +139,7 @@ describe('paying rent and the deposit', () => {
     const done = await browser.submit(`/app/trips/${unpaid.uuid}/pay`, formFields(review.html, `/app/trips/${unpaid.uuid}/pay`));
     expect(testId(done.html, 'result')).toContain(`A hold of ${formatCents(deposit.amount)} is placed on Visa •••• 4242`);
 
-    const after = await detail(unpaid.uuid);
+    const after = await detail(unpaid.uuid!);
     expect(after.invoices.find((i: any) => i.id === deposit.id)).toMatchObject({ billing_status: 'HOLD', status: 'PAID' });
     expect(after.payment_status.type).toBe('to_pay');
     const invoice = (await h.call('GET', `/my/billing/invoice/${deposit.id}`, { key })).json.data;
@@ -152,12 +152,12 @@ describe('paying rent and the deposit', () => {
     const review = await browser.open(`/app/trips/${unpaid.uuid}?intent=pay&payment_type=reservation`);
     const form = formFields(review.html, `/app/trips/${unpaid.uuid}/pay`);
     // Meanwhile the trip was extended: more is owed than the customer saw.
-    const checkout = `${unpaid.date_checkout.slice(0, 8)}${String(Number(unpaid.date_checkout.slice(8, 10)) + 1).padStart(2, '0')}${unpaid.date_checkout.slice(10)}`;
+    const checkout = `${unpaid.date_checkout!.slice(0, 8)}${String(Number(unpaid.date_checkout!.slice(8, 10)) + 1).padStart(2, '0')}${unpaid.date_checkout!.slice(10)}`;
     expect((await h.admin('POST', '/extend', { reservation_uuid: unpaid.uuid, checkout })).status).toBe(200);
     const res = await browser.post(`/app/trips/${unpaid.uuid}/pay`, form);
     expect(res.status).toBe(409);
     expect(res.html).toContain('The amount changed');
-    const after = await detail(unpaid.uuid);
+    const after = await detail(unpaid.uuid!);
     expect(after.payment_status.type).toBe('to_pay');
     expect(after.invoices.filter((i: any) => i.billing_status === 'PAID')).toEqual([]);
   });
@@ -171,13 +171,13 @@ describe('paying rent and the deposit', () => {
     const foreign = await browser.get(pathOf(omarLink.url));
     expect(foreign.status).toBe(404);
     expect(foreign.html).toContain('There is no trip here');
-    expect(foreign.html).not.toContain(omars.car.name);
+    expect(foreign.html).not.toContain(omars.car!.name);
     expect((await browser.get('/app/trips/00000000-0000-4000-8000-000000000000?intent=pay&payment_type=reservation')).status).toBe(404);
     expect((await browser.get('/app/trips/not-a-uuid?intent=pay&payment_type=reservation')).status).toBe(404);
     // Posting to a foreign trip changes nothing either.
     const csrf = field((await browser.open('/app/')).html, 'csrf')!;
     expect((await browser.post(`/app/trips/${omars.uuid}/pay`, { csrf, payment_type: 'reservation', amount_cents: String(omars.balance_cents) })).status).toBe(404);
-    expect((await detail(omars.uuid, h.sb.keys.other_customer)).payment_status.type).toBe('to_pay');
+    expect((await detail(omars.uuid!, h.sb.keys.other_customer)).payment_status.type).toBe('to_pay');
 
     const cancelledPage = await browser.get(`/app/trips/${cancelled.uuid}?intent=pay&payment_type=reservation`);
     expect(cancelledPage.status).toBe(409);
@@ -271,7 +271,7 @@ describe('adding or replacing the card', () => {
 describe('confirming an extension', () => {
   it('shows the price of the link’s target from the state and moves the checkout with an EXTEND invoice on confirm', async () => {
     const { unpaid } = await danaTrips();
-    const target = `${unpaid.date_checkout.slice(0, 8)}${String(Number(unpaid.date_checkout.slice(8, 10)) + 2).padStart(2, '0')}T12:00`;
+    const target = `${unpaid.date_checkout!.slice(0, 8)}${String(Number(unpaid.date_checkout!.slice(8, 10)) + 2).padStart(2, '0')}T12:00`;
     const price = (await h.call('POST', `/my/billing/reservation/${unpaid.uuid}/extension/price`, { key, body: { modification_type: 'extend', new_checkout_date_time_local: target } })).json.data;
     expect(price.total_amount).toBeGreaterThan(0);
     const action = await link(`/my/reservation/${unpaid.uuid}/extension-link`, { checkout: target });
@@ -281,11 +281,11 @@ describe('confirming an extension', () => {
     expect(review.status).toBe(200);
     expect(testId(review.html, 'amount')).toBe(formatCents(price.total_amount));
     expect(field(review.html, 'checkout')).toBe(target);
-    expect((await detail(unpaid.uuid)).date_checkout).toBe(unpaid.date_checkout);
+    expect((await detail(unpaid.uuid!)).date_checkout).toBe(unpaid.date_checkout);
 
     const done = await browser.submit(`/app/trips/${unpaid.uuid}/modify`, formFields(review.html, `/app/trips/${unpaid.uuid}/modify`));
     expect(testId(done.html, 'result')).toContain(`${target.replace('T', ' ')} America/Los_Angeles`);
-    const after = await detail(unpaid.uuid);
+    const after = await detail(unpaid.uuid!);
     expect(after.date_checkout).toBe(target);
     expect(after.days).toBe(unpaid.days + price.additional_days);
     const extend = after.invoices.filter((i: any) => i.type === 'EXTEND');
@@ -305,26 +305,26 @@ describe('confirming an extension', () => {
     expect(testId(bad.html, 'problem')).toContain('later than');
     expect((await browser.get(`/app/trips/${cancelled.uuid}/modify`)).status).toBe(409);
     expect((await browser.get(`/app/trips/${complete.uuid}/modify`)).status).toBe(400);
-    expect((await detail(unpaid.uuid)).date_checkout).toBe(unpaid.date_checkout);
+    expect((await detail(unpaid.uuid!)).date_checkout).toBe(unpaid.date_checkout);
   });
 
   it('a price that changed since the review is refused', async () => {
     const { unpaid } = await danaTrips();
-    const target = `${unpaid.date_checkout.slice(0, 8)}${String(Number(unpaid.date_checkout.slice(8, 10)) + 1).padStart(2, '0')}T12:00`;
+    const target = `${unpaid.date_checkout!.slice(0, 8)}${String(Number(unpaid.date_checkout!.slice(8, 10)) + 1).padStart(2, '0')}T12:00`;
     await browser.login('dana');
     const review = await browser.open(`/app/trips/${unpaid.uuid}/modify?checkout=${target}`);
     const form = formFields(review.html, `/app/trips/${unpaid.uuid}/modify`);
     const res = await browser.post(`/app/trips/${unpaid.uuid}/modify`, { ...form, amount_cents: String(Number(form.amount_cents) - 1) });
     expect(res.status).toBe(400);
     expect(res.html).toContain('The price changed');
-    expect((await detail(unpaid.uuid)).date_checkout).toBe(unpaid.date_checkout);
+    expect((await detail(unpaid.uuid!)).date_checkout).toBe(unpaid.date_checkout);
   });
 });
 
 describe('opening links changes nothing', () => {
   it('no GET of any page writes the state file, whatever the link', async () => {
     const { unpaid, cancelled, paid } = await danaTrips();
-    const target = `${unpaid.date_checkout.slice(0, 8)}${String(Number(unpaid.date_checkout.slice(8, 10)) + 1).padStart(2, '0')}T12:00`;
+    const target = `${unpaid.date_checkout!.slice(0, 8)}${String(Number(unpaid.date_checkout!.slice(8, 10)) + 1).padStart(2, '0')}T12:00`;
     const links = [
       await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'rent' }),
       await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'deposit' }),
@@ -333,7 +333,7 @@ describe('opening links changes nothing', () => {
       await link(`/my/reservation/${unpaid.uuid}/extension-link`),
     ];
     // Reading the detail prepares the debt invoice (a write of its own): done before the snapshot.
-    await detail(unpaid.uuid);
+    await detail(unpaid.uuid!);
     const before = readFileSync(statePath, 'utf8');
     for (const l of links) await browser.open(pathOf(l.url));
     await browser.login('dana');
@@ -352,7 +352,7 @@ describe('opening links changes nothing', () => {
       expect(res.status, path).toBeLessThan(500);
     }
     expect(readFileSync(statePath, 'utf8')).toBe(before);
-    expect((await detail(unpaid.uuid)).payment_status.type).toBe('to_pay');
+    expect((await detail(unpaid.uuid!)).payment_status.type).toBe('to_pay');
   });
 });
 
@@ -376,10 +376,10 @@ describe('forms are protected', () => {
     await other.login('dana');
     expect((await other.post(path, form)).status).toBe(403);
 
-    expect((await detail(unpaid.uuid)).payment_status.type).toBe('to_pay');
+    expect((await detail(unpaid.uuid!)).payment_status.type).toBe('to_pay');
     // The genuine form still works.
     expect((await browser.post(path, form, { Origin: browser.origin, 'Sec-Fetch-Site': 'same-origin' })).status).toBe(303);
-    expect((await detail(unpaid.uuid)).payment_status.type).toBe('settled');
+    expect((await detail(unpaid.uuid!)).payment_status.type).toBe('settled');
   });
 
   it('pages carry headers that forbid scripts and framing; unknown paths are 404 and other methods 405', async () => {

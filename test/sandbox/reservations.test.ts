@@ -27,7 +27,7 @@ describe('one price everywhere', () => {
     const trip = Trip.parse((await h.call('GET', `/my/reservation/${uuid}`, { key })).json.data);
     const rent = trip.invoices!.find((i) => i.type === 'RENT')!;
     expect(rent.amount).toBe(q.final_total);
-    expect(rent.items.reduce((s, i) => s + i.amount, 0)).toBe(q.final_total);
+    expect(rent.items.reduce((s, i) => s + i.amount!, 0)).toBe(q.final_total);
     expect(trip.balance_cents).toBe(q.final_total);
     expect(trip.financial_summary).toEqual({ currency: 'USD', trip_total_cents: q.final_total, deposit_cents: q.deposit_cents });
     expect(trip.payment_status).toMatchObject({ type: 'to_pay', amount: q.final_total });
@@ -60,7 +60,7 @@ describe('one price everywhere', () => {
 
     const uuid = await reserve(h, key, body);
     const trip = Trip.parse((await h.call('GET', `/my/reservation/${uuid}`, { key })).json.data);
-    expect(trip.financial_summary.trip_total_cents).toBe(q.final_total);
+    expect(trip.financial_summary!.trip_total_cents).toBe(q.final_total);
     expect(trip.invoices!.find((i) => i.type === 'RENT')!.amount).toBe(q.final_total);
     expect(trip.payment_status!.amount).toBe(q.final_total);
   });
@@ -176,7 +176,7 @@ describe('booking rules on create', () => {
     const b = await reserve(h, h.sb.keys.other_customer, tripBody(car.car_alias, FROM, TO));
     const trip = Trip.parse((await h.call('GET', `/my/reservation/${a}`, { key })).json.data);
     expect(trip).toMatchObject({ status: 'new', is_booked: false, cancellation_outcome: { status: 'not_cancelled' } });
-    expect(trip.car.car_alias).toBe(car.car_alias);
+    expect(trip.car!.car_alias).toBe(car.car_alias);
 
     const paid = await h.admin('POST', '/pay', { reservation_uuid: a, payment_type: 'rent' });
     expect(paid.status).toBe(200);
@@ -198,9 +198,9 @@ describe('booking rules on create', () => {
     expect(trips.history).toHaveLength(6);
     for (const t of [...trips.active, ...trips.history]) {
       expect(t).not.toHaveProperty('payment_status');
-      expect(t.financial_summary.currency).toBe('USD');
+      expect(t.financial_summary!.currency).toBe('USD');
     }
-    expect(trips.active[0].date_checkin < trips.active[1].date_checkin).toBe(true);
+    expect(trips.active[0].date_checkin! < trips.active[1].date_checkin!).toBe(true);
   });
 
   it('reads a new trip as complete once its checkout has passed', async () => {
@@ -266,7 +266,7 @@ describe('fixture trips of the demo customer', () => {
     );
     const byOutcome = (s: string) => details.filter((d) => d.cancellation_outcome!.status === s);
     expect(byOutcome('unknown')).toHaveLength(1);
-    expect(byOutcome('unknown')[0].financial_summary.trip_total_cents).toBeNull();
+    expect(byOutcome('unknown')[0].financial_summary!.trip_total_cents).toBeNull();
     const cancelled = byOutcome('cancelled');
     expect(cancelled).toHaveLength(2);
     const closed = cancelled.find((d) => d.cancellation_outcome!.refund_review!.status === 'closed')!;
@@ -275,13 +275,13 @@ describe('fixture trips of the demo customer', () => {
     const pending = cancelled.find((d) => d.cancellation_outcome!.refund_review!.status === 'pending')!;
     expect(pending.payment_status).toMatchObject({ type: 'refund', date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
     expect(pending.cancellation_outcome!.refunds).toEqual([expect.objectContaining({ status: 'recorded_unconfirmed', confirmed_at: null })]);
-    expect(pending.financial_summary.trip_total_cents).toBeNull();
+    expect(pending.financial_summary!.trip_total_cents).toBeNull();
     const complete = details.filter((d) => d.status === 'complete');
     expect(complete).toHaveLength(3);
-    expect(complete.filter((d) => d.financial_summary.trip_total_cents === null)).toHaveLength(1);
-    for (const d of complete.filter((d) => d.financial_summary.trip_total_cents !== null)) {
+    expect(complete.filter((d) => d.financial_summary!.trip_total_cents === null)).toHaveLength(1);
+    for (const d of complete.filter((d) => d.financial_summary!.trip_total_cents !== null)) {
       const charged = d.invoices!.filter((i) => ['RENT', 'EXTEND'].includes(i.type)).reduce((s, i) => s + i.amount, 0);
-      expect(d.financial_summary.trip_total_cents).toBe(charged);
+      expect(d.financial_summary!.trip_total_cents).toBe(charged);
       expect(d.invoices!.filter((i) => i.type === 'RENT').every((i) => i.billing_status === 'PAID')).toBe(true);
     }
     expect(details.filter((d) => d.payment_status!.type === 'to_pay')).toHaveLength(1);

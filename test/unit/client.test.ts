@@ -140,7 +140,7 @@ describe('responses', () => {
     const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none', schema: CarsPage }));
     expect(err.kind).toBe('api');
     expect(err.exitCode).toBe(1);
-    expect(err.message).toMatch(/^unexpected response from GET \/cars: data\.cars\.0\.prices\.car: /);
+    expect(err.message).toMatch(/^unexpected response from GET \/cars: data\.cars\.0\.prices\.trip_fee: /);
     expect(err.message).not.toContain('\n    at ');
   });
 

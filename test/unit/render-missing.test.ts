@@ -1,0 +1,83 @@
+// A value the server left out (the spec requires it nowhere) is shown as missing: a dash
+// in a table, "not stated" beside a label; never "undefined", never a crash, never $0.00.
+import { describe, expect, it } from 'vitest';
+import type { Invoice, Trip } from '../../src/api/schemas.js';
+import { printCar } from '../../src/commands/car.js';
+import { renderInvoice, renderInvoiceTable } from '../../src/render/invoice.js';
+import { cell, MISSING, renderTable, stated } from '../../src/render/table.js';
+import { formatTripDates, renderCancellationOutcome, renderTripDetail, tripRow, TRIP_HEADERS } from '../../src/render/trip.js';
+import { fakeOutput } from '../helpers/output.js';
+
+const PLACEHOLDERS = /undefined|NaN|null|\[object Object\]/;
+
+describe('missing values', () => {
+  it('stated() and cell() format what is there and mark what is not', () => {
+    expect(stated(0)).toBe('0');
+    expect(stated(undefined)).toBe('not stated');
+    expect(stated(null)).toBe('not stated');
+    expect(stated(1250, (c) => `$${c / 100}`)).toBe('$12.5');
+    expect(cell(undefined)).toBeUndefined();
+    expect(cell(false, String)).toBe('false');
+  });
+
+  it('a table draws an absent cell as a dash, on a terminal and in a pipe', () => {
+    expect(renderTable(['A', 'B', 'C'], [['x', undefined, null]], { tty: false })).toBe(`x\t${MISSING}\t${MISSING}\n`);
+    expect(renderTable(['A', 'B'], [['x', undefined]], { tty: true })).toMatch(/│ x │ - │/);
+  });
+
+  it('an empty trip (the spec requires no member) renders as a row of dashes and a detail of "not stated"', () => {
+    const row = tripRow({} as Trip);
+    expect(row).toHaveLength(TRIP_HEADERS.length);
+    expect(renderTable(TRIP_HEADERS, [row], { tty: false })).toBe(`${Array(TRIP_HEADERS.length).fill(MISSING).join('\t')}\n`);
+    expect(formatTripDates({})).toBe('not stated → not stated (car-local)');
+
+    const { out, stdout, stderr } = fakeOutput();
+    renderTripDetail(out, {}, 'carrental', '3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f');
+    expect(stdout()).toContain('# Trip 3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f');
+    for (const label of ['car', 'status', 'check-in', 'check-out', 'days', 'balance', 'payment', 'summary']) expect(stdout()).toContain(`${label}\tnot stated`);
+    expect(stdout() + stderr()).not.toMatch(PLACEHOLDERS);
+  });
+
+  it('a null total is "unknown", an absent one a dash', () => {
+    const row = tripRow({ financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: 5000 } });
+    expect(row.slice(5)).toEqual(['unknown', '$50.00', undefined]);
+  });
+
+  it('a cancellation outcome with bare sub-objects and refunds', () => {
+    const { out, stdout, stderr } = fakeOutput();
+    renderCancellationOutcome(out, { status: 'cancelled', hold_release: {}, refund_review: {}, refunds: [{}] });
+    expect(stdout()).toContain('deposit hold\tnot reported');
+    expect(stdout()).toContain('refund review\tnot reported');
+    expect(stdout()).toContain(`${MISSING}\t${MISSING}\t${MISSING}\t${MISSING}`);
+    expect(stdout() + stderr()).not.toMatch(PLACEHOLDERS);
+  });
+
+  it('invoice line items without members', () => {
+    const invoice: Invoice = {
+      id: '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      created_at: '2027-02-20T09:30',
+      currency: 'USD',
+      type: 'MYSTERY_FEE',
+      status: 'ISSUED',
+      billing_status: 'ISSUED',
+      amount: 100,
+      description: 'fee',
+      items: [{}],
+    };
+    const { out, stdout } = fakeOutput();
+    renderInvoiceTable(out, [invoice]);
+    renderInvoice(out, invoice);
+    expect(stdout()).toContain(`${invoice.id}\t${MISSING}\t${MISSING}`);
+    expect(stdout()).toContain('MYSTERY_FEE');
+    expect(stdout()).not.toMatch(PLACEHOLDERS);
+  });
+
+  it('a car with only its required members (and empty prices)', () => {
+    const { out, stdout } = fakeOutput();
+    printCar({ car_alias: 'kia-soul-1', name: 'Kia Soul', prices: {} }, out);
+    for (const label of ['Trip fee', 'Refundable deposit', 'Delivery', 'Miles included', 'Unlimited mileage', 'Minimum age']) expect(stdout()).toContain(`${label}\tnot stated`);
+    expect(stdout()).toMatch(/# Protection plans\nnot stated/);
+    expect(stdout()).toMatch(/# Extras\nnot stated/);
+    expect(stdout()).not.toMatch(PLACEHOLDERS);
+  });
+});
