@@ -38,6 +38,15 @@ describe('scrubSecrets', () => {
   it('masks a secret without the svc_ prefix when it is named', () => {
     expect(scrubSecrets('token=abcdefghijkl', ['abcdefghijkl'])).toBe('token=…ijkl');
   });
+  it('scrubs a named secret of 8 characters or more, and leaves a shorter one (too common to be a key)', () => {
+    expect(scrubSecrets('token=abcdefgh', ['abcdefgh'])).toBe('token=…efgh');
+    expect(scrubSecrets('token=abcdefg', ['abcdefg'])).toBe('token=abcdefg');
+    expect(scrubSecrets('x', [undefined, ''])).toBe('x');
+  });
+  it('masks key-shaped tokens from 4 characters after svc_, not shorter', () => {
+    expect(scrubSecrets('a svc_abcd b')).toBe('a svc_…abcd b');
+    expect(scrubSecrets('a svc_abc b')).toBe('a svc_abc b');
+  });
   it('is idempotent', () => {
     const once = scrubSecrets(`x ${KEY}`, [KEY]);
     expect(scrubSecrets(once, [KEY])).toBe(once);
