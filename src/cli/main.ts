@@ -1,7 +1,7 @@
 // The command tree. Only commander and this file load for `--help`; each command's module
 // (and with it zod, conf, inquirer or the sandbox) is imported when it runs.
 import { Command, CommanderError, Option } from 'commander';
-import { KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
+import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
 import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../render/json-text.js';
 import { clean, cleanText } from '../render/sanitize.js';
@@ -285,16 +285,13 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   }
 }
 
-/** Secrets this short are not scrubbed (see scrubSecrets), so they are not looked for either. */
-const MIN_SECRET_LENGTH = 8;
-
 /**
  * The first argument that holds an API key anywhere in it (a path, a header value, a JSON
  * body, `--opt=value`): the given key, or any key-shaped token.
  */
 export function keyArgument(argv: readonly string[], key?: string): string | undefined {
   const shaped = new RegExp(KEY_TOKEN_RE.source);
-  if (key !== undefined) return key.length >= MIN_SECRET_LENGTH ? argv.find((a) => a.includes(key)) : undefined;
+  if (key !== undefined) return argv.find((a) => holdsSecret(a, key));
   return argv.find((a) => shaped.test(a));
 }
 

@@ -8,7 +8,7 @@
 // - Every occurrence of a secret is replaced by its mask. A secret written with JSON
 //   escapes (`svc\u005f...`) would survive a text replace, so the result is parsed once
 //   more and, if any string still holds a secret, re-serialised from the scrubbed value.
-import { scrubSecrets } from '../api/redact.js';
+import { holdsSecret as textHoldsSecret, scrubSecrets } from '../api/redact.js';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE_RE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -18,7 +18,7 @@ function escapeUnsafe(text: string): string {
 }
 
 function holdsSecret(value: unknown, secrets: string[]): boolean {
-  if (typeof value === 'string') return secrets.some((s) => value.includes(s));
+  if (typeof value === 'string') return secrets.some((s) => textHoldsSecret(value, s));
   if (Array.isArray(value)) return value.some((v) => holdsSecret(v, secrets));
   if (value !== null && typeof value === 'object') {
     return Object.entries(value).some(([k, v]) => holdsSecret(k, secrets) || holdsSecret(v, secrets));
