@@ -32,7 +32,7 @@ const undiciRequest = (url: string, opts: Omit<Dispatcher.RequestOptions, 'origi
   });
 };
 import { CliError, kindForStatus, usageError } from '../errors.js';
-import { safeJsonText } from '../render/json-text.js';
+import { safeJsonText, scrubValue } from '../render/json-text.js';
 import { clean, visible } from '../render/sanitize.js';
 import { hintFor } from './hints.js';
 import { redactHeader, scrubSecrets } from './redact.js';
@@ -360,7 +360,8 @@ function scrubError(err: CliError, apiKey: string | undefined): CliError {
     error_code: err.api.error_code === undefined ? undefined : scrub(err.api.error_code),
     request_id: err.api.request_id === undefined ? undefined : scrub(err.api.request_id),
     description: err.api.description === undefined ? undefined : scrub(err.api.description),
-    body: err.api.body === undefined ? undefined : JSON.parse(scrub(JSON.stringify(err.api.body))),
+    // string by string: a key written with escape sequences inside is still found
+    body: err.api.body === undefined ? undefined : scrubValue(err.api.body, [apiKey]),
   };
   return new CliError(err.kind, scrub(err.message), { hint: err.hint === undefined ? undefined : scrub(err.hint), api });
 }

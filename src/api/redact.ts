@@ -45,9 +45,14 @@ export function holdsSecret(text: string, secret: string): boolean {
   return secret.length >= MIN_SECRET_LENGTH && secretPattern(secret).test(text);
 }
 
-/** Replaces every occurrence of the given secrets, and anything key-shaped, by its mask. */
-export function scrubSecrets(text: string, secrets: Array<string | undefined> = []): string {
+/** Replaces every occurrence of the given secrets by its mask. */
+export function maskSecrets(text: string, secrets: Array<string | undefined>): string {
   let out = text;
   for (const secret of secrets) if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.replace(secretPattern(secret), maskKey(secret));
-  return out.replace(KEY_TOKEN_RE, (token) => maskKey(token));
+  return out;
+}
+
+/** Replaces every occurrence of the given secrets, and anything key-shaped, by its mask. */
+export function scrubSecrets(text: string, secrets: Array<string | undefined> = []): string {
+  return maskSecrets(text, secrets).replace(KEY_TOKEN_RE, (token) => maskKey(token));
 }

@@ -120,9 +120,13 @@ describe('a hostile server’s error fields reach no terminal raw, and never wit
 
   it('masks a key a server split with an escape sequence', async () => {
     stub.handler = () => ({ status: 404, json: { error: `no ${KEY.slice(0, 12)}${ESC}[0m${KEY.slice(12)}`, error_code: 'x' } });
-    const r = await run(['profile']);
-    expect(r.code).toBe(4);
-    expect(r.stderr).toContain('error: no svc_…cdef (x');
+    for (const flags of [[], ['--debug'], ['--json']]) {
+      const r = await run([...flags, 'profile']);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('error: no svc_…cdef (x');
+      expectSafe(r.stderr, KEY);
+      expect(r.stderr).not.toContain(KEY.slice(12));
+    }
   });
 });
 
