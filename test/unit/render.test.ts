@@ -97,6 +97,11 @@ describe('Output', () => {
     expect(tty.stderr.text()).toBe(`\r${ESC}[2Kfetched 1 of 2\r${ESC}[2K`);
     expect(tty.stdout.text()).toBe('data\n');
   });
+  it('cleans a progress line: it often names a server string (a car alias, an error code)', () => {
+    const tty = makeOutput({ tty: true });
+    tty.out.progress(`probing GET /cars/kia${ESC}]0;owned\u0007\u202e-1…`);
+    expect(tty.stderr.text()).toBe(`\r${ESC}[2Kprobing GET /cars/kia-1…`);
+  });
   it('headings are bold on a terminal, "# " lines in a pipe; colour only when enabled', () => {
     const pipe = makeOutput({ tty: false });
     pipe.out.heading('Prices');
