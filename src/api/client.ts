@@ -132,6 +132,14 @@ export function keySafeOver(baseUrl: string): boolean {
   return isLoopbackHost(url.hostname);
 }
 
+/** The usage error for a key that would travel over plain http to another machine. */
+export function insecureKeyTransport(baseUrl: string): CliError {
+  return usageError(
+    `refusing to send the API key to ${new URL(baseUrl).origin}: a key is sent only over https, or plain http to a loopback address`,
+    'use the https address of the API (`carrental config set base_url https://<host>/v1` or --base-url); anonymous commands (cars, car, quote --anonymous) still work over http',
+  );
+}
+
 /** A hostname as WHATWG URL normalises it (`127.1` is `127.0.0.1`, IPv6 in brackets). */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
@@ -224,12 +232,7 @@ export class ApiClient {
           hint: 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`',
         });
       }
-      if (!this.keySafe) {
-        throw usageError(
-          `refusing to send the API key to ${new URL(this.baseUrl).origin}: a key is sent only over https, or plain http to a loopback address`,
-          'use the https address of the API (`carrental config set base_url https://<host>/v1` or --base-url); anonymous commands (cars, car, quote --anonymous) still work over http',
-        );
-      }
+      if (!this.keySafe) throw insecureKeyTransport(this.baseUrl);
       if (this.opts.credentialHeader === 'x-api-key') headers['x-api-key'] = this.opts.apiKey;
       else headers.authorization = `Bearer ${this.opts.apiKey}`;
     }

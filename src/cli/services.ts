@@ -2,7 +2,7 @@
 // base URL or the embedded sandbox), the key, and the API client. Imported only by
 // commands, so none of this loads for --help.
 import { join } from 'node:path';
-import { ApiClient, type RequestSpec } from '../api/client.js';
+import { ApiClient, insecureKeyTransport, keySafeOver, type RequestSpec } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
@@ -191,11 +191,15 @@ export function services(ctx: Context): Promise<Services> {
   return pending;
 }
 
-/** For commands that must have a key before anything is sent. */
+/**
+ * For commands that must have a key before anything is sent (or journaled): a key, and a
+ * base URL it may travel to (the client checks that again on every keyed request).
+ */
 export function requireKey(target: Target): void {
   if (!target.apiKey) {
     throw new CliError('auth', `no API key for profile "${target.profile}"`, {
       hint: 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`',
     });
   }
+  if (!keySafeOver(target.baseUrl)) throw insecureKeyTransport(target.baseUrl);
 }

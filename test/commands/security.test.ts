@@ -3,7 +3,7 @@
 // not get any of them printed, by any command, in plain, --debug or --json mode. Plus the
 // doors a key could leave by (the command line, plain http) and the numbers and response
 // sizes that are refused. Every case checks that nothing was sent when it should not be.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
@@ -198,6 +198,18 @@ describe('the key is sent only over https or loopback http', () => {
       'error: refusing to send the API key to http://192.0.2.1: a key is sent only over https, or plain http to a loopback address\n' +
         'hint: use the https address of the API (`carrental config set base_url https://<host>/v1` or --base-url); anonymous commands (cars, car, quote --anonymous) still work over http\n',
     );
+  });
+
+  it.each([
+    ['reserve', ['reserve', 'kia-soul-1', ...DATES, '-y']],
+    ['cancel', ['cancel', UUID, '-y']],
+    ['pay-link', ['pay-link', UUID]],
+  ])('%s is refused before it journals anything', async (_name, argv) => {
+    const r = await run(['--base-url', 'http://192.0.2.1/v1', '--timeout', '0.5', ...argv]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: refusing to send the API key to http://192.0.2.1');
+    const state = home.env().CARRENTAL_STATE_DIR!;
+    expect(existsSync(state) ? readdirSync(state) : []).toEqual([]);
   });
 
   it('a keyed command against loopback http sends the key', async () => {
