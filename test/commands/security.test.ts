@@ -16,9 +16,9 @@ const UUID = '0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10';
 const ESC = '\u001b';
 const now = () => new Date('2026-11-01T12:00:00Z');
 
-/** Raw characters that must never reach a terminal (the progress line's own erase aside). */
+/** Raw characters that must never reach a terminal (tab and newline aside, and the progress line’s own erase). */
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 function hostileError(key: string) {
   return {
@@ -268,12 +268,19 @@ describe('doctor on a terminal', () => {
   it('cleans the car alias its progress line shows (issue 11)', async () => {
     const alias = `kia${ESC}]0;owned\u0007${ESC}[2J\u202e-1`;
     stub.handler = (req) =>
-      req.path === '/cars' ? { json: { data: { cars: [stubCar(alias)], total: 1, has_more: false } } } : { status: 404, json: { error: `Not found ${KEY}`, error_code: `nope${ESC}[31m` } };
+      req.path === '/cars' ? { json: { data: { cars: [stubCar(alias)], total: 1, has_more: false } } } : { status: 400, json: { error: `Refused ${ESC}]0;x\u0007${KEY}\u202e`, error_code: `nope${ESC}[31m` } };
     const r = await run(['doctor'], { tty: true, env: { NO_COLOR: '1' } });
     // the progress line's own "erase the line" is the one escape sequence allowed
     const stderr = r.stderr.replaceAll('\r\u001b[2K', '');
     expect(stderr).toContain('probing GET /cars/kia-1…');
     expectSafe(stderr + r.stdout, KEY);
     expect(stub.requests.some((q) => q.path === `/cars/${encodeURIComponent(alias)}`)).toBe(true);
+    // the report itself, in a pipe and as JSON: problems name the server's error, cleaned and masked
+    for (const flags of [[], ['--json']]) {
+      const piped = await run([...flags, 'doctor']);
+      expect(piped.code).toBe(1);
+      expectSafe(piped.stderr + piped.stdout, KEY);
+      expect(piped.stderr).toContain('HTTP 400 nope: Refused svc_…cdef');
+    }
   });
 });
