@@ -126,6 +126,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
  * plain http to this machine (127.0.0.0/8, ::1, localhost: the sandbox, a local proxy).
  */
 export function keySafeOver(baseUrl: string): boolean {
+  if (!URL.canParse(baseUrl)) return false;
   const url = new URL(baseUrl);
   if (url.protocol === 'https:') return true;
   if (url.protocol !== 'http:') return false;
@@ -417,12 +418,10 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
 }
 
 /**
- * A --debug line: the key masked, and every control or bidi character shown as a visible
- * escape. A key split by such characters is masked too (then the characters are dropped).
+ * A --debug line: the key masked (even split by escape sequences), and every control or
+ * bidi character shown as a visible escape.
  */
 function traceLine(line: string, apiKey: string | undefined): string {
-  const joined = clean(line);
-  if (apiKey && apiKey.length >= 8 && joined.includes(apiKey) && !line.includes(apiKey)) return scrubSecrets(joined, [apiKey]);
   return visible(scrubSecrets(line, [apiKey]));
 }
 

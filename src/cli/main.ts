@@ -296,9 +296,12 @@ export function keyArgument(argv: readonly string[], key?: string): string | und
 }
 
 function keyOnCommandLine(arg: string, secrets: string[]): CliError {
-  const shown = scrubSecrets(clean(arg), secrets);
+  // the argument masked; a long one (a JSON body) shown around the first mask only
+  const masked = scrubSecrets(clean(arg), secrets);
+  const from = Math.max(0, masked.indexOf('…') - 40);
+  const shown = masked.length <= 80 ? masked : `${from > 0 ? '...' : ''}${masked.slice(from, from + 80)}${from + 80 < masked.length ? '...' : ''}`;
   return usageError(
-    `an API key is never accepted as a command-line argument (it would land in shell history and \`ps\`); got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}`,
+    `an API key is never accepted as a command-line argument (it would land in shell history and \`ps\`); got ${shown}`,
     'run `carrental auth login` (it prompts, or reads the key from stdin with --with-key), or set CARRENTAL_API_KEY; with `carrental api`, the key is sent for you: leave it out of the path, headers and body',
   );
 }

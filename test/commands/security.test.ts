@@ -153,6 +153,7 @@ describe('the key is refused anywhere on the command line (exit 2, nothing sent)
     ['inside an api path', ['api', 'GET', `/my/${KEY}/profile`]],
     ['in a header value', ['api', 'GET', '/my/profile', '-H', `X-Note: key=${KEY}`]],
     ['in a body', ['api', 'POST', '/reservation/quote', '--body', JSON.stringify({ car_alias: 'x', note: KEY })]],
+    ['deep in a long body', ['api', 'POST', '/reservation/quote', '--body', JSON.stringify({ car_alias: 'x'.repeat(300), note: KEY, more: 'y'.repeat(300) })]],
     ['in an option value', ['cars', '--body-type', `suv${KEY}`]],
     ['as a positional argument', ['car', `car-${KEY}`]],
     ['in --opt=value form', ['reserve', 'x', ...DATES, `--promo=${KEY}`]],
@@ -160,6 +161,9 @@ describe('the key is refused anywhere on the command line (exit 2, nothing sent)
     const r = await run(argv);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('error: an API key is never accepted as a command-line argument');
+    // where in the argument it is: the mask is always shown, a long argument around it
+    expect(r.stderr).toContain('svc_…cdef');
+    expect(r.stderr.split('\n')[0].length).toBeLessThan(220);
     expect(r.stderr).toContain('hint: ');
     expect(r.stderr).not.toContain(KEY);
     expect(stub.requests).toHaveLength(0);
