@@ -1,5 +1,7 @@
 // Errors are values with a kind; the kind decides the exit code, in this one place.
 // Only bin/carrental.js turns the code into the process's exit status.
+import { scrubSecrets } from './api/redact.js';
+import { clean } from './render/sanitize.js';
 
 export type ErrorKind =
   | 'usage' // bad or missing argument; no request was sent
@@ -71,10 +73,22 @@ export function kindForStatus(status: number): ErrorKind {
   return 'api';
 }
 
-/** One line: `error: <message> (<error_code>, request <request_id>)`. */
-export function formatErrorLine(err: CliError): string {
+/**
+ * One line: `error: <message> (<error_code>, request <request_id>)`. Every part may hold a
+ * server's string or the user's own typing, so each is cleaned of terminal controls and
+ * of the given secrets (the active key), whatever field a server echoed it in; cleaned
+ * first, so a key split by an escape sequence is still found.
+ */
+export function formatErrorLine(err: CliError, secrets: Array<string | undefined> = []): string {
+  const safe = (text: string) => scrubSecrets(clean(text), secrets);
   const tags: string[] = [];
-  if (err.api?.error_code) tags.push(err.api.error_code);
-  if (err.api?.request_id) tags.push(`request ${err.api.request_id}`);
-  return `error: ${err.message}${tags.length ? ` (${tags.join(', ')})` : ''}`;
+  if (err.api?.error_code) tags.push(safe(err.api.error_code));
+  if (err.api?.request_id) tags.push(`request ${safe(err.api.request_id)}`);
+  return `error: ${safe(err.message)}${tags.length ? ` (${tags.join(', ')})` : ''}`;
+}
+
+/** The lines printed for an error: the error line and, where there is one, the hint. */
+export function formatError(err: CliError, secrets: Array<string | undefined> = []): string {
+  const hint = err.hint ? `hint: ${scrubSecrets(clean(err.hint), secrets)}\n` : '';
+  return `${formatErrorLine(err, secrets)}\n${hint}`;
 }

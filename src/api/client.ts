@@ -31,7 +31,9 @@ const undiciRequest = (url: string, opts: Omit<Dispatcher.RequestOptions, 'origi
     path: `${pathname}${search}`,
   });
 };
-import { CliError, kindForStatus } from '../errors.js';
+import { CliError, kindForStatus, usageError } from '../errors.js';
+import { safeJsonText, scrubValue } from '../render/json-text.js';
+import { clean, visible } from '../render/sanitize.js';
 import { hintFor } from './hints.js';
 import { redactHeader, scrubSecrets } from './redact.js';
 
@@ -112,9 +114,41 @@ export interface ClientOptions {
   /** Default progress reporter for retries. */
   onRetry?: RequestSpec<unknown>['onRetry'];
   random?: () => number;
+  /** A response body longer than this ends the request with an error; reading stops there. */
+  maxResponseBytes?: number;
 }
 
 const MAX_BACKOFF_MS = 8_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The key travels only where nobody between us and the server can read it: https, or
+ * plain http to this machine (127.0.0.0/8, ::1, localhost: the sandbox, a local proxy).
+ */
+export function keySafeOver(baseUrl: string): boolean {
+  if (!URL.canParse(baseUrl)) return false;
+  const url = new URL(baseUrl);
+  if (url.protocol === 'https:') return true;
+  if (url.protocol !== 'http:') return false;
+  return isLoopbackHost(url.hostname);
+}
+
+/** The usage error for a key that would travel over plain http to another machine. */
+export function insecureKeyTransport(baseUrl: string): CliError {
+  return usageError(
+    `refusing to send the API key to ${new URL(baseUrl).origin}: a key is sent only over https, or plain http to a loopback address`,
+    'use the https address of the API (`carrental config set base_url https://<host>/v1` or --base-url); anonymous commands (cars, car, quote --anonymous) still work over http',
+  );
+}
+
+/** A hostname as WHATWG URL normalises it (`127.1` is `127.0.0.1`, IPv6 in brackets). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === 'localhost') return true;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
+  // ::1, and 127.x.y.z written as an IPv4-mapped IPv6 address (::ffff:7fxx:xxxx)
+  return host === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
+}
 
 export class ApiClient {
   readonly baseUrl: string;
@@ -123,11 +157,13 @@ export class ApiClient {
   private readonly random: () => number;
   /** --debug output; every line passes through the key scrubber, whatever it echoes. */
   private readonly debug?: (line: string) => void;
+  private readonly keySafe: boolean;
 
   constructor(private readonly opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.keySafe = keySafeOver(this.baseUrl);
     const sink = opts.debug;
-    if (sink) this.debug = (line) => sink(scrubSecrets(line, [opts.apiKey]));
+    if (sink) this.debug = (line) => sink(traceLine(line, opts.apiKey));
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.random = opts.random ?? Math.random;
   }
@@ -160,7 +196,9 @@ export class ApiClient {
         const res = await this.once(spec, label);
         if (res.status < 300 || spec.allowErrorStatus) return this.finish(spec, res, label);
         error = scrubError(errorFromResponse(res.status, res.body, res.headers, label), this.opts.apiKey);
-        failure = { kind: 'status', status: res.status, errorCode: error.api?.error_code, retryAfterMs: error.api?.retryAfter !== undefined ? error.api.retryAfter * 1000 : undefined };
+        // the code is shown in progress lines: a server's string, so cleaned
+        const errorCode = error.api?.error_code === undefined ? undefined : clean(error.api.error_code);
+        failure = { kind: 'status', status: res.status, errorCode, retryAfterMs: error.api?.retryAfter !== undefined ? error.api.retryAfter * 1000 : undefined };
       } catch (err) {
         if (!(err instanceof NetworkFailure)) throw err;
         error = err.cliError;
@@ -195,6 +233,7 @@ export class ApiClient {
           hint: 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`',
         });
       }
+      if (!this.keySafe) throw insecureKeyTransport(this.baseUrl);
       if (this.opts.credentialHeader === 'x-api-key') headers['x-api-key'] = this.opts.apiKey;
       else headers.authorization = `Bearer ${this.opts.apiKey}`;
     }
@@ -210,7 +249,7 @@ export class ApiClient {
     if (debug) {
       debug(`> ${spec.method} ${url}`);
       for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${redactHeader(k, v)}`);
-      if (body !== undefined) debug(`> ${truncate(body)}`);
+      if (body !== undefined) debug(`> ${truncate(traceBody(body, this.opts.apiKey))}`);
     }
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, timeout]) : timeout;
@@ -219,12 +258,13 @@ export class ApiClient {
     let text: string;
     let resHeaders: Record<string, string>;
     try {
-      const res = await this.send(url, spec.method, headers, body, signal);
+      const res = await this.send(url, spec.method, headers, body, signal, label);
       status = res.status;
       resHeaders = flattenHeaders(res.headers);
       text = res.text;
     } catch (err) {
       if (this.opts.signal?.aborted) throw new CliError('interrupted', 'interrupted');
+      if (err instanceof CliError) throw err;
       const timedOut = timeout.aborted || /timeout/i.test((err as Error)?.name ?? '') || /Timeout/.test((err as { code?: string })?.code ?? '');
       const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
       debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
@@ -233,7 +273,7 @@ export class ApiClient {
     if (debug) {
       debug(`< ${status} (${Date.now() - t0} ms)`);
       for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${redactHeader(k, v)}`);
-      if (text) debug(`< ${truncate(text)}`);
+      if (text) debug(`< ${truncate(traceBody(text, this.opts.apiKey))}`);
     }
     let parsed: unknown = undefined;
     let parseError = false;
@@ -247,7 +287,7 @@ export class ApiClient {
     return { status, headers: resHeaders, text, body: parsed, parseError };
   }
 
-  private async send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
+  private async send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, label: string) {
     baselineWasmOnly();
     this.agent ??= new Agent({
       keepAliveTimeout: 10_000,
@@ -256,9 +296,34 @@ export class ApiClient {
       bodyTimeout: this.opts.timeoutMs,
     });
     const res = await undiciRequest(url, { method: method as 'GET', headers, body, signal, dispatcher: this.agent });
-    // a connection that closes in the middle of the body rejects here (UND_ERR_SOCKET)
-    const text = await res.body.text();
+    const text = await this.readCapped(res, label);
     return { status: res.statusCode, headers: res.headers, text };
+  }
+
+  /**
+   * The body as text, read chunk by chunk up to the cap: a server that sends gigabytes
+   * (by mistake or on purpose) costs at most the cap in memory, then the connection is
+   * dropped. A connection that closes in the middle of the body rejects (UND_ERR_SOCKET).
+   */
+  private async readCapped(res: Dispatcher.ResponseData, label: string): Promise<string> {
+    const cap = this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const tooLarge = () => {
+      res.body.destroy();
+      return new CliError('api', `the response to ${label} is larger than ${formatBytes(cap)}: stopped reading it`, {
+        hint: 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES',
+      });
+    };
+    const declared = Number(res.headers['content-length']);
+    if (declared > cap) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > cap) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+    // TextDecoder, like undici's own text(), drops a leading byte-order mark
+    return new TextDecoder().decode(Buffer.concat(chunks, size));
   }
 
   private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean }, label: string): ApiResponse<T> {
@@ -291,13 +356,16 @@ export class ApiClient {
   }
 }
 
-/** A server that echoes the key back must not make us print it. */
+/** A server that echoes the key back, in any field, must not make us print it. */
 function scrubError(err: CliError, apiKey: string | undefined): CliError {
   const scrub = (text: string) => scrubSecrets(text, [apiKey]);
   const api = err.api && {
     ...err.api,
+    error_code: err.api.error_code === undefined ? undefined : scrub(err.api.error_code),
+    request_id: err.api.request_id === undefined ? undefined : scrub(err.api.request_id),
     description: err.api.description === undefined ? undefined : scrub(err.api.description),
-    body: err.api.body === undefined ? undefined : JSON.parse(scrub(JSON.stringify(err.api.body))),
+    // string by string: a key written with escape sequences inside is still found
+    body: err.api.body === undefined ? undefined : scrubValue(err.api.body, [apiKey]),
   };
   return new CliError(err.kind, scrub(err.message), { hint: err.hint === undefined ? undefined : scrub(err.hint), api });
 }
@@ -347,6 +415,27 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
+}
+
+/**
+ * A --debug line: the key masked (even split by escape sequences), and every control or
+ * bidi character shown as a visible escape.
+ */
+function traceLine(line: string, apiKey: string | undefined): string {
+  return visible(scrubSecrets(line, [apiKey]));
+}
+
+/** A body in a --debug trace: JSON with C1 and bidi escaped and the key masked, even when written with escapes. */
+function traceBody(text: string, apiKey: string | undefined): string {
+  try {
+    return safeJsonText(text, [apiKey]);
+  } catch {
+    return text;
+  }
+}
+
+function formatBytes(n: number): string {
+  return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }
 
 function truncate(text: string, max = 2000): string {

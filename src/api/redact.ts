@@ -19,9 +19,40 @@ export function redactHeader(name: string, value: string): string {
 /** A key-shaped token anywhere in a text (an argument, an echoed request). */
 export const KEY_TOKEN_RE = /svc_[A-Za-z0-9_-]{4,}/g;
 
+/** Shorter secrets are not scrubbed: too many ordinary words would match. */
+export const MIN_SECRET_LENGTH = 8;
+
+// What a terminal does not show: escape sequences (7- and 8-bit CSI, OSC), control, bidi
+// and separator characters. A server that puts some inside an echoed key gets a text that
+// prints as the key once they are stripped, so a secret is matched with any of them
+// between its characters.
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /(?:\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069])*/.source;
+const patterns = new Map<string, RegExp>();
+
+function secretPattern(secret: string): RegExp {
+  let re = patterns.get(secret);
+  if (!re) {
+    re = new RegExp([...secret].map((ch) => ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join(INVISIBLE), 'g');
+    patterns.set(secret, re);
+  }
+  re.lastIndex = 0;
+  return re;
+}
+
+/** Whether the text holds the secret, even with invisible characters inside it. */
+export function holdsSecret(text: string, secret: string): boolean {
+  return secret.length >= MIN_SECRET_LENGTH && secretPattern(secret).test(text);
+}
+
+/** Replaces every occurrence of the given secrets by its mask. */
+export function maskSecrets(text: string, secrets: Array<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.replace(secretPattern(secret), maskKey(secret));
+  return out;
+}
+
 /** Replaces every occurrence of the given secrets, and anything key-shaped, by its mask. */
 export function scrubSecrets(text: string, secrets: Array<string | undefined> = []): string {
-  let out = text;
-  for (const secret of secrets) if (secret && secret.length >= 8) out = out.split(secret).join(maskKey(secret));
-  return out.replace(KEY_TOKEN_RE, (token) => maskKey(token));
+  return maskSecrets(text, secrets).replace(KEY_TOKEN_RE, (token) => maskKey(token));
 }

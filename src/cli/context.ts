@@ -92,6 +92,12 @@ export interface Context {
   canPrompt(): boolean;
   /** Runs when the command ends, success or not (e.g. stopping the embedded sandbox). */
   onCleanup(fn: () => Promise<void> | void): void;
+  /**
+   * Declares the key this command will send: every error printed from then on masks it,
+   * and a usage error is thrown if any command-line argument holds it. Called by
+   * services.ts before a client gets the key (absent in hand-made test contexts).
+   */
+  activeKey?(key: string | undefined): void;
 }
 
 export function makeSleep(signal: AbortSignal) {

@@ -1,8 +1,10 @@
 // The command tree. Only commander and this file load for `--help`; each command's module
 // (and with it zod, conf, inquirer or the sandbox) is imported when it runs.
 import { Command, CommanderError, Option } from 'commander';
-import { KEY_TOKEN_RE, maskKey } from '../api/redact.js';
-import { CliError, formatErrorLine, usageError } from '../errors.js';
+import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
+import { CliError, formatError, usageError } from '../errors.js';
+import { safeJsonText } from '../render/json-text.js';
+import { clean, cleanText } from '../render/sanitize.js';
 import { fstatSync, writeSync } from 'node:fs';
 import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
@@ -79,8 +81,9 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns ? io.stderr.columns : 80),
       getOutHasColors: () => !!io.stdout.isTTY,
       getErrHasColors: () => !!io.stderr.isTTY,
-      // commander echoes unknown options, and `--api-key=svc_...` must not reach the terminal
-      outputError: (s, write) => write(redactKeys(s.startsWith('error:') ? s : `error: ${s}`)),
+      // commander echoes unknown options and bad values as typed: `--api-key=svc_...` must not
+      // reach the terminal, nor escape sequences the user pasted by mistake
+      outputError: (s, write) => write(scrubSecrets(cleanText(s.startsWith('error:') ? s : `error: ${s}`))),
     })
     .action(() => {
       // the root has an action (the overview), so commander hands it unknown command names
@@ -233,17 +236,21 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
   let jsonErrors = argv.includes('--json');
-  const keyArgument = argv.find((a) => new RegExp(`^(--?[\\w-]+=)?${KEY_TOKEN_RE.source}$`).test(a));
-  if (keyArgument) {
-    return reportError(
-      usageError(
-        `an API key is never accepted as a command-line argument (it would land in shell history and \`ps\`); got ${redactKeys(keyArgument)}`,
-        'run `carrental auth login` (it prompts, or reads the key from stdin with --with-key), or set CARRENTAL_API_KEY',
-      ),
-      io,
-      jsonErrors,
-      env,
-    );
+  // the keys every error printed by this run is scrubbed of (whatever field a server echoed
+  // them in): the environment's now, the one the command resolves once it does
+  const secrets: string[] = [];
+  const activeKey = (key: string | undefined) => {
+    if (!key || secrets.includes(key)) return;
+    secrets.push(key);
+    const holder = keyArgument(argv, key);
+    if (holder !== undefined) throw keyOnCommandLine(holder, secrets);
+  };
+  try {
+    activeKey(env.CARRENTAL_API_KEY);
+    const holder = keyArgument(argv);
+    if (holder !== undefined) throw keyOnCommandLine(holder, secrets);
+  } catch (err) {
+    return reportError(err, io, jsonErrors, env, secrets);
   }
 
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
@@ -259,6 +266,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       signal: controller.signal,
       canPrompt: () => globals.input && !!io.stdin.isTTY && !!io.stdout.isTTY,
       onCleanup: (fn) => cleanups.push(fn),
+      activeKey,
     };
     const mod = (await spec.module!()) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
     const code = await mod.run(input, ctx);
@@ -281,7 +289,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {
-    return reportError(err, io, jsonErrors, env);
+    return reportError(err, io, jsonErrors, env, secrets);
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -293,11 +301,28 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   }
 }
 
-function redactKeys(text: string): string {
-  return text.replace(KEY_TOKEN_RE, (token) => maskKey(token));
+/**
+ * The first argument that holds an API key anywhere in it (a path, a header value, a JSON
+ * body, `--opt=value`): the given key, or any key-shaped token.
+ */
+export function keyArgument(argv: readonly string[], key?: string): string | undefined {
+  const shaped = new RegExp(KEY_TOKEN_RE.source);
+  if (key !== undefined) return argv.find((a) => holdsSecret(a, key));
+  return argv.find((a) => shaped.test(a));
 }
 
-function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv): number {
+function keyOnCommandLine(arg: string, secrets: string[]): CliError {
+  // the argument masked; a long one (a JSON body) shown around the first mask only
+  const masked = scrubSecrets(clean(arg), secrets);
+  const from = Math.max(0, masked.indexOf('…') - 40);
+  const shown = masked.length <= 80 ? masked : `${from > 0 ? '...' : ''}${masked.slice(from, from + 80)}${from + 80 < masked.length ? '...' : ''}`;
+  return usageError(
+    `an API key is never accepted as a command-line argument (it would land in shell history and \`ps\`); got ${shown}`,
+    'run `carrental auth login` (it prompts, or reads the key from stdin with --with-key), or set CARRENTAL_API_KEY; with `carrental api`, the key is sent for you: leave it out of the path, headers and body',
+  );
+}
+
+function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[]): number {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
     // commander already printed its one-line message
@@ -308,14 +333,14 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
       io.stderr.write('interrupted\n');
       return err.exitCode;
     }
-    io.stderr.write(formatErrorLine(err) + '\n');
-    if (err.hint) io.stderr.write(`hint: ${err.hint}\n`);
-    if (json && err.api?.body !== undefined) io.stderr.write(JSON.stringify(err.api.body) + '\n');
+    io.stderr.write(formatError(err, secrets));
+    // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes
+    if (json && err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  io.stderr.write(`error: unexpected failure: ${message}\n`);
-  if (env.CARRENTAL_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
+  io.stderr.write(`error: unexpected failure: ${scrubSecrets(clean(message), secrets)}\n`);
+  if (env.CARRENTAL_DEBUG && err instanceof Error && err.stack) io.stderr.write(scrubSecrets(cleanText(err.stack), secrets) + '\n');
   return 1;
 }
 

@@ -2,10 +2,11 @@
 // base URL or the embedded sandbox), the key, and the API client. Imported only by
 // commands, so none of this loads for --help.
 import { join } from 'node:path';
-import { ApiClient, type RequestSpec } from '../api/client.js';
+import { ApiClient, insecureKeyTransport, keySafeOver, type RequestSpec } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 import { ConfigStore, checkSettingValue, type ProfileData } from '../store/config.js';
 import { dataDir } from '../store/paths.js';
 import type { Context } from './context.js';
@@ -133,7 +134,23 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
   };
 }
 
+/** The default cap on one response body; CARRENTAL_MAX_RESPONSE_BYTES changes it. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024;
+
+export function maxResponseBytes(env: NodeJS.ProcessEnv): number {
+  const text = env.CARRENTAL_MAX_RESPONSE_BYTES;
+  if (text === undefined || text === '') return DEFAULT_MAX_RESPONSE_BYTES;
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < 1024 || n > MAX_RESPONSE_BYTES_LIMIT) {
+    throw usageError(`CARRENTAL_MAX_RESPONSE_BYTES must be a whole number of bytes 1024..${MAX_RESPONSE_BYTES_LIMIT}, got "${clean(text)}"`);
+  }
+  return n;
+}
+
 export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: string }, out: Output): ApiClient {
+  // before the key goes anywhere: errors mask it from now on, and an argument holding it is refused
+  ctx.activeKey?.(target.apiKey);
   const onRetry: RequestSpec<unknown>['onRetry'] = ({ attempt, maxAttempts, delayMs, failure }) => {
     const why =
       failure.kind === 'status'
@@ -152,6 +169,7 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
     sleep: ctx.sleep,
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
     onRetry,
+    maxResponseBytes: maxResponseBytes(ctx.env),
   });
   ctx.onCleanup(() => client.close());
   return client;
@@ -173,11 +191,15 @@ export function services(ctx: Context): Promise<Services> {
   return pending;
 }
 
-/** For commands that must have a key before anything is sent. */
+/**
+ * For commands that must have a key before anything is sent (or journaled): a key, and a
+ * base URL it may travel to (the client checks that again on every keyed request).
+ */
 export function requireKey(target: Target): void {
   if (!target.apiKey) {
     throw new CliError('auth', `no API key for profile "${target.profile}"`, {
       hint: 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`',
     });
   }
+  if (!keySafeOver(target.baseUrl)) throw insecureKeyTransport(target.baseUrl);
 }

@@ -13,12 +13,13 @@ import { randomUUID } from 'node:crypto';
 import type { ApiClient, AuthMode, Schema } from '../api/client.js';
 import { NO_RETRY, READ_RETRY } from '../api/client.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
-import { maskKey } from '../api/redact.js';
+import { maskKey, scrubSecrets } from '../api/redact.js';
 import * as S from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { makeClient, openConfig, output, resolveTarget, type Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 
 export interface DoctorInput {
   require?: string[];
@@ -114,9 +115,13 @@ function futureLocal(now: Date, days: number): string {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-function answerOf(status: number, body: unknown): Answer {
+/** A server's string as the report holds it: no terminal controls, never the key. */
+type Safe = (text: string) => string;
+
+function answerOf(status: number, body: unknown, safe: Safe): Answer {
   const obj = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  return { status, body, errorCode: str(obj.error_code), error: str(obj.error) };
+  const text = (v: unknown) => (typeof v === 'string' ? safe(v) : undefined);
+  return { status, body, errorCode: text(obj.error_code), error: text(obj.error) };
 }
 
 class Prober {
@@ -127,6 +132,7 @@ class Prober {
     private readonly ctx: Context,
     private readonly client: ApiClient,
     private readonly out: Output,
+    private readonly safe: Safe,
   ) {}
 
   async send(probe: Omit<Probe, 'expect' | 'label'>): Promise<Sent> {
@@ -147,11 +153,11 @@ class Prober {
         });
         const retryAfter = Number(res.headers['retry-after']);
         if ((res.status === 429 || res.status === 503) && attempt < 3 && retryAfter >= 0 && retryAfter <= 10) {
-          this.out.progress(`${probe.method} ${probe.path}: HTTP ${res.status}, retrying in ${retryAfter || 1} s`);
+          this.out.progress(`${probe.method} ${this.safe(probe.path)}: HTTP ${res.status}, retrying in ${retryAfter || 1} s`);
           await this.ctx.sleep(Math.max(1, retryAfter) * 1000);
           continue;
         }
-        return { answer: answerOf(res.status, res.body) };
+        return { answer: answerOf(res.status, res.body, this.safe) };
       } catch (err) {
         if (err instanceof CliError && err.kind !== 'interrupted' && err.kind !== 'usage') return { networkError: err.message };
         throw err;
@@ -272,7 +278,8 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
   if (target.apiKey) report.key = { source: target.keySource ?? 'unknown', masked: maskKey(target.apiKey) };
 
   const client = makeClient(ctx, target, out);
-  const prober = new Prober(ctx, client, out);
+  const safe: Safe = (text) => scrubSecrets(clean(text), [target.apiKey]);
+  const prober = new Prober(ctx, client, out, safe);
   const hasKey = !!target.apiKey;
 
   // Reachability: the anonymous car list, which every deployment serves.
@@ -301,7 +308,7 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     listCars: () => ({ method: 'GET', path: '/cars', query: { limit: 1 }, auth: 'none', expect: 'data', schema: S.CarsPage, label: 'GET /cars?limit=1' }),
     getCar: () =>
       firstCar
-        ? { method: 'GET', path: `/cars/${encodeURIComponent(firstCar)}`, auth: 'none', expect: 'data', schema: S.Car, label: `GET /cars/${firstCar}` }
+        ? { method: 'GET', path: `/cars/${encodeURIComponent(firstCar)}`, auth: 'none', expect: 'data', schema: S.Car, label: `GET /cars/${safe(firstCar)}` }
         : { method: 'GET', path: `/cars/carrental-doctor-${fake}`, auth: 'none', expect: 'absent', label: 'GET /cars/<alias that cannot exist>' },
     quote: () => ({
       method: 'POST',
@@ -322,11 +329,11 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     getReservation: () => ({ method: 'GET', path: `/my/reservation/${fake}`, auth: 'key', expect: 'absent', label: 'GET /my/reservation/<random uuid>' }),
     listReservationInvoices: () =>
       realTrip.uuid
-        ? { method: 'GET', path: `/my/reservation/${realTrip.uuid}/invoices`, auth: 'key', expect: 'data', envelope: false, schema: S.InvoiceList, label: `GET /my/reservation/${realTrip.uuid}/invoices` }
+        ? { method: 'GET', path: `/my/reservation/${encodeURIComponent(realTrip.uuid)}/invoices`, auth: 'key', expect: 'data', envelope: false, schema: S.InvoiceList, label: `GET /my/reservation/${realTrip.uuid}/invoices` }
         : { method: 'GET', path: `/my/reservation/${fake}/invoices`, auth: 'key', expect: 'absent', envelope: false, label: 'GET /my/reservation/<random uuid>/invoices' },
     getInvoice: () =>
       realTrip.invoice
-        ? { method: 'GET', path: `/my/billing/invoice/${realTrip.invoice}`, auth: 'key', expect: 'data', schema: S.Invoice, label: `GET /my/billing/invoice/${realTrip.invoice}` }
+        ? { method: 'GET', path: `/my/billing/invoice/${encodeURIComponent(realTrip.invoice)}`, auth: 'key', expect: 'data', schema: S.Invoice, label: `GET /my/billing/invoice/${realTrip.invoice}` }
         : { method: 'GET', path: `/my/billing/invoice/${fake}`, auth: 'key', expect: 'absent', label: 'GET /my/billing/invoice/<random uuid>' },
     createReservation: () => ({ method: 'POST', path: '/my/reservation', auth: 'key', body: {}, headers: { 'idempotency-key': randomUUID() }, expect: 'rejected', label: 'POST /my/reservation with an empty body' }),
     cancelReservation: () => ({ method: 'DELETE', path: `/my/reservation/${fake}`, auth: 'key', headers: { 'idempotency-key': randomUUID() }, expect: 'absent', label: 'DELETE /my/reservation/<random uuid>' }),
@@ -358,7 +365,8 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
       continue;
     }
     const probe = makeProbe();
-    out.progress(`probing ${probe.label}…`);
+    // labels hold server strings (the first car's alias): cleaned like every progress line
+    out.progress(`probing ${safe(probe.label)}…`);
     const sent = op.id === 'listCars' ? reach : await prober.send(probe);
     const result = classify(probe, sent, (a) => prober.isMissingRoute(a));
     report.operations.push(opRow(op, isRequired, probe.label, result));
@@ -368,13 +376,15 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     if (op.id === 'getProfile') {
       const p = S.Profile.safeParse(data);
       // the spec requires neither field; the report names the customer only when both came
-      if (p.success && p.data.uuid !== undefined && p.data.first_name !== undefined) report.customer = { uuid: p.data.uuid, first_name: p.data.first_name };
+      if (p.success && p.data.uuid !== undefined && p.data.first_name !== undefined) report.customer = { uuid: safe(p.data.uuid), first_name: safe(p.data.first_name) };
     } else if (op.id === 'listTrips') {
       const t = S.TripsList.safeParse(data);
-      if (t.success) realTrip.uuid = [...t.data.history, ...t.data.active][0]?.uuid;
+      const uuid = t.success ? [...t.data.history, ...t.data.active][0]?.uuid : undefined;
+      // a server's string, so it goes into the path encoded and into the labels cleaned
+      if (uuid !== undefined) realTrip.uuid = safe(uuid);
     } else if (op.id === 'listReservationInvoices' && Array.isArray(sent.answer.body)) {
       const first = (sent.answer.body[0] as { id?: unknown } | undefined)?.id;
-      if (typeof first === 'string') realTrip.invoice = first;
+      if (typeof first === 'string') realTrip.invoice = safe(first);
     }
   }
   out.clearProgress();
@@ -454,6 +464,6 @@ function print(out: Output, report: DoctorReport): void {
   if (report.problems.length === 0) out.info('doctor: everything required works');
   else {
     out.info(`doctor: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`);
-    for (const p of report.problems) out.info(`  - ${p}`);
+    for (const p of report.problems) out.info(`  - ${clean(p)}`);
   }
 }

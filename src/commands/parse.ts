@@ -1,23 +1,35 @@
 // Validation of command-line values shared by commands; every failure is a usage error
 // raised before any request is sent.
 import { usageError } from '../errors.js';
+import { clean } from '../render/sanitize.js';
 
+/**
+ * A whole number within bounds. Without a max, the bound is the largest integer a number
+ * holds exactly (2^53 - 1): beyond it `100000000000000000000000` would be sent as `1e+23`.
+ */
 export function parseIntOption(value: string | undefined, flag: string, range: { min?: number; max?: number } = {}): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value.trim())) throw usageError(`${flag} must be a whole number, got "${value}"`);
-  const n = Number(value);
-  const { min, max } = range;
-  if ((min !== undefined && n < min) || (max !== undefined && n > max)) {
-    const bounds = max === undefined ? `at least ${min}` : min === undefined ? `at most ${max}` : `${min}..${max}`;
-    throw usageError(`${flag} must be ${bounds}, got ${n}`);
+  const text = value.trim();
+  if (!/^-?\d+$/.test(text)) throw usageError(`${flag} must be a whole number, got "${clean(value)}"`);
+  const n = Number(text);
+  const { min = -Number.MAX_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = range;
+  if (n < min || n > max || !Number.isSafeInteger(n)) {
+    const bounds = range.min !== undefined && range.max !== undefined ? `${min}..${max}` : n < min ? `at least ${min}` : `at most ${max}`;
+    throw usageError(`${flag} must be ${bounds}, got ${text}`);
   }
   return n;
 }
 
-export function parseSeconds(value: string | undefined, flag: string, min = 0): number | undefined {
+/** The longest wait a flag may ask for: a week (timers overflow past 24.8 days). */
+export const MAX_WAIT_SECONDS = 7 * 24 * 3600;
+
+export function parseSeconds(value: string | undefined, flag: string, min = 0, max = MAX_WAIT_SECONDS): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min) throw usageError(`${flag} must be a number of seconds${min ? ` (at least ${min})` : ''}, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    const bounds = n > max ? ` (at most ${max})` : min ? ` (at least ${min})` : '';
+    throw usageError(`${flag} must be a number of seconds${bounds}, got "${clean(value)}"`);
+  }
   return n;
 }
 

@@ -8,7 +8,7 @@
 // - Every occurrence of a secret is replaced by its mask. A secret written with JSON
 //   escapes (`svc\u005f...`) would survive a text replace, so the result is parsed once
 //   more and, if any string still holds a secret, re-serialised from the scrubbed value.
-import { scrubSecrets } from '../api/redact.js';
+import { holdsSecret as textHoldsSecret, KEY_TOKEN_RE, maskKey, maskSecrets, scrubSecrets } from '../api/redact.js';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE_RE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -18,7 +18,7 @@ function escapeUnsafe(text: string): string {
 }
 
 function holdsSecret(value: unknown, secrets: string[]): boolean {
-  if (typeof value === 'string') return secrets.some((s) => value.includes(s));
+  if (typeof value === 'string') return secrets.some((s) => textHoldsSecret(value, s));
   if (Array.isArray(value)) return value.some((v) => holdsSecret(v, secrets));
   if (value !== null && typeof value === 'object') {
     return Object.entries(value).some(([k, v]) => holdsSecret(k, secrets) || holdsSecret(v, secrets));
@@ -26,7 +26,8 @@ function holdsSecret(value: unknown, secrets: string[]): boolean {
   return false;
 }
 
-function scrubValue(value: unknown, secrets: string[]): unknown {
+/** A parsed JSON value with every string (keys too) scrubbed of the secrets and of key-shaped tokens. */
+export function scrubValue(value: unknown, secrets: Array<string | undefined>): unknown {
   if (typeof value === 'string') return scrubSecrets(value, secrets);
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets));
   if (value !== null && typeof value === 'object') {
@@ -42,10 +43,11 @@ function scrubValue(value: unknown, secrets: string[]): unknown {
  */
 export function safeJsonText(text: string, secrets: Array<string | undefined> = []): string {
   const live = secrets.filter((s): s is string => !!s && s.length >= 8);
-  let out = escapeUnsafe(live.length ? scrubSecrets(text, live) : text);
-  if (live.length) {
-    const value: unknown = JSON.parse(out);
-    if (holdsSecret(value, live)) out = escapeUnsafe(JSON.stringify(scrubValue(value, live), null, 2));
-  }
-  return out;
+  if (!live.length) return escapeUnsafe(text);
+  // the secrets first, then anything key-shaped: masking a prefix of an escaped secret
+  // as a key-shaped token first would leave the rest of it unrecognisable
+  let out = maskSecrets(text, live);
+  const value: unknown = JSON.parse(out);
+  if (holdsSecret(value, live)) out = JSON.stringify(scrubValue(value, live), null, 2);
+  return escapeUnsafe(out.replace(KEY_TOKEN_RE, (token) => maskKey(token)));
 }

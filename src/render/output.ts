@@ -64,10 +64,10 @@ export class Output {
     this.line(clean(url));
   }
 
-  /** Progress on stderr, only on a terminal, overwritten in place. */
+  /** Progress on stderr, only on a terminal, overwritten in place; often names a server string, so cleaned. */
   progress(text: string): void {
     if (!this.ctx.io.stderr.isTTY) return;
-    this.ctx.io.stderr.write(`\r\u001b[2K${text}`);
+    this.ctx.io.stderr.write(`\r\u001b[2K${clean(text)}`);
     this.progressShown = true;
   }
 

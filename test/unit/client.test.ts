@@ -111,6 +111,18 @@ describe('credentials', () => {
     expect(stub.requests[0].headers['content-type']).toBe('application/json');
   });
 
+  it.each([
+    ['body', { body: { a: 1 } }],
+    ['raw body', { rawBody: '{"a":1}' }],
+  ])('sends a %s as application/json, and no content type without a body', async (_what, spec) => {
+    stub.handler = () => ({ json: { data: 1 } });
+    await client().request({ method: 'POST', path: '/reservation/quote', auth: 'none', ...spec });
+    await client().request({ method: 'GET', path: '/cars', auth: 'none' });
+    expect(stub.requests[0].headers['content-type']).toBe('application/json');
+    expect(stub.requests[0].body).toBe('{"a":1}');
+    expect(stub.requests[1].headers['content-type']).toBeUndefined();
+  });
+
   it('a /my call without a key fails before sending anything (exit 3)', async () => {
     const err = await failure(new Api(client(), 'x').profile());
     expect(err.exitCode).toBe(3);
@@ -150,6 +162,25 @@ describe('responses', () => {
     expect(err.message).toMatch(/body\.0\.amount/);
   });
 
+  it.each([
+    ['null', null],
+    ['a string', 'ok'],
+    ['a number', 42],
+    ['an array', [1]],
+  ])('a 2xx whose JSON is %s is a clean "no data envelope" error (exit 1), not a TypeError', async (_what, json) => {
+    stub.handler = () => ({ json });
+    const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none' }));
+    expect(err.kind).toBe('api');
+    expect(err.message).toBe('malformed response from GET /cars: no "data" envelope');
+  });
+
+  it('a bare-payload 2xx whose JSON is null fails its schema by name, not with a TypeError', async () => {
+    stub.handler = () => ({ json: null });
+    const err = await failure(client().request({ method: 'GET', path: '/x', auth: 'none', envelope: false, schema: z.array(z.number()) }));
+    expect(err.kind).toBe('api');
+    expect(err.message).toMatch(/^unexpected response from GET \/x: body: /);
+  });
+
   it('refuses a body that is not JSON or has no envelope', async () => {
     stub.handler = () => ({ raw: '<html>gateway</html>' });
     expect((await failure(client().request({ method: 'GET', path: '/cars', auth: 'none' }))).message).toContain('the body is not JSON');
@@ -171,6 +202,15 @@ describe('typed errors', () => {
     expect(err.exitCode).toBe(exit);
     expect(err.api).toMatchObject({ status, error_code: code, request_id: 'req_9' });
     expect(stub.requests).toHaveLength(1);
+  });
+
+  it('masks a key of any shape (not only svc_...) in every field a server echoes it in', async () => {
+    const key = 'appToken-9f8e7d6c5b4a';
+    stub.handler = () => ({ status: 401, json: { error: `bad ${key}`, error_code: `code_${key}`, request_id: `req_${key}`, description: `got ${key}` } });
+    const err = await failure(client({ apiKey: key }).request({ method: 'GET', path: '/my/profile', auth: 'key' }));
+    expect(JSON.stringify([err.message, err.hint, err.api])).not.toContain(key);
+    expect(err.message).toBe('bad …5b4a');
+    expect(err.api).toMatchObject({ error_code: 'code_…5b4a', request_id: 'req_…5b4a', description: 'got …5b4a' });
   });
 
   it('never repeats the key when a server echoes it back', async () => {

@@ -30,12 +30,26 @@ describe('parseIntOption', () => {
     expect(usageMessage(() => parseIntOption('201', '--limit', { min: 1, max: 200 }))).toBe('--limit must be 1..200, got 201');
     expect(usageMessage(() => parseIntOption('-1', '--offset', { min: 0 }))).toBe('--offset must be at least 0, got -1');
   });
+  it('stops at 2^53 - 1, the largest integer sent exactly, whatever the range says', () => {
+    expect(parseIntOption('9007199254740991', '--offset', { min: 0 })).toBe(9007199254740991);
+    expect(usageMessage(() => parseIntOption('9007199254740992', '--offset', { min: 0 }))).toBe('--offset must be at most 9007199254740991, got 9007199254740992');
+    expect(usageMessage(() => parseIntOption('100000000000000000000000', '--offset', { min: 0 }))).toBe('--offset must be at most 9007199254740991, got 100000000000000000000000');
+    expect(usageMessage(() => parseIntOption('-9007199254740992', '--seed'))).toBe('--seed must be at least -9007199254740991, got -9007199254740992');
+    expect(usageMessage(() => parseIntOption('1e23', '--offset', { min: 0 }))).toBe('--offset must be a whole number, got "1e23"');
+  });
+  it('does not echo control characters the user typed', () => {
+    expect(usageMessage(() => parseIntOption('5\u001b[2J', '--limit'))).toBe('--limit must be a whole number, got "5"');
+  });
 });
 
 describe('other parsers', () => {
   it('seconds, uuids, aliases, idempotency keys', () => {
     expect(parseSeconds('2.5', '--interval')).toBe(2.5);
     expect(usageMessage(() => parseSeconds('x', '--interval', 5))).toContain('at least 5');
+    // a timer overflows past 24.8 days and would fire at once, in a loop
+    expect(parseSeconds('604800', '--interval')).toBe(604800);
+    expect(usageMessage(() => parseSeconds('604801', '--interval'))).toBe('--interval must be a number of seconds (at most 604800), got "604801"');
+    expect(usageMessage(() => parseSeconds('1e12', '--watch-timeout', 1))).toContain('at most 604800');
     expect(parseUuid('0B0E3F7E-4C1A-4D2B-9A55-2F1F6C1D9E10', 'uuid')).toBe('0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10');
     expect(usageMessage(() => parseUuid('nope', 'the reservation uuid'))).toContain('must be a UUID');
     expect(parseAlias('tesla-model-3-la-001')).toBe('tesla-model-3-la-001');

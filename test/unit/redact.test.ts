@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskKey, redactHeader, scrubSecrets } from '../../src/api/redact.js';
+import { holdsSecret, maskKey, redactHeader, scrubSecrets } from '../../src/api/redact.js';
 import { maskKey as maskFromConfig } from '../../src/store/config.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
@@ -37,6 +37,25 @@ describe('scrubSecrets', () => {
   });
   it('masks a secret without the svc_ prefix when it is named', () => {
     expect(scrubSecrets('token=abcdefghijkl', ['abcdefghijkl'])).toBe('token=…ijkl');
+  });
+  it('scrubs a named secret of 8 characters or more, and leaves a shorter one (too common to be a key)', () => {
+    expect(scrubSecrets('token=abcdefgh', ['abcdefgh'])).toBe('token=…efgh');
+    expect(scrubSecrets('token=abcdefg', ['abcdefg'])).toBe('token=abcdefg');
+    expect(scrubSecrets('x', [undefined, ''])).toBe('x');
+  });
+  it('masks key-shaped tokens from 4 characters after svc_, not shorter', () => {
+    expect(scrubSecrets('a svc_abcd b')).toBe('a svc_…abcd b');
+    expect(scrubSecrets('a svc_abc b')).toBe('a svc_abc b');
+  });
+  it('finds a secret with escape sequences, controls or bidi characters inside it', () => {
+    const split = `${KEY.slice(0, 9)}\u001b[0m${KEY.slice(9, 20)}\u009b1m\u202e${KEY.slice(20)}`;
+    expect(holdsSecret(`x ${split} y`, KEY)).toBe(true);
+    expect(scrubSecrets(`x ${split} y`, [KEY])).toBe('x svc_…cdef y');
+    expect(holdsSecret(KEY.slice(0, -1), KEY)).toBe(false);
+    expect(holdsSecret('abcdefg', 'abcdefg')).toBe(false);
+  });
+  it('treats the secret as text, not as a pattern', () => {
+    expect(scrubSecrets('a.b+c(d)e*f a-b+c(d)e*f', ['a.b+c(d)e*f'])).toBe('…)e*f a-b+c(d)e*f');
   });
   it('is idempotent', () => {
     const once = scrubSecrets(`x ${KEY}`, [KEY]);

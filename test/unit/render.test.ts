@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Globals } from '../../src/cli/context.js';
 import { Output } from '../../src/render/output.js';
-import { clean, cleanText } from '../../src/render/sanitize.js';
+import { clean, cleanText, visible } from '../../src/render/sanitize.js';
 import { renderPairs, renderTable } from '../../src/render/table.js';
 import { FakeOut } from '../helpers/cli.js';
 
@@ -26,9 +26,25 @@ describe('sanitising server strings', () => {
   it('cleanText keeps the lines of prose', () => {
     expect(cleanText(`para 1\r\npara 2\n${ESC}[1mbold${ESC}[0m\u0007`)).toBe('para 1\npara 2\nbold');
   });
-  it('null and undefined are empty', () => {
+  it('null and undefined are empty, never the text "undefined"', () => {
     expect(clean(null)).toBe('');
+    expect(clean(undefined)).toBe('');
     expect(cleanText(undefined)).toBe('');
+    expect(cleanText(null)).toBe('');
+    expect(clean(0)).toBe('0');
+  });
+  it('a lone CR is a line break: a space in a cell, a newline in prose', () => {
+    expect(clean('over\rwrite')).toBe('over write');
+    expect(cleanText('over\rwrite')).toBe('over\nwrite');
+  });
+  it('drops the invisible direction marks too (ALM, LRM, RLM), and treats line/paragraph separators as line breaks', () => {
+    expect(clean('a\u061cb\u200ec\u200fd')).toBe('abcd');
+    expect(clean('one\u2028two\u2029three')).toBe('one two three');
+    expect(cleanText('one\u2028two')).toBe('one\ntwo');
+  });
+  it('visible() (for --debug) shows every control, bidi and separator character as an escape, and nothing else', () => {
+    expect(visible(`${ESC}[31mred\u009b1m\u202eevil\u2028\u0000é 🚗`)).toBe('\\u001b[31mred\\u009b1m\\u202eevil\\u2028\\u0000é 🚗');
+    expect(visible('tab\there\nline')).toBe('tab\\u0009here\\u000aline');
   });
 });
 
@@ -80,6 +96,11 @@ describe('Output', () => {
     tty.out.line('data');
     expect(tty.stderr.text()).toBe(`\r${ESC}[2Kfetched 1 of 2\r${ESC}[2K`);
     expect(tty.stdout.text()).toBe('data\n');
+  });
+  it('cleans a progress line: it often names a server string (a car alias, an error code)', () => {
+    const tty = makeOutput({ tty: true });
+    tty.out.progress(`probing GET /cars/kia${ESC}]0;owned\u0007\u202e-1…`);
+    expect(tty.stderr.text()).toBe(`\r${ESC}[2Kprobing GET /cars/kia-1…`);
   });
   it('headings are bold on a terminal, "# " lines in a pipe; colour only when enabled', () => {
     const pipe = makeOutput({ tty: false });
