@@ -25,7 +25,17 @@ function waitForSpawn(child: ReturnType<typeof spawn>): Promise<string | undefin
   });
 }
 
+/**
+ * Only web pages are opened. Link schemas accept any RFC 3986 URI (the spec types `url` as
+ * a URI), but a `file:`, `javascript:` or custom-scheme link from a server must not reach
+ * the platform opener, which would hand it to whatever program claims that scheme.
+ */
+export function isWebUrl(url: string): boolean {
+  return /^https?:\/\/[^\s]+$/i.test(url);
+}
+
 export async function openUrl(url: string, ctx: Pick<Context, 'env'>): Promise<OpenResult> {
+  if (!isWebUrl(url)) return { opened: false, reason: 'the link is not an http(s) address, so it is not opened' };
   const browser = ctx.env.BROWSER?.trim();
   if (browser) {
     // $BROWSER may hold arguments ("firefox --new-tab"); the URL is one separate argument, never through a shell
