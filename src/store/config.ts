@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, usageError } from '../errors.js';
-import { writeFileAtomicSync } from './atomic-file.js';
+import { writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
 import { configDir } from './paths.js';
 
 export const SETTING_KEYS = ['base_url', 'app_url', 'city'] as const;
@@ -32,7 +32,11 @@ interface ConfigShape {
 export class ConfigStore {
   readonly path: string;
 
-  constructor(private readonly dir: string) {
+  /** `fs` is for tests, which inject a short write (atomic-file.ts). */
+  constructor(
+    private readonly dir: string,
+    private readonly fs?: AtomicFs,
+  ) {
     this.path = join(dir, 'config.json');
   }
 
@@ -138,7 +142,7 @@ export class ConfigStore {
       else delete profiles[name];
       try {
         // Tab-indented like the conf-written files before it, so diffs stay small.
-        writeFileAtomicSync(this.path, `${JSON.stringify({ ...data, profiles }, null, '\t')}\n`, { mode: 0o600 });
+        writeFileAtomicSync(this.path, `${JSON.stringify({ ...data, profiles }, null, '\t')}\n`, { mode: 0o600, fs: this.fs });
       } catch (err) {
         throw this.unwritable(err);
       }

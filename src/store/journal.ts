@@ -27,7 +27,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CliError, usageError } from '../errors.js';
-import { fsyncDirSync, isTempFileOf, writeFileAtomic } from './atomic-file.js';
+import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
 import { stateDir } from './paths.js';
 
 export type JournalOperation = 'createReservation' | 'cancelReservation';
@@ -90,6 +90,8 @@ export interface JournalOptions {
    * Default 10 s; proper-lockfile enforces at least 2 s. Tests lower it.
    */
   lockStaleMs?: number;
+  /** Tests inject a short write here (atomic-file.ts); default node:fs. */
+  fs?: AtomicFs;
 }
 
 /**
@@ -325,8 +327,10 @@ export class Journal {
   readonly replayWindowMs: number;
   private readonly warn: (message: string) => void;
   private readonly lockStaleMs: number;
+  private readonly fs?: AtomicFs;
 
   constructor(opts: JournalOptions) {
+    this.fs = opts.fs;
     this.path = path.resolve(opts.path);
     this.dir = path.dirname(this.path);
     this.lockPath = `${this.path}.lock`;
@@ -682,7 +686,7 @@ export class Journal {
     await this.removeAbandonedTempFiles();
     try {
       // Whole or nothing: a short write, ENOSPC, EIO or EROFS leaves the old file as it was.
-      await writeFileAtomic(this.path, text, { mode: 0o600, fsync: true });
+      await writeFileAtomic(this.path, text, { mode: 0o600, fsync: true, fs: this.fs });
     } catch (err) {
       throw fsError('write', this.path, err, hint);
     }
