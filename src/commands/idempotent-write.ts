@@ -252,6 +252,7 @@ export class JournaledWrite {
       throw new CliError('unavailable', `the outcome of this ${noun} is unknown: ${cause}`, { hint: rerun, api, cause: err });
     }
 
+    await pauseForCrashTest(this.ctx.env);
     let doneBefore = entry.state === 'done' ? entry.doneAt : undefined;
     if (reused && !doneBefore && opts.report) {
       // A concurrent run of the same command may have been answered first: then ours is its replay.
@@ -267,6 +268,23 @@ export class JournaledWrite {
     }
     return result;
   }
+}
+
+/**
+ * Test-only, undocumented: with CARRENTAL_TEST_PAUSE_AFTER_ANSWER=<file>, a run that has
+ * the server's 2xx in hand, before it shows or records anything, creates <file> and
+ * waits, so that test/booking/crash.e2e.test.ts can SIGKILL it in exactly the window
+ * where a crash used to lose the answer. A timing-based kill would hit that window only
+ * by luck, and a proxy cannot see when the process has read the answer.
+ */
+async function pauseForCrashTest(env: NodeJS.ProcessEnv): Promise<void> {
+  const marker = env.CARRENTAL_TEST_PAUSE_AFTER_ANSWER;
+  if (!marker) return;
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(marker, String(process.pid));
+  await new Promise<void>(() => {
+    setInterval(() => undefined, 60_000); // keeps the process alive until it is killed
+  });
 }
 
 export function describeFailure(failure: Failure): string {
