@@ -115,15 +115,10 @@ export class ConfigStore {
     } catch (err) {
       throw this.unwritable(err);
     }
-    const { default: lockfile } = await import('proper-lockfile');
+    const { acquireLock } = await import('./lock.js');
     let release: () => Promise<void>;
     try {
-      release = await lockfile.lock(this.dir, {
-        lockfilePath: join(this.dir, 'config.lock'),
-        realpath: false,
-        stale: 10_000,
-        retries: { retries: 50, factor: 1.3, minTimeout: 20, maxTimeout: 500 },
-      });
+      release = await acquireLock(this.dir, { lockfilePath: join(this.dir, 'config.lock'), staleMs: 10_000, waitMs: 20_000 });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
         throw new CliError('api', `the config file ${this.path} is locked by another carrental process`, {

@@ -25,9 +25,9 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { CliError, usageError } from '../errors.js';
 import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
+import { acquireLock } from './lock.js';
 import { stateDir } from './paths.js';
 
 export type JournalOperation = 'createReservation' | 'cancelReservation';
@@ -214,24 +214,6 @@ function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
     if (inProcessQueues.get(key) === tail) inProcessQueues.delete(key);
   });
   return run;
-}
-
-/**
- * proper-lockfile retry schedule: backoff from 15 ms up to 500 ms, long enough in total
- * (about twice the stale time) that a lock left by a SIGKILLed process is taken over
- * instead of failing the command.
- */
-function lockRetries(staleMs: number) {
-  const minTimeout = 15;
-  const maxTimeout = 500;
-  const factor = 1.5;
-  let waited = 0;
-  let retries = 0;
-  for (let delay = minTimeout; waited < 2 * staleMs; retries++) {
-    waited += delay;
-    delay = Math.min(delay * factor, maxTimeout);
-  }
-  return { retries, factor, minTimeout, maxTimeout, randomize: true };
 }
 
 function isNodeError(err: unknown): err is NodeJS.ErrnoException {
@@ -552,7 +534,8 @@ export class Journal {
       await fsp.stat(this.path);
       return true;
     } catch (err) {
-      if (isNodeError(err) && err.code === 'ENOENT') return false;
+      // ENOTDIR: a file where a directory should be; begin() reports it when it creates the directory.
+      if (isNodeError(err) && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return false;
       throw fsError('read', this.path, err);
     }
   }
@@ -578,11 +561,12 @@ export class Journal {
       let compromised: Error | undefined;
       let release: () => Promise<void>;
       try {
-        release = await lockfile.lock(this.path, {
-          realpath: false,
+        release = await acquireLock(this.path, {
           lockfilePath: this.lockPath,
-          stale: this.lockStaleMs,
-          retries: lockRetries(this.lockStaleMs),
+          staleMs: this.lockStaleMs,
+          // About twice the stale time, so that a lock left by a SIGKILLed process is
+          // taken over instead of failing the command.
+          waitMs: 2 * this.lockStaleMs,
           // The default throws from a timer and crashes the process; instead refuse to
           // write once another process may have taken the lock over.
           onCompromised: (err) => {
