@@ -125,7 +125,6 @@ export async function clearPending(input: { all?: boolean }, ctx: Context, promp
       return 1;
     }
   }
-  // Finished entries kept for replay go too: the same command then books anew.
   if (input.all) await journal.clear({ all: true });
   else if (credential !== undefined || unfinished > 0) await journal.clear({ credential, profile: ctx.globals.profile });
   if (out.json) out.printJson({ cleared: unfinished });

@@ -492,16 +492,19 @@ export class Journal {
   }
 
   /**
-   * Drops entries: `all`, or those of one credential (plus the format-1 entries of
-   * `profile`, whose credential is unknown); returns how many were dropped (expired ones
-   * included).
+   * Drops unfinished entries: `all`, or those of one credential (plus the format-1
+   * entries of `profile`, whose credential is unknown); returns how many were dropped
+   * (expired ones included). Done entries stay until their replay window ends: they hold
+   * no unknown outcome, and dropping one would make the next identical command book anew
+   * (`reserve --new` does that on purpose).
    */
   async clear(filter: { all?: boolean; credential?: string; profile?: string }): Promise<number> {
     if (!filter.all && filter.credential === undefined && filter.profile === undefined) {
       throw new TypeError('Journal.clear needs a credential, a profile or all: true');
     }
     if (!(await this.fileExists())) return 0;
-    const matches = (e: JournalEntry) => filter.all === true || (e.credential !== null && e.credential === filter.credential) || (e.credential === null && e.profile === filter.profile);
+    const owned = (e: JournalEntry) => filter.all === true || (e.credential !== null && e.credential === filter.credential) || (e.credential === null && e.profile === filter.profile);
+    const matches = (e: JournalEntry) => e.state === 'pending' && owned(e);
 
     return this.locked(async (io) => {
       const now = this.now();

@@ -416,7 +416,7 @@ describe('Journal', () => {
     expect((await open().begin(reserveCmd({ key: 'x'.repeat(128) }))).entry.key).toBe('x'.repeat(128));
   });
 
-  it("clear drops one credential's entries (and format-1 entries of the profile) by default, everything with all", async () => {
+  it("clear drops one credential's unfinished entries (and format-1 entries of the profile) by default, every unfinished one with all", async () => {
     const journal = open();
     const other = 'https://staging.example.test/v1';
     await journal.begin(cancelCmd('u-1', 'default', BASE));
@@ -425,12 +425,13 @@ describe('Journal', () => {
     const done = await journal.begin(cancelCmd('u-4', 'default', BASE));
     await journal.complete(done.entry.id, 'OK');
 
-    expect(await journal.clear({ credential: DANA, profile: 'default' })).toBe(3);
-    expect((await journal.list()).map((e) => e.target)).toEqual(['u-3']);
+    // Finished entries stay for their replay window: they hold no unknown outcome.
+    expect(await journal.clear({ credential: DANA, profile: 'default' })).toBe(2);
+    expect((await journal.list()).map((e) => e.target)).toEqual(['u-3', 'u-4']);
     expect(await journal.clear({ credential: DANA, profile: 'default' })).toBe(0);
     expect(await journal.clear({ all: true })).toBe(1);
-    expect(await journal.list()).toEqual([]);
-    expect(onDisk().entries).toEqual([]);
+    expect((await journal.list()).map((e) => e.target)).toEqual(['u-4']);
+    expect(onDisk().entries.map((e) => e.state)).toEqual(['done']);
     await expect(journal.clear({})).rejects.toThrow(TypeError);
   });
 
