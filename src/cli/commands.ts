@@ -276,7 +276,7 @@ export const COMMANDS: CommandSpec[] = [
         module: () => import('../commands/pending.js').then((m) => ({ run: m.clear })),
       },
     ],
-    examples: ['carrental pending'],
+    examples: ['carrental pending', 'carrental pending list --all'],
     module: () => import('../commands/pending.js').then((m) => ({ run: m.list })),
   },
   {
