@@ -195,8 +195,9 @@ export class JournaledWrite {
 
   /** Tells the user this run reuses an earlier key (once per entry). */
   announceResume(entry: JournalEntry): void {
-    if (this.announced === entry.id) return;
-    this.announced = entry.id;
+    // by key: a format-1 entry found by pending() gets a new id when begin() adopts it
+    if (this.announced === entry.key) return;
+    this.announced = entry.key;
     const now = this.ctx.now().getTime();
     if (entry.state === 'done') {
       const age = formatAge(now - Date.parse(entry.doneAt!));
