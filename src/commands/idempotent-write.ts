@@ -236,7 +236,7 @@ export class JournaledWrite {
 
     let result: T;
     try {
-      result = await send(entry.key, policy, onRetry);
+      result = await this.sendWhileInProgress(() => send(entry.key, policy, onRetry), policy, entry, noun);
       this.out.clearProgress();
     } catch (err) {
       this.out.clearProgress();
@@ -268,6 +268,31 @@ export class JournaledWrite {
       this.out.warn(`could not record the finished ${noun} in the journal (${err instanceof Error ? err.message : String(err)}); a rerun replays the same key`);
     }
     return result;
+  }
+
+  /**
+   * 409 operation_in_progress means the same command (our key) is being processed right
+   * now, by an identical run in another terminal or by our own earlier attempt: its answer
+   * will be ours. The client's attempt count is meant for failures, and N identical
+   * commands started at once on a busy machine can see more of these than it allows, so
+   * rounds of attempts continue, each after the server's Retry-After, for as long as the
+   * write's time budget (CARRENTAL_WRITE_RETRY_SECONDS) lasts.
+   */
+  private async sendWhileInProgress<T>(attempt: () => Promise<T>, policy: RetryPolicy, entry: JournalEntry, noun: string): Promise<T> {
+    const started = Date.now();
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (err) {
+        const api = err instanceof CliError ? err.api : undefined;
+        if (api?.status !== 409 || api.error_code !== 'operation_in_progress') throw err;
+        const waitMs = (api.retryAfter ?? 2) * 1000;
+        if (Date.now() - started + waitMs > policy.maxTotalMs) throw err;
+        await this.journal.touch(entry.id);
+        this.out.progress(`the same ${noun} is in progress (HTTP 409 operation_in_progress): asking again with the same idempotency key in ${Math.ceil(waitMs / 1000)} s`);
+        await this.ctx.sleep(waitMs);
+      }
+    }
   }
 }
 

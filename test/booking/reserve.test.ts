@@ -229,6 +229,28 @@ describe('reserve: unknown outcomes', () => {
     expect(fake.reservations.size).toBe(1);
   });
 
+  it('keeps waiting out operation_in_progress beyond the attempt count (an identical run is busy), within the time budget', async () => {
+    const busy = { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } };
+    fake.fault('create', ...Array.from({ length: 9 }, () => busy)); // more than the 4 attempts CARRENTAL_WRITE_RETRIES=3 allows
+    const r = await reserve([ALIAS, ...DATES, '-y']);
+    expect(r.code, r.stderr).toBe(0);
+    const creates = fake.requestsOf('create');
+    expect(creates).toHaveLength(10);
+    expect(new Set(creates.map((q) => q.headers['idempotency-key'])).size).toBe(1);
+    expect(sleeps.filter((ms) => ms >= 2000).length).toBeGreaterThanOrEqual(9);
+    expect(fake.reservations.size).toBe(1);
+  });
+
+  it('gives up on operation_in_progress once the time budget is spent: exit 6, the entry stays', async () => {
+    const busy = { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } };
+    fake.fault('create', busy);
+    const r = await reserve([ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRY_SECONDS: '1' } });
+    expect(r.code).toBe(6);
+    expect(fake.requestsOf('create')).toHaveLength(1); // a 2 s wait does not fit a 1 s budget
+    expect(r.stderr).toContain('rerunning the same command is safe');
+    expect(await unfinished()).toHaveLength(1);
+  });
+
   it('503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun finishes with the same key', async () => {
     const unknown = { status: 503, headers: { 'retry-after': '1' }, json: { error: 'The outcome of the operation is unknown', error_code: 'operation_outcome_unknown' } };
     fake.fault('create', { ...unknown, after: true }, unknown, unknown, unknown);
