@@ -513,6 +513,18 @@ describe('Journal', () => {
     expect((await open().list()).map((e) => e.key)).toEqual([entry.key]);
   });
 
+  it('EIO while syncing: begin fails naming the file and the old journal stays whole', async () => {
+    await open().begin(cancelCmd('u-1'));
+    const before = readFileSync(file, 'utf8');
+    const eio = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    const failing = { ...fs, fsyncSync: () => { throw eio; } };
+    const err = await open({ fs: failing }).begin(reserveCmd()).catch((e: unknown) => e);
+    expect((err as CliError).message).toBe(`cannot write the idempotency journal ${file} (EIO)`);
+    expect((err as CliError).hint).toBe('nothing was sent');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(readdirSync(path.dirname(file))).toEqual(['journal.json']);
+  });
+
   it('refuses to touch a journal written by a newer format', async () => {
     mkdirSync(path.dirname(file), { recursive: true });
     const newer = JSON.stringify({ version: 3, entries: {} });
