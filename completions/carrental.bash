@@ -21,7 +21,7 @@ __carrental_options() {
     'carrental car') echo '--help -h' ;;
     'carrental quote') echo '--from --to --protection --mileage --delivery-address --extra --promo --anonymous --help -h' ;;
     'carrental trips') echo '--watch --interval --watch-timeout --help -h' ;;
-    'carrental reserve') echo '--city --from --to --protection --mileage --delivery-address --extra --promo --idempotency-key --help -h' ;;
+    'carrental reserve') echo '--city --from --to --protection --mileage --delivery-address --extra --promo --idempotency-key --new --help -h' ;;
     'carrental cancel') echo '--idempotency-key --help -h' ;;
     'carrental pay-link') echo '--type --open --wait --wait-timeout --help -h' ;;
     'carrental extend-link') echo '--to --open --help -h' ;;
@@ -42,7 +42,7 @@ __carrental_options() {
     'carrental config list') echo '--help -h' ;;
     'carrental config path') echo '--help -h' ;;
     'carrental pending') echo '--help -h' ;;
-    'carrental pending list') echo '--help -h' ;;
+    'carrental pending list') echo '--all --help -h' ;;
     'carrental pending clear') echo '--all --help -h' ;;
     'carrental api') echo '--body --header -H --include -i --anonymous --help -h' ;;
     'carrental doctor') echo '--require --write --help -h' ;;

@@ -182,6 +182,7 @@ complete -c carrental -n '__carrental_at \'carrental reserve\'' -l delivery-addr
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l extra -x -d 'add an extra by item type (repeatable)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l promo -x -d 'promo code'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l idempotency-key -x -d 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l new -d 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental reserve\' 0' -a '(__carrental_dynamic cars)'
 
@@ -268,15 +269,16 @@ complete -c carrental -n '__carrental_at \'carrental config list\'' -s h -l help
 complete -c carrental -n '__carrental_at \'carrental config path\'' -s h -l help -d 'display help for command'
 
 # carrental pending
-complete -c carrental -n '__carrental_arg \'carrental pending\' 0' -a 'list' -d 'list pending commands (the default)'
-complete -c carrental -n '__carrental_arg \'carrental pending\' 0' -a 'clear' -d 'drop this profile\'s pending commands (their outcome stays unknown)'
+complete -c carrental -n '__carrental_arg \'carrental pending\' 0' -a 'list' -d 'list pending commands of the current API key (the default)'
+complete -c carrental -n '__carrental_arg \'carrental pending\' 0' -a 'clear' -d 'drop the current API key\'s pending commands (their outcome stays unknown; asks first)'
 complete -c carrental -n '__carrental_at \'carrental pending\'' -s h -l help -d 'display help for command'
 
 # carrental pending list
+complete -c carrental -n '__carrental_at \'carrental pending list\'' -l all -d 'list every API key’s and profile’s pending commands'
 complete -c carrental -n '__carrental_at \'carrental pending list\'' -s h -l help -d 'display help for command'
 
 # carrental pending clear
-complete -c carrental -n '__carrental_at \'carrental pending clear\'' -l all -d 'drop every profile’s pending commands'
+complete -c carrental -n '__carrental_at \'carrental pending clear\'' -l all -d 'drop every API key’s and profile’s pending commands'
 complete -c carrental -n '__carrental_at \'carrental pending clear\'' -s h -l help -d 'display help for command'
 
 # carrental api

@@ -109,6 +109,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--city <city>', description: 'city to choose a car in when prompting', choices: CITIES },
       ...QUOTE_OPTIONS,
       { flags: '--idempotency-key <key>', description: 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one' },
+      { flags: '--new', description: 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)' },
     ],
     examples: [
       'carrental reserve tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00',
@@ -263,19 +264,20 @@ export const COMMANDS: CommandSpec[] = [
     subcommands: [
       {
         name: 'list',
-        description: 'list pending commands (the default)',
-        examples: ['carrental pending list'],
+        description: 'list pending commands of the current API key (the default)',
+        options: [{ flags: '--all', description: 'list every API key’s and profile’s pending commands' }],
+        examples: ['carrental pending list', 'carrental pending list --all --json'],
         module: () => import('../commands/pending.js').then((m) => ({ run: m.list })),
       },
       {
         name: 'clear',
-        description: "drop this profile's pending commands (their outcome stays unknown)",
-        options: [{ flags: '--all', description: 'drop every profile’s pending commands' }],
-        examples: ['carrental pending clear', 'carrental pending clear --all'],
+        description: "drop the current API key's pending commands (their outcome stays unknown; asks first)",
+        options: [{ flags: '--all', description: 'drop every API key’s and profile’s pending commands' }],
+        examples: ['carrental pending clear', 'carrental pending clear --all -y'],
         module: () => import('../commands/pending.js').then((m) => ({ run: m.clear })),
       },
     ],
-    examples: ['carrental pending'],
+    examples: ['carrental pending', 'carrental pending list --all'],
     module: () => import('../commands/pending.js').then((m) => ({ run: m.list })),
   },
   {

@@ -20,5 +20,5 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
     page: 'scripting.md',
     anchor: 'output-and-formatting---json-fields-and---jq',
   },
-  { name: 'idempotency', summary: 'why rerunning reserve or cancel is safe', page: 'reliability.md', anchor: 'the-journal-why-a-rerun-is-always-safe' },
+  { name: 'idempotency', summary: 'why rerunning reserve or cancel is safe', page: 'reliability.md', anchor: 'idempotency' },
 ];

@@ -70,10 +70,13 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   }
 
   ctx.io.stderr.write(renderPairs(summaryPairs(before, uuid), { tty: !!ctx.io.stderr.isTTY }));
-  out.info('a cancellation fee may apply under the cancellation rules; an eligible deposit hold is released');
-  if (!ctx.globals.yes && !(await prompter.confirm(`Cancel the reservation${before.car ? ` of ${clean(before.car.name)}` : ` ${uuid}`}?`, false))) {
-    out.info('not cancelled: nothing was sent');
-    return 1;
+  // A done entry needs no confirmation: replaying its key cannot cancel (or charge) anything new.
+  if (resuming?.state !== 'done') {
+    out.info('a cancellation fee may apply under the cancellation rules; an eligible deposit hold is released');
+    if (!ctx.globals.yes && !(await prompter.confirm(`Cancel the reservation${before.car ? ` of ${clean(before.car.name)}` : ` ${uuid}`}?`, false))) {
+      out.info('not cancelled: nothing was sent');
+      return 1;
+    }
   }
 
   await writer.run(command, (idempotencyKey, retry, onRetry) =>

@@ -1,14 +1,24 @@
 // Create and cancel, crash-safe: the Idempotency-Key is journaled durably before the
-// request leaves, every in-process retry sends that same key, and only a definitive
-// answer removes it. Whatever happens in between (a timeout, a dropped connection, a
-// 5xx, Ctrl-C, kill -9), rerunning the same command finds the key and the server
-// answers with the original result instead of booking or cancelling twice.
+// request leaves, every in-process retry sends that same key, and a 2xx turns the entry
+// "done" (with its result) instead of removing it. Whatever happens in between (a timeout,
+// a dropped connection, a 5xx, Ctrl-C, kill -9), rerunning the same command finds the key
+// and the server answers with the original result instead of booking or cancelling twice;
+// and for the replay window after a 2xx the same command, even started at the same moment
+// in another terminal, replays that key too (see docs/reliability.md).
 import type { Failure, RetryPolicy } from '../api/client.js';
 import type { Context } from '../cli/context.js';
 import type { Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
-import { commandId, isValidIdempotencyKey, Journal, type JournalEntry, type JournalOperation } from '../store/journal.js';
+import {
+  credentialFingerprint,
+  DEFAULT_REPLAY_WINDOW_MS,
+  isValidIdempotencyKey,
+  Journal,
+  unfinishedCommandError,
+  type JournalEntry,
+  type JournalOperation,
+} from '../store/journal.js';
 
 /** Attempts of one create/cancel inside one process: the first plus this many retries. */
 export const DEFAULT_WRITE_RETRIES = 4;
@@ -73,8 +83,21 @@ export function formatAge(ms: number): string {
   return `${Math.round(h / 24)} d`;
 }
 
+/**
+ * The replay window in ms: CARRENTAL_REPLAY_WINDOW seconds (0..86400; 0 turns replays of
+ * finished commands off), default 600.
+ */
+export function replayWindowMs(env: NodeJS.ProcessEnv): number {
+  return envCount(env, 'CARRENTAL_REPLAY_WINDOW', DEFAULT_REPLAY_WINDOW_MS / 1000, 86_400) * 1000;
+}
+
 export function openJournal(ctx: Context, out: Output): Journal {
-  return new Journal({ path: Journal.defaultPath(ctx.env), now: () => ctx.now(), onWarning: (m) => out.warn(m) });
+  return new Journal({
+    path: Journal.defaultPath(ctx.env),
+    now: () => ctx.now(),
+    replayWindowMs: replayWindowMs(ctx.env),
+    onWarning: (m) => out.warn(m),
+  });
 }
 
 export interface WriteCommand {
@@ -85,6 +108,34 @@ export interface WriteCommand {
   request: unknown;
   /** --idempotency-key, already validated. */
   key?: string;
+  /** Start a new command even if this one finished within the replay window (reserve --new). */
+  fresh?: boolean;
+}
+
+/** What a run learnt about its key, for the caller's report. */
+export interface RunInfo {
+  /** The entry as this run began it (its state then: pending, or done for a replay). */
+  entry: JournalEntry;
+  /** The key was journaled before this run: the answer may be the original one, not a new booking. */
+  reused: boolean;
+  /** When the same command was answered before (this run is a replay): by an earlier run, or by a concurrent one that finished first. */
+  doneBefore?: string;
+}
+
+export interface RunOptions<T> {
+  /**
+   * Shows the result. Runs after the 2xx and before the entry is marked done, so that a
+   * crash before the result reached the user leaves the entry pending (rerun: the same
+   * result), however late the rerun comes. If it throws, the entry stays pending.
+   */
+  report?: (result: T, info: RunInfo) => void | Promise<void>;
+}
+
+/** The `data` of an answer when it is a string (uuid, "OK"): what the journal keeps as the result. */
+function resultText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  const data = value !== null && typeof value === 'object' ? (value as { data?: unknown }).data : undefined;
+  return typeof data === 'string' ? data : null;
 }
 
 /** Validates --idempotency-key against the journal's rule (no spaces at either end). */
@@ -114,36 +165,66 @@ export class JournaledWrite {
   ) {}
 
   private command(cmd: WriteCommand) {
-    return { profile: this.target.profile, baseUrl: journalBaseUrl(this.target), operation: cmd.operation, target: cmd.target, request: cmd.request, key: cmd.key };
+    return {
+      profile: this.target.profile,
+      baseUrl: journalBaseUrl(this.target),
+      credential: credentialFingerprint(this.target.apiKey ?? ''),
+      operation: cmd.operation,
+      target: cmd.target,
+      request: cmd.request,
+      key: cmd.key,
+      fresh: cmd.fresh,
+    };
   }
 
   /**
-   * The live journal entry this run will resume, if any (nothing is written). A given
-   * --idempotency-key that differs from the journaled one starts a new command instead.
+   * The live journal entry this run will resume or replay, if any (nothing is written). A
+   * given --idempotency-key that differs from the journaled one starts a new command
+   * instead, and so does `fresh` for a done entry; `fresh` with an unfinished one is a
+   * usage error (a new key could book twice).
    */
   async pending(cmd: WriteCommand): Promise<JournalEntry | undefined> {
-    const id = commandId(this.target.profile, journalBaseUrl(this.target), cmd.operation, cmd.request);
-    const found = (await this.journal.list()).find((e) => e.id === id && !e.expired);
+    const found = await this.journal.lookup(this.command(cmd));
     if (!found || (cmd.key !== undefined && cmd.key !== found.key)) return undefined;
+    if (cmd.fresh) {
+      if (found.state === 'pending') throw unfinishedCommandError(found, this.ctx.now());
+      return undefined;
+    }
     return found;
   }
 
   /** Tells the user this run reuses an earlier key (once per entry). */
   announceResume(entry: JournalEntry): void {
-    if (this.announced === entry.id) return;
-    this.announced = entry.id;
-    const age = formatAge(this.ctx.now().getTime() - Date.parse(entry.createdAt));
+    // by key: a format-1 entry found by pending() gets a new id when begin() adopts it
+    if (this.announced === entry.key) return;
+    this.announced = entry.key;
+    const now = this.ctx.now().getTime();
+    if (entry.state === 'done') {
+      const age = formatAge(now - Date.parse(entry.doneAt!));
+      const what = entry.operation === 'createReservation' ? `already reserved by this same command ${age} ago${entry.result ? `: ${entry.result}` : ''}` : `already cancelled by this same command ${age} ago`;
+      const fresh = entry.operation === 'createReservation' ? '; --new books another' : '';
+      this.out.info(`${what} (replaying idempotency key ${entry.key}${fresh})`);
+      return;
+    }
+    const age = formatAge(now - Date.parse(entry.createdAt));
     this.out.info(`resuming a pending ${NOUN[entry.operation]} from ${age} ago with the same idempotency key (${entry.key})`);
   }
 
   /**
-   * Journals the key (durably), sends with in-process retries under that key, and settles
-   * the entry on a definitive answer. Any other ending leaves the entry for a rerun and
-   * says so.
+   * Journals the key (durably: if that fails, nothing is sent), sends with in-process
+   * retries under that key, and on a 2xx reports the result and marks the entry done
+   * (kept for the replay window). A definitive refusal removes the entry; any other
+   * ending leaves it pending for a rerun and says so. Returns what `send` returned.
    */
-  async run<T>(cmd: WriteCommand, send: (key: string, retry: RetryPolicy, onRetry: (info: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => Promise<void>) => Promise<T>): Promise<T> {
+  async run<T>(
+    cmd: WriteCommand,
+    send: (key: string, retry: RetryPolicy, onRetry: (info: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => Promise<void>) => Promise<T>,
+    opts: RunOptions<T> = {},
+  ): Promise<T> {
     const policy = writeRetryPolicy(this.ctx.env);
-    const { entry, reused } = await this.journal.begin(this.command(cmd));
+    if (this.ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
+    const command = this.command(cmd);
+    const { entry, reused } = await this.journal.begin(command);
     if (reused) this.announceResume(entry);
     const noun = NOUN[cmd.operation];
     const rerun = `rerunning the same command is safe: it reuses idempotency key ${entry.key} (see \`carrental pending\`)`;
@@ -153,13 +234,10 @@ export class JournaledWrite {
       this.out.progress(`${describeFailure(failure)}: retrying the ${noun} with the same idempotency key in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
     };
 
+    let result: T;
     try {
-      if (this.ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
-      await this.journal.touch(entry.id);
-      const result = await send(entry.key, policy, onRetry);
+      result = await this.sendWhileInProgress(() => send(entry.key, policy, onRetry), policy, entry, noun);
       this.out.clearProgress();
-      await this.journal.settle(entry.id);
-      return result;
     } catch (err) {
       this.out.clearProgress();
       if (isDefinitiveRefusal(err)) {
@@ -174,7 +252,65 @@ export class JournaledWrite {
       const api = err instanceof CliError ? err.api : undefined;
       throw new CliError('unavailable', `the outcome of this ${noun} is unknown: ${cause}`, { hint: rerun, api, cause: err });
     }
+
+    await pauseForCrashTest(this.ctx.env);
+    let doneBefore = entry.state === 'done' ? entry.doneAt : undefined;
+    if (reused && !doneBefore && opts.report) {
+      // A concurrent run of the same command may have been answered first: then ours is its replay.
+      const now = await this.journal.lookup(command).catch(() => undefined);
+      if (now?.state === 'done' && now.key === entry.key) doneBefore = now.doneAt;
+    }
+    await opts.report?.(result, { entry, reused, doneBefore });
+    try {
+      await this.journal.complete(entry.id, resultText(result));
+    } catch (err) {
+      // The answer is in hand (and reported); the entry stays pending, so a rerun replays it.
+      this.out.warn(`could not record the finished ${noun} in the journal (${err instanceof Error ? err.message : String(err)}); a rerun replays the same key`);
+    }
+    return result;
   }
+
+  /**
+   * 409 operation_in_progress means the same command (our key) is being processed right
+   * now, by an identical run in another terminal or by our own earlier attempt: its answer
+   * will be ours. The client's attempt count is meant for failures, and N identical
+   * commands started at once on a busy machine can see more of these than it allows, so
+   * rounds of attempts continue, each after the server's Retry-After, for as long as the
+   * write's time budget (CARRENTAL_WRITE_RETRY_SECONDS) lasts.
+   */
+  private async sendWhileInProgress<T>(attempt: () => Promise<T>, policy: RetryPolicy, entry: JournalEntry, noun: string): Promise<T> {
+    const started = Date.now();
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (err) {
+        const api = err instanceof CliError ? err.api : undefined;
+        if (api?.status !== 409 || api.error_code !== 'operation_in_progress') throw err;
+        const waitMs = (api.retryAfter ?? 2) * 1000;
+        if (Date.now() - started + waitMs > policy.maxTotalMs) throw err;
+        await this.journal.touch(entry.id);
+        this.out.progress(`the same ${noun} is in progress (HTTP 409 operation_in_progress): asking again with the same idempotency key in ${Math.ceil(waitMs / 1000)} s`);
+        await this.ctx.sleep(waitMs);
+      }
+    }
+  }
+}
+
+/**
+ * Test-only, undocumented: with CARRENTAL_TEST_PAUSE_AFTER_ANSWER=<file>, a run that has
+ * the server's 2xx in hand, before it shows or records anything, creates <file> and
+ * waits, so that test/booking/crash.e2e.test.ts can SIGKILL it in exactly the window
+ * where a crash used to lose the answer. A timing-based kill would hit that window only
+ * by luck, and a proxy cannot see when the process has read the answer.
+ */
+async function pauseForCrashTest(env: NodeJS.ProcessEnv): Promise<void> {
+  const marker = env.CARRENTAL_TEST_PAUSE_AFTER_ANSWER;
+  if (!marker) return;
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(marker, String(process.pid));
+  await new Promise<void>(() => {
+    setInterval(() => undefined, 60_000); // keeps the process alive until it is killed
+  });
 }
 
 export function describeFailure(failure: Failure): string {

@@ -1,11 +1,13 @@
-// `carrental pending [list|clear]`: the reserve and cancel commands whose outcome is not
-// known yet. They are finished by rerunning the same command (which reuses the journaled
-// idempotency key); clearing them gives that up.
+// `carrental pending [list|clear]`: the reserve and cancel commands of the current API key
+// whose outcome is not known yet. They are finished by rerunning the same command (which
+// reuses the journaled idempotency key); clearing them gives that up, so it asks first.
 import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
+import { openConfig, output, resolveTarget } from '../cli/services.js';
 import type { ReservationCreateRequest } from '../api/schemas.js';
-import type { JournalEntry } from '../store/journal.js';
+import { CliError, usageError } from '../errors.js';
+import { credentialFingerprint, type JournalEntry } from '../store/journal.js';
 import { formatAge, openJournal, SANDBOX_JOURNAL_URL } from './idempotent-write.js';
+import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
 const VERB = { createReservation: 'reserve', cancelReservation: 'cancel' } as const;
 
@@ -35,16 +37,46 @@ export function rerunCommand(entry: JournalEntry): string {
   return words.map(shellWord).join(' ');
 }
 
-export async function list(_input: unknown, ctx: Context): Promise<number> {
+/**
+ * The fingerprint of the key this profile would send (flags, environment, profile, the
+ * sandbox's demo key), or undefined when there is none. Entries belong to it.
+ */
+async function currentCredential(ctx: Context): Promise<string | undefined> {
+  const config = openConfig(ctx);
+  let key: string | undefined;
+  try {
+    key = (await resolveTarget(ctx, config)).apiKey;
+  } catch (err) {
+    // No base URL configured: the journal can still be read for the key alone.
+    if (!(err instanceof CliError) || err.kind !== 'usage') throw err;
+    key = ctx.env.CARRENTAL_API_KEY || config.profile(ctx.globals.profile).api_key;
+  }
+  return key ? credentialFingerprint(key) : undefined;
+}
+
+/** This key's entries, and format-1 entries (owner unknown) of this profile. */
+function ownedBy(credential: string | undefined, profile: string) {
+  return (e: JournalEntry) => (e.credential !== null && e.credential === credential) || (e.credential === null && e.profile === profile);
+}
+
+export async function list(input: { all?: boolean }, ctx: Context): Promise<number> {
   const out = output(ctx);
-  const entries = await openJournal(ctx, out).list();
+  const credential = input.all ? undefined : await currentCredential(ctx);
+  const everything = (await openJournal(ctx, out).list()).filter((e) => e.state === 'pending');
+  const entries = input.all ? everything : everything.filter(ownedBy(credential, ctx.globals.profile));
+  const hidden = everything.length - entries.length;
   const now = ctx.now().getTime();
+  const othersNote = () => {
+    if (hidden > 0) out.info(`${hidden} more pending command${hidden === 1 ? '' : 's'} of other API keys or profiles: \`carrental pending list --all\``);
+  };
   if (out.json) {
     out.printJson(entries.map((e) => ({ ...e, rerun: rerunCommand(e) })));
+    othersNote();
     return 0;
   }
   if (entries.length === 0) {
-    out.info('no pending reserve or cancel commands');
+    out.info(credential === undefined && !input.all ? 'no API key for this profile, so no pending commands of its own' : 'no pending reserve or cancel commands');
+    othersNote();
     return 0;
   }
   const age = (e: JournalEntry) => formatAge(now - Date.parse(e.createdAt));
@@ -55,6 +87,7 @@ export async function list(_input: unknown, ctx: Context): Promise<number> {
       ['OPERATION', 'TARGET', 'PROFILE', 'IDEMPOTENCY KEY', 'AGE', 'STATE', 'RERUN TO FINISH'],
       entries.map((e) => [VERB[e.operation], e.target, e.profile, e.key, age(e), state(e), rerunCommand(e)]),
     );
+    othersNote();
     return 0;
   }
   out.table(
@@ -64,16 +97,38 @@ export async function list(_input: unknown, ctx: Context): Promise<number> {
   out.line('To finish one, rerun the same command (it reuses the key, so it cannot book or cancel twice):');
   entries.forEach((e, i) => out.line(`  ${i + 1}. ${rerunCommand(e)}`));
   out.info('Each may or may not have happened on the server. Expired entries are no longer reused: check `carrental trips` first.');
+  othersNote();
   return 0;
 }
 
-export async function clear(input: { all?: boolean }, ctx: Context): Promise<number> {
+export function clear(input: { all?: boolean }, ctx: Context): Promise<number> {
+  return clearPending(input, ctx, inquirerPrompter(ctx));
+}
+
+export async function clearPending(input: { all?: boolean }, ctx: Context, prompter: Prompter): Promise<number> {
   const out = output(ctx);
   const journal = openJournal(ctx, out);
-  const dropped = await journal.clear(input.all ? { all: true } : { profile: ctx.globals.profile });
-  if (out.json) out.printJson({ cleared: dropped });
-  const scope = input.all ? 'every profile' : `profile "${ctx.globals.profile}"`;
-  out.info(`dropped ${dropped} pending command${dropped === 1 ? '' : 's'} of ${scope}`);
-  if (dropped > 0) out.info('their outcome stays unknown: check `carrental trips` before running any of them again (a rerun now sends a new key)');
+  const credential = input.all ? undefined : await currentCredential(ctx);
+  const mine = input.all ? () => true : ownedBy(credential, ctx.globals.profile);
+  const unfinished = (await journal.list()).filter((e) => e.state === 'pending' && mine(e)).length;
+  const scope = input.all ? 'every API key and profile' : 'the current API key';
+  const noun = `pending command${unfinished === 1 ? '' : 's'}`;
+  if (unfinished > 0 && !ctx.globals.yes) {
+    // Dropping an entry gives up the only safe way to finish its command: never silently.
+    if (!ctx.canPrompt()) {
+      const why = !ctx.globals.input ? 'prompts are off (--no-input or CI)' : 'this is not a terminal';
+      throw usageError(`pending clear needs a confirmation and ${why}: pass -y (--yes) to confirm`, 'nothing was dropped');
+    }
+    const ok = await prompter.confirm(`Drop ${unfinished} ${noun} of ${scope}? Their outcome stays unknown and a rerun would send a new key.`, false);
+    if (!ok) {
+      out.info('nothing was dropped');
+      return 1;
+    }
+  }
+  if (input.all) await journal.clear({ all: true });
+  else if (credential !== undefined || unfinished > 0) await journal.clear({ credential, profile: ctx.globals.profile });
+  if (out.json) out.printJson({ cleared: unfinished });
+  out.info(`dropped ${unfinished} ${noun} of ${scope}`);
+  if (unfinished > 0) out.info('their outcome stays unknown: check `carrental trips` before running any of them again (a rerun now sends a new key)');
   return 0;
 }

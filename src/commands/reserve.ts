@@ -11,7 +11,7 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { formatAge, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
 import { inquirerPrompter, promptReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
@@ -27,6 +27,8 @@ export interface ReserveInput {
   extra?: string[];
   promo?: string;
   idempotencyKey?: string;
+  /** Book again even though this same command booked within the replay window. */
+  new?: boolean;
 }
 
 export function run(input: ReserveInput, ctx: Context): Promise<number> {
@@ -52,7 +54,9 @@ export function parseReserveInput(input: ReserveInput): ReserveDraft & { key?: s
   }
   let promo: string | undefined;
   if (input.promo !== undefined) {
-    promo = input.promo.trim();
+    // Promo codes are case-insensitive (the server upper-cases them): one spelling, so
+    // `--promo save10` and `--promo SAVE10` are the same command and the same body.
+    promo = input.promo.trim().toUpperCase();
     if (!promo) throw usageError('--promo is empty');
   }
   return {
@@ -70,8 +74,11 @@ export function parseReserveInput(input: ReserveInput): ReserveDraft & { key?: s
 }
 
 /**
- * The ReservationCreateRequest. Extras are a set: sorted and deduplicated, so that the
- * same choice in another order is the same command (same journal entry, same body).
+ * The ReservationCreateRequest, in one canonical spelling for everything the server
+ * treats as equal, so the same booking is the same command (same journal entry, same
+ * body under the same key): every option spelled out with its default, extras as a
+ * sorted set, dates as YYYY-MM-DDTHH:MM (parseLocalDateTime), strings trimmed, the promo
+ * code upper-cased, no delivery address for a pickup.
  */
 export function buildCreateRequest(d: ReserveDraft & { alias: string; from: string; to: string }): ReservationCreateRequest {
   const body: ReservationCreateRequest = {
@@ -136,59 +143,100 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
     complete = draft as typeof complete;
   }
   const body = buildCreateRequest(complete);
-  const command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key };
+  const command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh: input.new === true };
   const writer = new JournaledWrite(ctx, out, target);
 
-  const resuming = await writer.pending(command);
+  let resuming = await writer.pending(command);
   const talk = stderrOutput(ctx);
   const carLine = `${clean(car.name)} (${clean(car.car_alias)})`;
-  let confirmText: string;
-  if (resuming) {
-    writer.announceResume(resuming);
-    // If the earlier attempt committed, the car is now taken by that very reservation and
-    // a fresh quote would be refused; the rerun must reach the server with the old key.
-    out.info('no new quote: the earlier attempt may already have booked this car');
-    talk.pairs([
-      ['Car', carLine],
-      ['Check-in', formatLocal(body.date_checkin, car.city)],
-      ['Check-out', formatLocal(body.date_checkout, car.city)],
-      ['Options', describeOptions(body)],
-    ]);
-    confirmText = `Finish reserving ${clean(car.name)}?`;
-  } else {
-    let quote: Quote;
+  let confirmText: string | undefined;
+  if (!resuming) {
+    let quote: Quote | undefined;
     try {
       quote = (await api.quote(body, true)).data;
     } catch (err) {
-      throw withExtrasHint(err, car);
+      // An identical reserve in another terminal may have taken the car meanwhile: then
+      // this one joins it (same key) instead of failing.
+      resuming = err instanceof CliError && err.api?.status === 409 ? await writer.pending(command) : undefined;
+      if (!resuming) throw withExtrasHint(err, car);
     }
-    printQuote(quote, body, talk, car.city);
-    talk.pairs([
-      ['Car', carLine],
-      ['Options', describeOptions(body)],
-    ]);
-    out.info('a quote holds neither the car nor the price: both are checked again when the reservation is created');
-    confirmText = `Reserve ${clean(car.name)} for ${formatCents(quote.final_total)} (plus a ${formatCents(quote.deposit_cents)} refundable deposit)?`;
+    if (quote) {
+      printQuote(quote, body, talk, car.city);
+      talk.pairs([
+        ['Car', carLine],
+        ['Options', describeOptions(body)],
+      ]);
+      out.info('a quote holds neither the car nor the price: both are checked again when the reservation is created');
+      confirmText = `Reserve ${clean(car.name)} for ${formatCents(quote.final_total)} (plus a ${formatCents(quote.deposit_cents)} refundable deposit)?`;
+    }
+  }
+  if (resuming) {
+    writer.announceResume(resuming);
+    if (resuming.state === 'pending') {
+      // If the earlier attempt committed, the car is now taken by that very reservation and
+      // a fresh quote would be refused; the rerun must reach the server with the old key.
+      out.info('no new quote: the earlier attempt may already have booked this car');
+      talk.pairs([
+        ['Car', carLine],
+        ['Check-in', formatLocal(body.date_checkin, car.city)],
+        ['Check-out', formatLocal(body.date_checkout, car.city)],
+        ['Options', describeOptions(body)],
+      ]);
+      confirmText = `Finish reserving ${clean(car.name)}?`;
+    }
+    // A done entry needs no confirmation: the same key cannot book anything new.
   }
 
-  if (!ctx.globals.yes && !(await prompter.confirm(confirmText, false))) {
+  if (confirmText !== undefined && !ctx.globals.yes && !(await prompter.confirm(confirmText, false))) {
     out.info('not reserved: nothing was sent');
     return 1;
   }
 
-  const res = await writer.run(command, (idempotencyKey, retry, onRetry) => api.createReservation(body, idempotencyKey, retry, { onRetry }));
-
-  printCreated(ctx, out, res.data, payloadOf(res));
+  let cancelledSince: { uuid: string; age: string } | undefined;
+  await writer.run(command, (idempotencyKey, retry, onRetry) => api.createReservation(body, idempotencyKey, retry, { onRetry }), {
+    report: async (res, info) => {
+      const uuid = res.data;
+      let status: string | undefined;
+      if (info.reused) {
+        // The answer may be the original one: the reservation can have been paid or
+        // cancelled since, and a cancelled one must not be reported as a booking.
+        try {
+          status = (await api.reservation(uuid)).data.status;
+        } catch (err) {
+          out.warn(`could not read the reservation's current status (${err instanceof CliError ? err.message : String(err)})`);
+        }
+      }
+      const since = info.doneBefore ?? (info.reused ? info.entry.createdAt : undefined);
+      if (status === 'cancelled') {
+        cancelledSince = { uuid, age: formatAge(ctx.now().getTime() - Date.parse(since ?? info.entry.createdAt)) };
+        return;
+      }
+      if (info.doneBefore && info.entry.state === 'pending') {
+        out.info(`already reserved by this same command ${formatAge(ctx.now().getTime() - Date.parse(info.doneBefore))} ago (another run): ${uuid}`);
+      }
+      printCreated(ctx, out, uuid, payloadOf(res), status);
+    },
+  });
+  if (cancelledSince) {
+    throw new CliError('conflict', `reservation ${cancelledSince.uuid}, made by this same command ${cancelledSince.age} ago, has been cancelled since: nothing new was booked`, {
+      hint: `to book this car again, rerun the command with --new (\`${cliPrefix(ctx)} trips ${cancelledSince.uuid}\` shows the cancelled one)`,
+    });
+  }
   return 0;
 }
 
-function printCreated(ctx: Context, out: Output, uuid: string, payload: unknown): void {
+/** `status` is the reservation's current status when it was read (a replayed answer), else it is new. */
+function printCreated(ctx: Context, out: Output, uuid: string, payload: unknown, status?: string): void {
   if (out.json) out.printJson(payload);
   else if (!out.tty) out.line(uuid);
   else out.pairs([
     ['reservation', uuid],
-    ['status', 'new: unpaid, not yet a paid booking or a guaranteed hold'],
+    ['status', status === undefined || status === 'new' ? 'new: unpaid, not yet a paid booking or a guaranteed hold' : clean(status)],
   ]);
   const cli = cliPrefix(ctx);
-  out.info(`next: pay the rent with \`${cli} pay-link ${uuid}\` (--open opens the page, --wait waits until it is paid)`);
+  if (status === undefined || status === 'new') {
+    out.info(`next: pay the rent with \`${cli} pay-link ${uuid}\` (--open opens the page, --wait waits until it is paid)`);
+  } else {
+    out.info(`\`${cli} trips ${uuid}\` shows it`);
+  }
 }

@@ -1,14 +1,18 @@
-// Profiles (base URL, app URL, default city, API key) in the OS config directory, through
-// conf. The file is 0600 and every change is a locked read-modify-write, so two processes
-// changing settings at once lose neither change; conf writes atomically.
+// Profiles (base URL, app URL, default city, API key) in the OS config directory. The file
+// is 0600 and every change is a locked read-modify-write, so two processes changing
+// settings at once lose neither change; every write is whole or nothing (atomic-file.ts),
+// so a full disk or a crash leaves the previous file intact.
 //
-// Reading is a plain JSON.parse of the file conf writes: every command reads the config,
-// few change it, and loading conf (with ajv) and proper-lockfile costs ~25 ms of start-up.
-// Both load only when something is written.
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+// Why not conf (the stack's first choice): conf 15 writes through atomically 2, whose
+// writeFileSync ignores the byte count write(2) returns, so on a nearly full disk it renames
+// a truncated file over the good one; conf offers no way to plug in another writer. The
+// file is small and plain JSON, so reading and writing it here takes a few lines.
+// Reading is a plain JSON.parse: every command reads the config, few change it;
+// proper-lockfile loads only when something is written.
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type Conf from 'conf';
 import { CliError, usageError } from '../errors.js';
+import { writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
 import { configDir } from './paths.js';
 
 export const SETTING_KEYS = ['base_url', 'app_url', 'city'] as const;
@@ -27,9 +31,12 @@ interface ConfigShape {
 
 export class ConfigStore {
   readonly path: string;
-  private confInstance?: Conf<ConfigShape>;
 
-  constructor(private readonly dir: string) {
+  /** `fs` is for tests, which inject a short write (atomic-file.ts). */
+  constructor(
+    private readonly dir: string,
+    private readonly fs?: AtomicFs,
+  ) {
     this.path = join(dir, 'config.json');
   }
 
@@ -43,7 +50,15 @@ export class ConfigStore {
     });
   }
 
-  /** The file as conf wrote it, read afresh each time (it is tiny); no file is no profiles. */
+  private unwritable(err: unknown): CliError {
+    const code = (err as NodeJS.ErrnoException).code;
+    return new CliError('api', `cannot write the config file ${this.path} (${code ?? (err as Error).message}); nothing was changed`, {
+      hint: code === 'ENOSPC' ? 'free some disk space and run the command again' : undefined,
+      cause: err,
+    });
+  }
+
+  /** The file as last written, read afresh each time (it is tiny); no file is no profiles. */
   private read(): ConfigShape {
     let text: string;
     try {
@@ -55,32 +70,13 @@ export class ConfigStore {
     try {
       const parsed = JSON.parse(text) as Partial<ConfigShape> | null;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+      if (parsed.profiles !== undefined && (typeof parsed.profiles !== 'object' || parsed.profiles === null || Array.isArray(parsed.profiles))) {
+        throw new Error('"profiles" is not an object');
+      }
       return { ...parsed, profiles: parsed.profiles ?? {} };
     } catch (err) {
       throw this.unreadable(err);
     }
-  }
-
-  // Opened only to write, so that a read-only command (a CI smoke check) never creates a
-  // config by accident.
-  private async conf(): Promise<Conf<ConfigShape>> {
-    if (this.confInstance) return this.confInstance;
-    this.read(); // a file conf could not parse is reported the same way as on a read
-    const { default: Conf } = await import('conf');
-    try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      this.confInstance = new Conf<ConfigShape>({
-        cwd: this.dir,
-        configName: 'config',
-        projectName: 'carrental',
-        configFileMode: 0o600,
-        clearInvalidConfig: false,
-        accessPropertiesByDotNotation: false,
-      });
-    } catch (err) {
-      throw this.unreadable(err);
-    }
-    return this.confInstance;
   }
 
   exists(): boolean {
@@ -108,27 +104,45 @@ export class ConfigStore {
     return { ...(this.profiles()[name] ?? {}) };
   }
 
-  /** Applies `change` to one profile under a lock; a profile left empty is removed. */
+  /**
+   * Applies `change` to one profile under a lock; a profile left empty is removed. The
+   * file is reread inside the lock and replaced whole (other top-level keys kept), or, on
+   * any failure, left exactly as it was.
+   */
   async update(name: string, change: (p: ProfileData) => void): Promise<void> {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const { default: lockfile } = await import('proper-lockfile');
-    const release = await lockfile.lock(this.dir, {
-      lockfilePath: join(this.dir, 'config.lock'),
-      realpath: false,
-      stale: 10_000,
-      retries: { retries: 50, factor: 1.3, minTimeout: 20, maxTimeout: 500 },
-    });
     try {
-      const profiles = this.profiles(); // rereads the file inside the lock
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw this.unwritable(err);
+    }
+    const { acquireLock } = await import('./lock.js');
+    let release: () => Promise<void>;
+    try {
+      release = await acquireLock(this.dir, { lockfilePath: join(this.dir, 'config.lock'), staleMs: 10_000, waitMs: 20_000 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
+        throw new CliError('api', `the config file ${this.path} is locked by another carrental process`, {
+          hint: `wait for it to finish; if no carrental is running, remove ${join(this.dir, 'config.lock')}`,
+        });
+      }
+      throw this.unwritable(err);
+    }
+    try {
+      const data = this.read(); // inside the lock; an unreadable file is never overwritten
+      const profiles = { ...data.profiles };
       const p = { ...(profiles[name] ?? {}) };
       change(p);
       for (const k of Object.keys(p) as Array<keyof ProfileData>) if (p[k] === undefined) delete p[k];
       if (Object.keys(p).length) profiles[name] = p;
       else delete profiles[name];
-      (await this.conf()).set('profiles', profiles);
-      chmodSync(this.path, 0o600);
+      try {
+        // Tab-indented like the conf-written files before it, so diffs stay small.
+        writeFileAtomicSync(this.path, `${JSON.stringify({ ...data, profiles }, null, '\t')}\n`, { mode: 0o600, fs: this.fs });
+      } catch (err) {
+        throw this.unwritable(err);
+      }
     } finally {
-      await release();
+      await release().catch(() => undefined);
     }
   }
 }

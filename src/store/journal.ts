@@ -1,47 +1,88 @@
-// The idempotency journal: the Idempotency-Key of every create/cancel whose outcome is
-// not known yet, written durably before the request leaves, so that rerunning the same
-// command after a timeout, a 5xx or a killed process sends the same key and the server
-// answers with the original result instead of booking (or cancelling) twice.
+// The idempotency journal: the Idempotency-Key of every create/cancel, written durably
+// before the request leaves, so that rerunning the same command after a timeout, a 5xx or
+// a killed process sends the same key and the server answers with the original result
+// instead of booking (or cancelling) twice.
+//
+// An entry is "pending" from before the first send until a 2xx; then it is "done" with
+// its result (the reservation uuid, "OK") and kept for the replay window, so that the
+// same command started at the same moment, or rerun soon after, replays the same key
+// instead of minting a new one (which is how two identical commands used to book twice).
+// A definitive refusal (4xx) removes the entry: the command is over and changed nothing.
+//
+// An entry belongs to one API base URL, one credential (a fingerprint of the key, never
+// the key), one operation and one canonical request; a run with another customer's key
+// neither sees nor removes it.
 //
 // File format (JSON, 0600, in a 0700 directory):
-//   { "version": 1, "entries": [JournalEntry, ...] }
+//   { "version": 2, "entries": [JournalEntry, ...] }
+// Format 1 (no credential, no state) is read and migrated: its entries stay pending and
+// are bound to the first credential that resumes them.
 //
 // Every read-modify-write runs under a cross-process lock and rereads the file inside
-// it, so concurrent carrental processes never lose each other's entries.
+// it, so concurrent carrental processes never lose each other's entries; every write is
+// whole or nothing (atomic-file.ts).
 
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 import { CliError, usageError } from '../errors.js';
+import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
+import { acquireLock } from './lock.js';
 import { stateDir } from './paths.js';
 
 export type JournalOperation = 'createReservation' | 'cancelReservation';
+export type JournalState = 'pending' | 'done';
 
 export interface JournalEntry {
-  /** commandId(profile, baseUrl, operation, request): the same command always maps here. */
+  /** commandId(baseUrl, credential, operation, request): the same command always maps here. */
   id: string;
   /** The Idempotency-Key sent with every attempt of this command. */
   key: string;
+  /** The profile that began it: shown by `pending`, used in its rerun line; not part of the identity. */
   profile: string;
   baseUrl: string;
+  /** credentialFingerprint(key); null for an entry migrated from format 1 (owner unknown until resumed). */
+  credential: string | null;
   operation: JournalOperation;
   /** What the command acts on, for people reading `pending` (car alias / reservation uuid). */
   target: string;
   /** The canonical request, as hashed into `id`. */
   request: unknown;
   createdAt: string;
-  /** Last time the command was begun again or attempted; expiry counts from here. */
+  /** Last time the command was begun again or attempted; a pending entry's expiry counts from here. */
   updatedAt: string;
+  /** Sends made with this key (every run and every in-process retry). */
   attempts: number;
+  /** pending: the outcome is not known; done: the server answered 2xx. */
+  state: JournalState;
+  /** When it became done; the replay window counts from here. */
+  doneAt?: string;
+  /** The answer's `data` when it was a string: the reservation uuid, or "OK" for a cancel. */
+  result?: string | null;
+}
+
+/** What identifies a command, and what is stored with it. */
+export interface JournalCommand {
+  profile: string;
+  baseUrl: string;
+  /** credentialFingerprint(apiKey). */
+  credential: string;
+  operation: JournalOperation;
+  target: string;
+  request: unknown;
+  /** A key given by the caller (--idempotency-key). */
+  key?: string;
+  /** Start a new command even if this one is done within the replay window (reserve --new). */
+  fresh?: boolean;
 }
 
 export interface JournalOptions {
   path: string;
   now?: () => Date;
-  /** How long after its last use an entry stops being reused. Default DEFAULT_TTL_MS. */
+  /** How long after its last use a pending entry stops being reused. Default DEFAULT_TTL_MS. */
   ttlMs?: number;
+  /** How long after its answer a done entry is replayed. Default DEFAULT_REPLAY_WINDOW_MS; 0 turns replays off. */
+  replayWindowMs?: number;
   /** Receives problems that do not stop the command (a corrupt file set aside, ...). */
   onWarning?: (message: string) => void;
   /**
@@ -49,15 +90,23 @@ export interface JournalOptions {
    * Default 10 s; proper-lockfile enforces at least 2 s. Tests lower it.
    */
   lockStaleMs?: number;
+  /** Tests inject a short write here (atomic-file.ts); default node:fs. */
+  fs?: AtomicFs;
 }
 
 /**
- * 24 hours. The server keeps idempotent results forever, but rerunning the same
+ * 24 hours. The server keeps idempotent results forever, but rerunning an unfinished
  * reservation a day after the last attempt is far more likely a new intent than a retry.
  */
 export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * 10 minutes: long enough for identical commands started together, a rerun after a crash
+ * or a lost terminal, a script's retry loop; short enough that the same booking wanted
+ * again later is not mistaken for a retry (and --new books again at once).
+ */
+export const DEFAULT_REPLAY_WINDOW_MS = 10 * 60 * 1000;
 export const JOURNAL_FILE = 'journal.json';
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 const DEFAULT_LOCK_STALE_MS = 10_000;
 
 const OPERATIONS: readonly JournalOperation[] = ['createReservation', 'cancelReservation'];
@@ -126,8 +175,26 @@ function normalizeBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
+// A fixed HMAC key separates this fingerprint from any other hash of the key (a server's
+// or another tool's), so the journal cannot be matched against one; the API key itself is
+// a long random secret, so the fingerprint cannot be guessed back. It must stay the same
+// for as long as an entry lives, which is why it is not a per-machine secret that could be
+// lost separately from the journal.
+const FINGERPRINT_KEY = 'carrental idempotency journal: credential fingerprint v1';
+
+/** 128 bits of HMAC-SHA256 of the API key: who an entry belongs to, without the key. */
+export function credentialFingerprint(apiKey: string): string {
+  return createHmac('sha256', FINGERPRINT_KEY).update(apiKey, 'utf8').digest('hex').slice(0, 32);
+}
+
 /** sha256 (hex) of the canonical JSON of the command; the journal's identity of a command. */
-export function commandId(profile: string, baseUrl: string, operation: JournalOperation, request: unknown): string {
+export function commandId(cmd: { baseUrl: string; credential: string; operation: JournalOperation; request: unknown }): string {
+  const text = canonicalJson({ baseUrl: normalizeBaseUrl(cmd.baseUrl), credential: cmd.credential, operation: cmd.operation, request: cmd.request });
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The identity format 1 used (profile instead of credential): finds a migrated entry. */
+function legacyCommandId(profile: string, baseUrl: string, operation: JournalOperation, request: unknown): string {
   const text = canonicalJson({ profile, baseUrl: normalizeBaseUrl(baseUrl), operation, request });
   return createHash('sha256').update(text).digest('hex');
 }
@@ -149,45 +216,14 @@ function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
   return run;
 }
 
-/**
- * proper-lockfile retry schedule: backoff from 15 ms up to 500 ms, long enough in total
- * (about twice the stale time) that a lock left by a SIGKILLed process is taken over
- * instead of failing the command.
- */
-function lockRetries(staleMs: number) {
-  const minTimeout = 15;
-  const maxTimeout = 500;
-  const factor = 1.5;
-  let waited = 0;
-  let retries = 0;
-  for (let delay = minTimeout; waited < 2 * staleMs; retries++) {
-    waited += delay;
-    delay = Math.min(delay * factor, maxTimeout);
-  }
-  return { retries, factor, minTimeout, maxTimeout, randomize: true };
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  // Windows cannot open a directory for fsync; NTFS journals the rename itself.
-  if (process.platform === 'win32') return;
-  const handle = await fsp.open(dir, 'r');
-  try {
-    await handle.sync();
-  } catch (err) {
-    // Some filesystems (certain network/FUSE mounts) do not support fsync on directories.
-    if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
-  } finally {
-    await handle.close();
-  }
-}
-
 function isNodeError(err: unknown): err is NodeJS.ErrnoException {
   return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
 }
 
-function isEntry(value: unknown): value is JournalEntry {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const e = value as Record<string, unknown>;
+const isStamp = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+
+/** Format 1 fields; format 2 adds credential, state, doneAt, result. */
+function isEntryV1(e: Record<string, unknown>): boolean {
   return (
     typeof e.id === 'string' &&
     typeof e.key === 'string' &&
@@ -196,13 +232,21 @@ function isEntry(value: unknown): value is JournalEntry {
     typeof e.target === 'string' &&
     OPERATIONS.includes(e.operation as JournalOperation) &&
     'request' in e &&
-    typeof e.createdAt === 'string' &&
-    !Number.isNaN(Date.parse(e.createdAt)) &&
-    typeof e.updatedAt === 'string' &&
-    !Number.isNaN(Date.parse(e.updatedAt)) &&
+    isStamp(e.createdAt) &&
+    isStamp(e.updatedAt) &&
     Number.isInteger(e.attempts) &&
     (e.attempts as number) >= 0
   );
+}
+
+function isEntry(value: unknown, version: number): value is JournalEntry {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const e = value as Record<string, unknown>;
+  if (!isEntryV1(e)) return false;
+  if (version === 1) return true;
+  if (!(e.credential === null || typeof e.credential === 'string')) return false;
+  if (e.state === 'pending') return true;
+  return e.state === 'done' && isStamp(e.doneAt) && (e.result === undefined || e.result === null || typeof e.result === 'string');
 }
 
 type ParseResult = { ok: true; entries: JournalEntry[] } | { ok: false; reason: string };
@@ -224,26 +268,32 @@ function parseJournal(text: string): ParseResult {
       hint: 'upgrade carrental, or use CARRENTAL_STATE_DIR to point this version elsewhere',
     });
   }
-  if (version !== FORMAT_VERSION) return { ok: false, reason: `unknown format version ${JSON.stringify(version)}` };
+  if (version !== 1 && version !== FORMAT_VERSION) return { ok: false, reason: `unknown format version ${JSON.stringify(version)}` };
   if (!Array.isArray(entries)) return { ok: false, reason: '"entries" is not an array' };
   const seen = new Set<string>();
   for (const [i, entry] of entries.entries()) {
-    if (!isEntry(entry)) return { ok: false, reason: `entry ${i} is malformed` };
+    if (!isEntry(entry, version)) return { ok: false, reason: `entry ${i} is malformed` };
     if (seen.has(entry.id)) return { ok: false, reason: `entry ${i} repeats id ${entry.id}` };
     seen.add(entry.id);
   }
-  return { ok: true, entries: entries as JournalEntry[] };
+  if (version === FORMAT_VERSION) return { ok: true, entries: entries as JournalEntry[] };
+  // Format 1 kept only unfinished commands, and did not record whose key sent them.
+  return { ok: true, entries: (entries as JournalEntry[]).map((e) => ({ ...e, credential: null, state: 'pending' as const })) };
 }
 
-function fsError(action: string, file: string, err: unknown): CliError {
+function fsError(action: string, file: string, err: unknown, hint?: string): CliError {
   if (err instanceof CliError) return err;
-  const detail = isNodeError(err) ? `${err.code}: ${err.message}` : String(err);
-  return new CliError('api', `cannot ${action} the idempotency journal ${file} (${detail})`, { cause: err });
+  const detail = isNodeError(err) ? (err.code ?? err.message) : String(err);
+  return new CliError('api', `cannot ${action} the idempotency journal ${file} (${detail})`, { cause: err, hint });
 }
 
 const defaultWarning = (message: string) => {
   process.stderr.write(`warning: ${message}\n`);
 };
+
+async function fsyncDir(dir: string): Promise<void> {
+  fsyncDirSync(dir);
+}
 
 interface LockedIo {
   read(): Promise<JournalEntry[]>;
@@ -256,16 +306,21 @@ export class Journal {
   private readonly lockPath: string;
   private readonly now: () => Date;
   private readonly ttlMs: number;
+  readonly replayWindowMs: number;
   private readonly warn: (message: string) => void;
   private readonly lockStaleMs: number;
+  private readonly fs?: AtomicFs;
 
   constructor(opts: JournalOptions) {
+    this.fs = opts.fs;
     this.path = path.resolve(opts.path);
     this.dir = path.dirname(this.path);
     this.lockPath = `${this.path}.lock`;
     this.now = opts.now ?? (() => new Date());
     this.ttlMs = opts.ttlMs ?? DEFAULT_TTL_MS;
     if (!(this.ttlMs > 0)) throw new TypeError(`Journal ttlMs must be a positive number, got ${opts.ttlMs}`);
+    this.replayWindowMs = opts.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
+    if (!(this.replayWindowMs >= 0)) throw new TypeError(`Journal replayWindowMs must be >= 0, got ${opts.replayWindowMs}`);
     this.warn = opts.onWarning ?? defaultWarning;
     this.lockStaleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
   }
@@ -276,29 +331,26 @@ export class Journal {
   }
 
   /**
-   * Finds the live entry for this command or creates one with a fresh UUID v4 key (or
-   * `key` if given); durable (atomic write + fsync of file and dir) before it resolves.
+   * Finds the live entry for this command (pending, or done within the replay window) or
+   * creates a pending one with a fresh UUID v4 key (or `key` if given); durable (whole
+   * file, fsync of file and dir) before it resolves, so a failure here means nothing may
+   * be sent. Counts one attempt: the caller sends right after.
    *
-   * A live entry found again gets its updatedAt refreshed (expiry counts from last use).
-   * If `key` is given and differs from the journaled one, the given key wins: the entry
-   * is replaced (new createdAt, attempts 0), `reused` is false and a warning is emitted.
-   * An invalid `key` is a usage error (nothing is written).
+   * - A format-1 entry of the same profile and request, not yet bound to a credential,
+   *   is adopted by this credential.
+   * - `key` given and different from the journaled one: the given key wins (new entry,
+   *   `reused` false, a warning). An invalid `key` is a usage error (nothing written).
+   * - `fresh`: a done entry is replaced by a new command; a pending one is refused
+   *   (usage error), since its outcome is unknown and a new key could book twice.
    */
-  async begin(cmd: {
-    profile: string;
-    baseUrl: string;
-    operation: JournalOperation;
-    target: string;
-    request: unknown;
-    key?: string;
-  }): Promise<{ entry: JournalEntry; reused: boolean }> {
+  async begin(cmd: JournalCommand): Promise<{ entry: JournalEntry; reused: boolean }> {
     if (!OPERATIONS.includes(cmd.operation)) throw new TypeError(`unknown journal operation ${String(cmd.operation)}`);
     if (cmd.key !== undefined && !isValidIdempotencyKey(cmd.key)) {
       throw usageError(
         'the idempotency key must be 16 to 128 printable ASCII characters, without leading or trailing spaces',
       );
     }
-    const id = commandId(cmd.profile, cmd.baseUrl, cmd.operation, cmd.request);
+    const id = commandId(cmd);
     // What is stored is what was hashed, so `pending` shows exactly what identifies it.
     const request: unknown = JSON.parse(canonicalJson(cmd.request));
 
@@ -306,16 +358,17 @@ export class Journal {
       const now = this.now();
       const stamp = now.toISOString();
       const entries = this.live(await io.read(), now);
-      const index = entries.findIndex((e) => e.id === id);
+      const index = this.indexOf(entries, cmd, id);
       const existing = index >= 0 ? entries[index] : undefined;
 
       let entry: JournalEntry;
       let reused: boolean;
-      if (existing && (cmd.key === undefined || cmd.key === existing.key)) {
-        entry = { ...existing, updatedAt: stamp };
+      if (existing && cmd.fresh && existing.state === 'pending') throw unfinishedCommandError(existing, now);
+      if (existing && !cmd.fresh && (cmd.key === undefined || cmd.key === existing.key)) {
+        entry = { ...existing, id, credential: cmd.credential, updatedAt: stamp, attempts: existing.attempts + 1 };
         reused = true;
       } else {
-        if (existing) {
+        if (existing && !cmd.fresh) {
           this.warn(
             `replacing the journaled idempotency key ${existing.key} of this ${cmd.operation} (${existing.target}) ` +
               `with the given key ${cmd.key}; the server treats it as a new command`,
@@ -326,20 +379,40 @@ export class Journal {
           key: cmd.key ?? randomUUID(),
           profile: cmd.profile,
           baseUrl: normalizeBaseUrl(cmd.baseUrl),
+          credential: cmd.credential,
           operation: cmd.operation,
           target: cmd.target,
           request,
           createdAt: stamp,
           updatedAt: stamp,
-          attempts: 0,
+          attempts: 1,
+          state: 'pending',
         };
         reused = false;
       }
       if (index >= 0) entries[index] = entry;
       else entries.push(entry);
-      await io.write(entries);
+      await io.write(entries, 'nothing was sent');
       return { entry: structuredClone(entry), reused };
     });
+  }
+
+  /** The live entry this command would resume (pending, or done within the window); writes nothing. */
+  async lookup(cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>): Promise<JournalEntry | undefined> {
+    if (!(await this.fileExists())) return undefined;
+    const id = commandId(cmd);
+    return this.locked(async (io) => {
+      const entries = this.live(await io.read(), this.now());
+      const index = this.indexOf(entries, cmd, id);
+      return index >= 0 ? structuredClone(entries[index]) : undefined;
+    });
+  }
+
+  private indexOf(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>, id: string): number {
+    const index = entries.findIndex((e) => e.id === id);
+    if (index >= 0) return index;
+    const legacy = legacyCommandId(cmd.profile, cmd.baseUrl, cmd.operation, cmd.request);
+    return entries.findIndex((e) => e.credential === null && e.id === legacy);
   }
 
   /**
@@ -368,12 +441,38 @@ export class Journal {
     });
   }
 
-  /** Removes the entry after a definitive answer. Settling an absent entry is a no-op. */
+  /**
+   * Records a 2xx: the entry becomes done with its result and is replayed for the replay
+   * window. Returns when it was done already (another process finished the same command
+   * first), so the caller can say the answer is a replay. An absent entry is left absent.
+   */
+  async complete(id: string, result: string | null): Promise<{ doneBefore?: string }> {
+    if (!(await this.fileExists())) return {};
+    return this.locked(async (io) => {
+      const now = this.now();
+      const all = await io.read();
+      const entries = this.live(all, now);
+      const entry = entries.find((e) => e.id === id);
+      if (entry?.state === 'done') {
+        if (entries.length !== all.length) await io.write(entries);
+        return { doneBefore: entry.doneAt };
+      }
+      if (entry) {
+        entry.state = 'done';
+        entry.doneAt = now.toISOString();
+        entry.result = result;
+      }
+      if (entry || entries.length !== all.length) await io.write(entries);
+      return {};
+    });
+  }
+
+  /** Removes a pending entry after a definitive refusal. A done or absent entry is left as it is. */
   async settle(id: string): Promise<void> {
     if (!(await this.fileExists())) return;
     await this.locked(async (io) => {
       const all = await io.read();
-      const entries = this.live(all, this.now()).filter((e) => e.id !== id);
+      const entries = this.live(all, this.now()).filter((e) => e.id !== id || e.state === 'done');
       if (entries.length !== all.length) await io.write(entries);
     });
   }
@@ -393,20 +492,19 @@ export class Journal {
   }
 
   /**
-   * Drops entries; default only the given profile+baseUrl's (either may be left out to
-   * match any), `all` drops everything; returns how many matching entries were dropped
-   * (expired ones included).
+   * Drops unfinished entries: `all`, or those of one credential (plus the format-1
+   * entries of `profile`, whose credential is unknown); returns how many were dropped
+   * (expired ones included). Done entries stay until their replay window ends: they hold
+   * no unknown outcome, and dropping one would make the next identical command book anew
+   * (`reserve --new` does that on purpose).
    */
-  async clear(filter: { all?: boolean; profile?: string; baseUrl?: string }): Promise<number> {
-    if (!filter.all && filter.profile === undefined && filter.baseUrl === undefined) {
-      throw new TypeError('Journal.clear needs a profile, a baseUrl or all: true');
+  async clear(filter: { all?: boolean; credential?: string; profile?: string }): Promise<number> {
+    if (!filter.all && filter.credential === undefined && filter.profile === undefined) {
+      throw new TypeError('Journal.clear needs a credential, a profile or all: true');
     }
     if (!(await this.fileExists())) return 0;
-    const baseUrl = filter.baseUrl === undefined ? undefined : normalizeBaseUrl(filter.baseUrl);
-    const matches = (e: JournalEntry) =>
-      filter.all === true ||
-      ((filter.profile === undefined || e.profile === filter.profile) &&
-        (baseUrl === undefined || normalizeBaseUrl(e.baseUrl) === baseUrl));
+    const owned = (e: JournalEntry) => filter.all === true || (e.credential !== null && e.credential === filter.credential) || (e.credential === null && e.profile === filter.profile);
+    const matches = (e: JournalEntry) => e.state === 'pending' && owned(e);
 
     return this.locked(async (io) => {
       const now = this.now();
@@ -419,6 +517,7 @@ export class Journal {
   }
 
   private isExpired(entry: JournalEntry, now: Date): boolean {
+    if (entry.state === 'done') return Date.parse(entry.doneAt!) + this.replayWindowMs <= now.getTime();
     return Date.parse(entry.updatedAt) + this.ttlMs <= now.getTime();
   }
 
@@ -438,7 +537,8 @@ export class Journal {
       await fsp.stat(this.path);
       return true;
     } catch (err) {
-      if (isNodeError(err) && err.code === 'ENOENT') return false;
+      // ENOTDIR: a file where a directory should be; begin() reports it when it creates the directory.
+      if (isNodeError(err) && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return false;
       throw fsError('read', this.path, err);
     }
   }
@@ -458,17 +558,18 @@ export class Journal {
     }
   }
 
-  private locked<T>(fn: (io: LockedIo) => Promise<T>): Promise<T> {
+  private locked<T>(fn: (io: LockedIo & { write(entries: JournalEntry[], hint?: string): Promise<void> }) => Promise<T>): Promise<T> {
     return serialize(this.path, async () => {
       await this.ensureDir();
       let compromised: Error | undefined;
       let release: () => Promise<void>;
       try {
-        release = await lockfile.lock(this.path, {
-          realpath: false,
+        release = await acquireLock(this.path, {
           lockfilePath: this.lockPath,
-          stale: this.lockStaleMs,
-          retries: lockRetries(this.lockStaleMs),
+          staleMs: this.lockStaleMs,
+          // About twice the stale time, so that a lock left by a SIGKILLed process is
+          // taken over instead of failing the command.
+          waitMs: 2 * this.lockStaleMs,
           // The default throws from a timer and crashes the process; instead refuse to
           // write once another process may have taken the lock over.
           onCompromised: (err) => {
@@ -484,15 +585,16 @@ export class Journal {
         }
         throw fsError('lock', this.path, err);
       }
-      const io: LockedIo = {
+      const io = {
         read: () => this.read(),
-        write: async (entries) => {
+        write: async (entries: JournalEntry[], hint?: string) => {
           if (compromised) {
             throw new CliError('api', `lost the lock on the idempotency journal ${this.path}; nothing was written`, {
               cause: compromised,
+              hint,
             });
           }
-          await this.write(entries);
+          await this.write(entries, hint);
         },
       };
       try {
@@ -546,16 +648,19 @@ export class Journal {
   }
 
   /**
-   * write-file-atomic's temp files (`journal.json.<number>`) stay behind when a writer is
-   * SIGKILLed mid-write. Writers only exist under the lock, which we hold, so any such
-   * file belongs to a dead process (or to one that lost the lock, whose write must not
-   * land anyway). Best effort: litter is harmless.
+   * Temp files of a writer SIGKILLed mid-write stay behind: `journal.json.<pid>.<n>.tmp`
+   * (atomic-file.ts), or `journal.json.<digits>` from carrental versions that used
+   * write-file-atomic. Writers only exist under the lock, which we hold, so any such file
+   * belongs to a dead process (or to one that lost the lock, whose write must not land
+   * anyway). Nothing else is touched: set-aside `journal.json.corrupt-*` files are the
+   * user's only copy of their keys. Best effort: litter is harmless.
    */
   private async removeAbandonedTempFiles(): Promise<void> {
     const base = path.basename(this.path);
     try {
       for (const name of await fsp.readdir(this.dir)) {
-        if (!name.startsWith(`${base}.`) || !/^\d+$/.test(name.slice(base.length + 1))) continue;
+        const legacy = name.startsWith(`${base}.`) && /^\d+$/.test(name.slice(base.length + 1));
+        if (!legacy && !isTempFileOf(this.path, name)) continue;
         await fsp.unlink(path.join(this.dir, name));
       }
     } catch {
@@ -563,16 +668,27 @@ export class Journal {
     }
   }
 
-  private async write(entries: JournalEntry[]): Promise<void> {
+  private async write(entries: JournalEntry[], hint?: string): Promise<void> {
     const text = `${JSON.stringify({ version: FORMAT_VERSION, entries }, null, 2)}\n`;
     await this.removeAbandonedTempFiles();
     try {
-      // mode is applied with chmod, so it holds whatever the umask or an older file's mode.
-      await writeFileAtomic(this.path, text, { mode: 0o600, fsync: true });
-      // The rename that replaced the file is durable only once the directory is synced.
-      await fsyncDir(this.dir);
+      // Whole or nothing: a short write, ENOSPC, EIO or EROFS leaves the old file as it was.
+      await writeFileAtomic(this.path, text, { mode: 0o600, fsync: true, fs: this.fs });
     } catch (err) {
-      throw fsError('write', this.path, err);
+      throw fsError('write', this.path, err, hint);
     }
   }
+}
+
+function stampAge(stamp: string, now: Date): string {
+  const s = Math.max(0, Math.round((now.getTime() - Date.parse(stamp)) / 1000));
+  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+
+/** reserve --new while an identical reserve is unfinished: a new key could book twice. */
+export function unfinishedCommandError(entry: JournalEntry, now: Date): CliError {
+  return usageError(
+    `an identical ${entry.operation === 'createReservation' ? 'reserve' : 'cancel'} begun ${stampAge(entry.createdAt, now)} ago has not finished (idempotency key ${entry.key}); --new could book twice`,
+    'rerun without --new to finish it (it may still be running in another terminal); `carrental pending` lists it',
+  );
 }

@@ -30,6 +30,8 @@ function cli(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; sign
 }
 
 const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
+/** Entries whose outcome is unknown (done ones are kept for the replay window). */
+const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
 const unknown = { status: 503, headers: { 'retry-after': '1' }, json: { error: 'The outcome of the operation is unknown', error_code: 'operation_outcome_unknown' } };
 
 describe('cancel', () => {
@@ -52,7 +54,7 @@ describe('cancel', () => {
     expect(res.stdout).toMatch(/refund review\tpending/);
     expect(fake.requestsOf('reservation')).toHaveLength(2);
     expect(r.status).toBe('cancelled');
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
   it('--json prints the reservation read after the cancel, as the server sent it', async () => {
@@ -83,7 +85,7 @@ describe('cancel', () => {
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('api_key_write_upgrade_required');
     expect(res.stderr).toContain('https://app.example.test/settings/api-keys');
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
     expect(r.status).toBe('new');
   });
 
@@ -111,14 +113,14 @@ describe('cancel', () => {
     const res = await cli(['cancel', r.uuid, '-y']);
     expect(res.code).toBe(6);
     expect(res.stderr).toContain('the outcome of this cancel is unknown');
-    const [entry] = await journal().list();
+    const [entry] = await unfinished();
     expect(entry).toMatchObject({ operation: 'cancelReservation', target: r.uuid, request: { uuid: r.uuid } });
 
     const again = await cli(['cancel', r.uuid, '-y']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/resuming a pending cancel from \d+ s ago/);
     expect(fake.requestsOf('cancel').at(-1)!.headers['idempotency-key']).toBe(entry.key);
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 });
 
@@ -136,7 +138,7 @@ describe('pending', () => {
   }
 
   it('lists nothing when nothing is pending', async () => {
-    const r = await runCommand(['pending'], { env: home.env() });
+    const r = await runCommand(['pending'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('no pending');
@@ -147,7 +149,7 @@ describe('pending', () => {
   it('lists operation, target, key, age and the command that finishes each one', async () => {
     const uuid = await leavePending();
     const entries = await journal().list();
-    const r = await runCommand(['pending'], { env: home.env() });
+    const r = await runCommand(['pending'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(lines).toHaveLength(2);
@@ -157,14 +159,14 @@ describe('pending', () => {
     expect(lines[1].slice(0, 3)).toEqual(['cancel', uuid, 'work']);
     expect(lines[1][6]).toBe(`carrental --base-url ${fake.baseUrl} --profile work cancel ${uuid}`);
 
-    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env() })).stdout);
+    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) })).stdout);
     expect(json).toHaveLength(2);
     expect(json[0]).toMatchObject({ operation: 'createReservation', key: entries[0].key, expired: false, attempts: 3 });
   });
 
   it('on a terminal: a table, then the numbered commands that finish each one', async () => {
     const uuid = await leavePending();
-    const r = await runCommand(['pending'], { env: home.env({ NO_COLOR: '1' }), tty: true });
+    const r = await runCommand(['pending'], { env: home.env({ NO_COLOR: '1', CARRENTAL_API_KEY: KEYS.write }), tty: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/│ 1 │ reserve\s+│ tesla-model-3-la-001\s+│ default/);
     expect(r.stdout).toContain('To finish one, rerun the same command');
@@ -173,8 +175,8 @@ describe('pending', () => {
 
   it('the listed command really finishes the pending reserve', async () => {
     await leavePending();
-    const [entry] = await journal().list();
-    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env() })).stdout) as Array<{ rerun: string }>;
+    const [entry] = await unfinished();
+    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) })).stdout) as Array<{ rerun: string }>;
     const argv = json[0].rerun.split(' ').slice(1);
     const r = await runCommand([...argv, '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }), sleep: async () => {} });
     expect(r.code, r.stderr).toBe(0);
@@ -182,18 +184,45 @@ describe('pending', () => {
     const created = [...fake.reservations.values()].filter((x) => x.from === '2026-12-01T10:00');
     expect(created).toHaveLength(1);
     expect(r.stdout.trim()).toBe(created[0].uuid);
-    expect((await journal().list()).map((e) => e.operation)).toEqual(['cancelReservation']);
+    expect((await unfinished()).map((e) => e.operation)).toEqual(['cancelReservation']);
   });
 
-  it('clear drops this profile only; --all drops everything', async () => {
+  it('clear asks first: in a pipe it needs -y and drops nothing without it', async () => {
     await leavePending();
-    const r = await runCommand(['pending', 'clear'], { env: home.env() });
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain('dropped 1 pending command of profile "default"');
+    const env = home.env({ CARRENTAL_API_KEY: KEYS.write });
+    const refused = await runCommand(['pending', 'clear'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('pending clear needs a confirmation and this is not a terminal: pass -y (--yes) to confirm');
+    expect(refused.stderr).toContain('nothing was dropped');
+    expect(await unfinished()).toHaveLength(2);
+  });
+
+  it('clear on a terminal asks, and a no keeps everything', async () => {
+    await leavePending();
+    const env = home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' });
+    const no = await runCommand(['pending', 'clear'], { env, tty: true, stdinTty: true, stdin: 'n\n' });
+    expect(no.code).toBe(1);
+    expect(no.stdout + no.stderr).toContain('Drop 2 pending commands of the current API key?');
+    expect(no.stderr).toContain('nothing was dropped');
+    expect(await unfinished()).toHaveLength(2);
+  });
+
+  it("clear -y drops the current key's commands only; --all drops everything", async () => {
+    await leavePending();
+    const other = await runCommand(['pending', 'clear', '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.readOnly }) });
+    expect(other.code).toBe(0);
+    expect(other.stderr).toContain('dropped 0 pending commands of the current API key');
+    expect(await unfinished()).toHaveLength(2);
+
+    const r = await runCommand(['pending', 'clear', '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('dropped 2 pending commands of the current API key');
     expect(r.stderr).toContain('outcome stays unknown');
-    expect((await journal().list()).map((e) => e.profile)).toEqual(['work']);
-    const all = await runCommand(['pending', 'clear', '--all', '--json'], { env: home.env() });
-    expect(JSON.parse(all.stdout)).toEqual({ cleared: 1 });
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
+
+    await leavePending();
+    const all = await runCommand(['pending', 'clear', '--all', '--json', '-y'], { env: home.env() });
+    expect(JSON.parse(all.stdout)).toEqual({ cleared: 2 });
+    expect(await unfinished()).toEqual([]);
   });
 });

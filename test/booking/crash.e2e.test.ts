@@ -1,6 +1,6 @@
 // The built CLI as a real process against a sandbox served from this test process:
 // (b) SIGKILL after the request left and before the answer, then a rerun; (e) two
-// identical commands started at once. Needs `npm run build` (npm test runs it first).
+// identical commands started at once (see also concurrency.e2e.test.ts). Needs `npm run build` (npm test runs it first).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,12 +52,20 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
 
 const stateDir = () => join(home.dir, 'state');
 const journal = () => new Journal({ path: join(stateDir(), 'journal.json') });
+/** Entries whose outcome is unknown (done ones are kept for the replay window). */
+const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
 const inFlight = async () => (await admin<{ in_flight: number }>(sb, 'GET', '/stats')).in_flight;
 
-/** The journal is a complete JSON document and nothing else is left in the state dir (no lock, no temp file). */
-function expectCleanJournal() {
+/**
+ * The journal is a complete JSON document with nothing left unfinished (the finished
+ * command stays, done, for the replay window) and nothing else is left in the state dir
+ * (no lock, no temp file).
+ */
+function expectCleanJournal(done = 1) {
   const file = join(stateDir(), 'journal.json');
-  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ version: 1, entries: [] });
+  const disk = JSON.parse(readFileSync(file, 'utf8')) as { version: number; entries: Array<{ state: string }> };
+  expect(disk.version).toBe(2);
+  expect(disk.entries.map((e) => e.state)).toEqual(Array(done).fill('done'));
   expect(readdirSync(stateDir())).toEqual(['journal.json']);
 }
 
@@ -102,7 +110,7 @@ describe('(b) the CLI process killed with SIGKILL while its request is in flight
     expect(killed.signal).toBe('SIGKILL');
     expect(killed.stdout).toBe('');
 
-    const [entry] = await journal().list();
+    const [entry] = await unfinished();
     expect(entry).toMatchObject({ operation: 'createReservation', target: alias });
 
     const again = await carrental(reserveArgs()).done;
@@ -125,7 +133,7 @@ describe('(b) the CLI process killed with SIGKILL while its request is in flight
     first.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
 
-    const [entry] = await journal().list();
+    const [entry] = await unfinished();
     expect(entry).toMatchObject({ operation: 'cancelReservation', target: uuid });
 
     // the reservation already reads cancelled; the rerun must still replay the DELETE
@@ -141,7 +149,7 @@ describe('(b) the CLI process killed with SIGKILL while its request is in flight
       [200, false, entry.key],
     ]);
     expect(await reservations(sb, alias, 'cancelled')).toHaveLength(1);
-    expectCleanJournal();
+    expectCleanJournal(2) // the reserve and the cancel;
   });
 });
 
@@ -169,6 +177,6 @@ describe('(e) two identical commands started at once', () => {
     const log = await requests(sb, 'cancelReservation');
     expect(log.filter((q) => q.status === 200 && !q.replayed), JSON.stringify({ log, a: a.stderr, b: b.stderr }, null, 1)).toHaveLength(1);
     expect(new Set(log.map((q) => q.idempotency_key)).size).toBe(1);
-    expectCleanJournal();
+    expectCleanJournal(2) // the reserve and the cancel;
   }, 30_000);
 });

@@ -74,6 +74,24 @@ describe('the reservation request', () => {
     expect(delivery.options).toEqual({ protection_plan: 'standard', mileage_type: 'unlimited', delivery_type: 'delivery', delivery_address: '5 Ocean Ave' });
     expect(delivery.promo_code).toBe('P');
   });
+
+  it('spells what the server treats as equal one way: the same booking is the same command and the same body', () => {
+    const build = (input: Parameters<typeof parseReserveInput>[0]) => buildCreateRequest(parseReserveInput(input) as Parameters<typeof buildCreateRequest>[0]);
+    const plain = build({ alias: 'a', from: '2026-12-01T10:00', to: '2026-12-03T10:00', extra: ['child_seat', 'gps'], promo: 'SAVE10', deliveryAddress: '5 Ocean Ave' });
+    const spelled = build({
+      alias: 'a',
+      from: '2026-12-01 10:00', // a space instead of T
+      to: ' 2026-12-03T10:00 ',
+      extra: [' gps', 'child_seat', 'gps'], // order and duplicates
+      promo: ' save10 ', // letter case and spaces
+      deliveryAddress: '  5 Ocean Ave ',
+      protection: 'minimum', // the defaults, spelled out
+      mileage: 'limited',
+    });
+    expect(spelled).toEqual(plain);
+    expect(JSON.stringify(spelled)).toBe(JSON.stringify(plain));
+    expect(plain.promo_code).toBe('SAVE10');
+  });
 });
 
 describe('rerunCommand', () => {
@@ -82,6 +100,8 @@ describe('rerunCommand', () => {
     key: 'k',
     profile: 'default',
     baseUrl: 'https://api.example.com/v1',
+    credential: 'c'.repeat(32),
+    state: 'pending',
     operation: 'createReservation',
     target: 'a',
     request: {},

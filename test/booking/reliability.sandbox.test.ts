@@ -38,6 +38,8 @@ function cli(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; real
 
 const reserveArgs = () => ['reserve', alias, '--from', FROM, '--to', TO, '-y'];
 const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
+/** Entries whose outcome is unknown (done ones are kept for the replay window). */
+const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
 
 /** A reservation to cancel; the request log starts empty after it. */
 async function reserveOne(): Promise<string> {
@@ -58,7 +60,7 @@ describe('reserve against the sandbox', () => {
     const sent = await requests(sb, 'createReservation');
     expect(sent.map((q) => q.status)).toEqual([null, 200]);
     expect(sent[1]).toMatchObject({ replayed: true, idempotency_key: sent[0].idempotency_key });
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
   it('(c) 409 operation_in_progress (the first attempt timed out while the server still works) then success', async () => {
@@ -80,7 +82,7 @@ describe('reserve against the sandbox', () => {
     const r = await cli(reserveArgs());
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/rerunning the same command is safe/);
-    const [entry] = await journal().list();
+    const [entry] = await unfinished();
     expect(entry).toMatchObject({ operation: 'createReservation', target: alias, attempts: 3 });
 
     const again = await cli(reserveArgs());
@@ -92,21 +94,85 @@ describe('reserve against the sandbox', () => {
     const sent = await requests(sb, 'createReservation');
     expect(sent).toHaveLength(4);
     expect(new Set(sent.map((q) => q.idempotency_key))).toEqual(new Set([entry.key]));
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
-  it('(f) after a success the same command is a new command with a new key (an unpaid reservation holds nothing: a second one)', async () => {
+  it('(f) after a success the same command within the replay window replays: the same uuid, one reservation; --new books again', async () => {
     const first = await cli(reserveArgs());
-    expect(first.code).toBe(0);
+    expect(first.code, first.stderr).toBe(0);
     const second = await cli(reserveArgs());
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).not.toContain('resuming');
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.stderr).toContain(`already reserved by this same command 0 s ago: ${first.stdout.trim()}`);
+    expect(second.stderr).toContain('--new books another');
+    let sent = await requests(sb, 'createReservation');
+    expect(sent.map((q) => q.replayed)).toEqual([false, true]);
+    expect(sent[1].idempotency_key).toBe(sent[0].idempotency_key);
+    expect(await reservations(sb, alias)).toHaveLength(1);
+
+    const fresh = await cli([...reserveArgs(), '--new']);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).not.toBe(first.stdout);
+    sent = await requests(sb, 'createReservation');
+    expect(sent.map((q) => q.replayed)).toEqual([false, true, false]);
+    expect(sent[2].idempotency_key).not.toBe(sent[0].idempotency_key);
+    expect(await reservations(sb, alias)).toHaveLength(2);
+    expect(await unfinished()).toEqual([]);
+  });
+
+  it('(f) after the replay window the same command is a new command with a new key', async () => {
+    const first = await cli(reserveArgs(), { env: { CARRENTAL_REPLAY_WINDOW: '60' } });
+    expect(first.code, first.stderr).toBe(0);
+    const later = new Date(Date.now() + 61_000);
+    const second = await runCommand(['--base-url', sb.baseUrl, ...reserveArgs()], {
+      env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, CARRENTAL_REPLAY_WINDOW: '60' }),
+      sleep: noWait,
+      now: () => later,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('already reserved');
     expect(second.stdout).not.toBe(first.stdout);
     const sent = await requests(sb, 'createReservation');
     expect(sent.map((q) => q.replayed)).toEqual([false, false]);
-    expect(sent[1].idempotency_key).not.toBe(sent[0].idempotency_key);
     expect(await reservations(sb, alias)).toHaveLength(2);
-    expect(await journal().list()).toEqual([]);
+  });
+
+  it('a replay whose reservation was cancelled since says so, claims no booking and exits 5', async () => {
+    const first = await cli(reserveArgs());
+    expect(first.code, first.stderr).toBe(0);
+    const uuid = first.stdout.trim();
+    expect((await cli(['cancel', uuid, '-y'])).code).toBe(0);
+
+    const again = await cli(reserveArgs());
+    expect(again.code).toBe(5);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toContain(`error: reservation ${uuid}, made by this same command 0 s ago, has been cancelled since: nothing new was booked`);
+    expect(again.stderr).toMatch(/hint: to book this car again, rerun the command with --new/);
+    expect(again.stderr).not.toContain('pay-link');
+    expect(await reservations(sb, alias)).toHaveLength(1);
+    expect((await requests(sb, 'createReservation')).map((q) => q.replayed)).toEqual([false, true]);
+  });
+
+  it("another customer's key on the same profile neither resumes nor clears the first customer's pending reserve", async () => {
+    await faults(sb, { kind: 'error', operation: 'createReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
+    const r = await cli(reserveArgs());
+    expect(r.code).toBe(6);
+    const [danas] = await unfinished();
+
+    const other = sb.keys.other_customer;
+    const cleared = await runCommand(['--base-url', sb.baseUrl, 'pending', 'clear', '-y'], { env: home.env({ CARRENTAL_API_KEY: other }) });
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(cleared.stderr).toContain('dropped 0 pending commands of the current API key');
+    const listed = await runCommand(['--base-url', sb.baseUrl, 'pending'], { env: home.env({ CARRENTAL_API_KEY: other }) });
+    expect(listed.stdout).toBe('');
+    expect(listed.stderr).toContain('1 more pending command of other API keys or profiles');
+
+    const again = await cli(reserveArgs());
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming a pending reserve');
+    expect(await reservations(sb, alias)).toHaveLength(1);
+    const sent = await requests(sb, 'createReservation');
+    expect(new Set(sent.map((q) => q.idempotency_key))).toEqual(new Set([danas.key]));
   });
 
   it('a read_only key: 403 with the settings page, exit 3, nothing pending, nothing booked', async () => {
@@ -114,7 +180,7 @@ describe('reserve against the sandbox', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('api_key_write_upgrade_required');
     expect(r.stderr).toMatch(new RegExp(`hint: .*booking_write.*${sb.appUrl.replace(/[/.]/g, '\\$&')}/\\S+`));
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
     expect(await reservations(sb, alias)).toHaveLength(0);
   });
 
@@ -154,7 +220,7 @@ describe('cancel against the sandbox', () => {
     await faults(sb, { kind: 'error', operation: 'cancelReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
     const r = await cli(['cancel', uuid, '-y']);
     expect(r.code).toBe(6);
-    const [entry] = await journal().list();
+    const [entry] = await unfinished();
     expect(entry).toMatchObject({ operation: 'cancelReservation', target: uuid });
     // the server did cancel: a rerun must still send the DELETE with the same key, not shortcut
     const again = await cli(['cancel', uuid, '-y']);
@@ -163,13 +229,27 @@ describe('cancel against the sandbox', () => {
     const sent = await requests(sb, 'cancelReservation');
     expect(sent).toHaveLength(4);
     expect(sent.at(-1)).toMatchObject({ status: 200, replayed: true, idempotency_key: entry.key });
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
-  it('(f) after a success the same command again sends nothing: already cancelled', async () => {
+  it('(f) after a success the same command within the window replays the same key: exit 0, no second cancellation', async () => {
     const uuid = await reserveOne();
     expect((await cli(['cancel', uuid, '-y'])).code).toBe(0);
     const again = await cli(['cancel', uuid, '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('already cancelled by this same command 0 s ago');
+    expect(again.stdout).toMatch(/status\tcancelled/);
+    const sent = await requests(sb, 'cancelReservation');
+    expect(sent.map((q) => [q.status, q.replayed])).toEqual([
+      [200, false],
+      [200, true],
+    ]);
+  });
+
+  it('(f) after the window, an already cancelled reservation: nothing is sent', async () => {
+    const uuid = await reserveOne();
+    expect((await cli(['cancel', uuid, '-y'], { env: { CARRENTAL_REPLAY_WINDOW: '0' } })).code).toBe(0);
+    const again = await cli(['cancel', uuid, '-y'], { env: { CARRENTAL_REPLAY_WINDOW: '0' } });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('already cancelled: nothing was sent');
     expect(await requests(sb, 'cancelReservation')).toHaveLength(1);
@@ -180,7 +260,7 @@ describe('cancel against the sandbox', () => {
     const r = await cli(['cancel', uuid, '-y'], { key: sb.keys.read_only });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('api_key_write_upgrade_required');
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
     expect(await reservations(sb, alias, 'new')).toHaveLength(1);
   });
 

@@ -41,6 +41,8 @@ function reserve(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; 
 }
 
 const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
+/** Entries whose outcome is unknown (done ones are kept for the replay window). */
+const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
 
 describe('reserve: before anything is sent', () => {
   it('refuses to book in a pipe without -y: exit 2 and no request at all', async () => {
@@ -49,7 +51,7 @@ describe('reserve: before anything is sent', () => {
     expect(r.stderr).toMatch(/needs a confirmation.*not a terminal.*-y/);
     expect(r.stderr).toContain('hint: nothing was sent');
     expect(fake.requests).toHaveLength(0);
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
   it('refuses with --no-input and with CI set, even on a terminal', async () => {
@@ -117,7 +119,7 @@ describe('reserve: the booking', () => {
     expect(JSON.parse(quote.body)).toEqual(expected);
     expect(String(create.headers['idempotency-key'])).toMatch(UUID_V4);
     expect(create.headers['x-api-key']).toBeUndefined();
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
   it('always sends the three options, with the defaults, and no delivery address for pickup', async () => {
@@ -150,7 +152,7 @@ describe('reserve: the booking', () => {
     const r = await reserve([ALIAS, ...DATES, '-y']);
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('car_not_available');
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
   it('a read_only key gets the upgrade message with the settings page, exit 3, nothing pending', async () => {
@@ -158,7 +160,7 @@ describe('reserve: the booking', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('api_key_write_upgrade_required');
     expect(r.stderr).toMatch(/hint: .*booking_write.*https:\/\/app\.example\.test\/settings\/api-keys/);
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
     expect(fake.reservations.size).toBe(0);
   });
 
@@ -168,16 +170,32 @@ describe('reserve: the booking', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('after a success, the same command again is a new command with a new key', async () => {
+  it('after a success, the same command again replays the same key (the same uuid); --new is a new command with a new key', async () => {
     const first = await reserve([ALIAS, ...DATES, '-y']);
     expect(first.code).toBe(0);
+    const replay = await reserve([ALIAS, ...DATES, '-y']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toBe(first.stdout);
+    expect(replay.stderr).toContain('already reserved by this same command');
     fake.reservations.clear(); // the car is free again, so only the key decides
-    const second = await reserve([ALIAS, ...DATES, '-y']);
+    const second = await reserve([ALIAS, ...DATES, '-y', '--new']);
     expect(second.code).toBe(0);
     expect(second.stderr).not.toContain('resuming');
-    const [a, b] = fake.requestsOf('create').map((q) => q.headers['idempotency-key']);
-    expect(a).not.toBe(b);
+    const [a, b, c] = fake.requestsOf('create').map((q) => q.headers['idempotency-key']);
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
     expect(second.stdout).not.toBe(first.stdout);
+  });
+
+  it('--new while an identical reserve is unfinished: exit 2 before any request', async () => {
+    const down = { status: 503, json: { error: 'down' } };
+    fake.fault('create', down, down, down, down);
+    expect((await reserve([ALIAS, ...DATES, '-y'])).code).toBe(6);
+    const before = fake.requests.length;
+    const r = await reserve([ALIAS, ...DATES, '-y', '--new']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/has not finished .*--new could book twice/);
+    expect(fake.requests.slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
   it('uses --idempotency-key as given', async () => {
@@ -198,7 +216,7 @@ describe('reserve: unknown outcomes', () => {
     expect(creates[1].headers['idempotency-key']).toBe(creates[0].headers['idempotency-key']);
     expect(fake.reservations.size).toBe(1);
     expect(r.stdout.trim()).toBe([...fake.reservations.keys()][0]);
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
   it('waits out 409 operation_in_progress (Retry-After 2) and then succeeds', async () => {
@@ -211,6 +229,28 @@ describe('reserve: unknown outcomes', () => {
     expect(fake.reservations.size).toBe(1);
   });
 
+  it('keeps waiting out operation_in_progress beyond the attempt count (an identical run is busy), within the time budget', async () => {
+    const busy = { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } };
+    fake.fault('create', ...Array.from({ length: 9 }, () => busy)); // more than the 4 attempts CARRENTAL_WRITE_RETRIES=3 allows
+    const r = await reserve([ALIAS, ...DATES, '-y']);
+    expect(r.code, r.stderr).toBe(0);
+    const creates = fake.requestsOf('create');
+    expect(creates).toHaveLength(10);
+    expect(new Set(creates.map((q) => q.headers['idempotency-key'])).size).toBe(1);
+    expect(sleeps.filter((ms) => ms >= 2000).length).toBeGreaterThanOrEqual(9);
+    expect(fake.reservations.size).toBe(1);
+  });
+
+  it('gives up on operation_in_progress once the time budget is spent: exit 6, the entry stays', async () => {
+    const busy = { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } };
+    fake.fault('create', busy);
+    const r = await reserve([ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRY_SECONDS: '1' } });
+    expect(r.code).toBe(6);
+    expect(fake.requestsOf('create')).toHaveLength(1); // a 2 s wait does not fit a 1 s budget
+    expect(r.stderr).toContain('rerunning the same command is safe');
+    expect(await unfinished()).toHaveLength(1);
+  });
+
   it('503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun finishes with the same key', async () => {
     const unknown = { status: 503, headers: { 'retry-after': '1' }, json: { error: 'The outcome of the operation is unknown', error_code: 'operation_outcome_unknown' } };
     fake.fault('create', { ...unknown, after: true }, unknown, unknown, unknown);
@@ -220,7 +260,7 @@ describe('reserve: unknown outcomes', () => {
     expect(r.stderr).toContain('the outcome of this reserve is unknown');
     expect(r.stderr).toMatch(/hint: rerunning the same command is safe: it reuses idempotency key [0-9a-f-]{36}/);
     expect(fake.requestsOf('create')).toHaveLength(4); // CARRENTAL_WRITE_RETRIES=3
-    const [entry] = await journal().list();
+    const [entry] = await unfinished();
     expect(entry).toMatchObject({ operation: 'createReservation', target: ALIAS, attempts: 4 });
     expect(fake.requestsOf('create')[0].headers['idempotency-key']).toBe(entry.key);
 
@@ -233,7 +273,7 @@ describe('reserve: unknown outcomes', () => {
     expect(fake.requestsOf('create').at(-1)!.headers['idempotency-key']).toBe(entry.key);
     expect(again.stdout.trim()).toBe([...fake.reservations.keys()][0]);
     expect(fake.reservations.size).toBe(1);
-    expect(await journal().list()).toEqual([]);
+    expect(await unfinished()).toEqual([]);
   });
 
   it('does not reuse a journaled key for different options', async () => {
@@ -244,7 +284,7 @@ describe('reserve: unknown outcomes', () => {
     expect(other.stderr).not.toContain('resuming');
     const keys = fake.requestsOf('create').map((q) => q.headers['idempotency-key']);
     expect(keys.at(-1)).not.toBe(keys[0]);
-    expect(await journal().list()).toHaveLength(1);
+    expect(await unfinished()).toHaveLength(1);
   });
 
   it('Ctrl-C while the request is in flight: exit 130, the entry stays, the message says a rerun is safe', async () => {
@@ -256,7 +296,7 @@ describe('reserve: unknown outcomes', () => {
     const r = await pending;
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/interrupted: the outcome of this reserve is unknown; rerunning the same command is safe/);
-    expect(await journal().list()).toHaveLength(1);
+    expect(await unfinished()).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 350));
     const again = await reserve([ALIAS, ...DATES, '-y']);
     expect(again.code, again.stderr).toBe(0);
