@@ -62,13 +62,16 @@ const idempotencyKey = describe(
 const LOCAL = 'car-local wall-clock date and time YYYY-MM-DDTHH:MM, in the time zone of the car’s city (la: America/Los_Angeles, miami: America/New_York); never UTC';
 
 const Q = shape(S.QuoteRequest);
+const O = shape(S.ReservationOptions);
+const pick = <K extends string>(from: Record<string, $ZodType>, ...keys: K[]) => Object.fromEntries(keys.map((k) => [k, from[k]])) as Record<K, $ZodType>;
 /** The QuoteRequest of the API, field by field, with what an agent needs to know. */
 const tripInput = {
   car_alias: describe(Q.car_alias, 'the car alias (from search_cars)'),
   date_checkin: describe(Q.date_checkin, `check-in, ${LOCAL}`),
   date_checkout: describe(Q.date_checkout, 'check-out, same form; after check-in'),
   options: describe(
-    Q.options,
+    // closed, so that a misspelt option is an error rather than silently the default
+    z.optional(z.strictObject({ ...pick(O, 'protection_plan', 'mileage_type', 'delivery_type'), delivery_address: z.optional(z.string()) })),
     'protection_plan (minimum by default, or standard), mileage_type (limited by default, or unlimited), delivery_type (pickup by default, or delivery with delivery_address)',
   ),
   extras: describe(Q.extras, 'extra item types from the car’s prices.extras (get_car)'),
@@ -79,7 +82,7 @@ interface TripArgs {
   car_alias: string;
   date_checkin: string;
   date_checkout: string;
-  options?: S.QuoteRequest['options'];
+  options?: { protection_plan?: 'minimum' | 'standard'; mileage_type?: 'limited' | 'unlimited'; delivery_type?: 'pickup' | 'delivery'; delivery_address?: string };
   extras?: string[];
   promo_code?: string;
 }
@@ -101,7 +104,7 @@ function tripRequest(args: TripArgs): S.ReservationCreateRequest {
   const address = o.delivery_address?.trim();
   if (o.delivery_type === 'delivery' && !address) throw usageError('options.delivery_address is required when options.delivery_type is delivery');
   if (o.delivery_type === 'pickup' && address) throw usageError('options.delivery_address goes with options.delivery_type delivery, not pickup');
-  if (o.delivery_address !== undefined && o.delivery_address !== null && !address) throw usageError('options.delivery_address is empty');
+  if (o.delivery_address !== undefined && !address) throw usageError('options.delivery_address is empty');
   const extras = args.extras?.map((e) => e.trim());
   if (extras?.some((e) => !e)) throw usageError('extras holds an empty item type (get_car lists the car’s extras)');
   const promo = args.promo_code?.trim();
@@ -149,7 +152,7 @@ function linkResult(action: S.ManualAction, target: Target, nextStep: string, ex
   return { ...action, ...extra, reminder: LINK_REMINDER, next_step: nextStep, ...(note ? { note } : {}) };
 }
 
-const searchInput = z.object({
+const searchInput = z.strictObject({
   city: describe(z.optional(z.enum(CITIES)), 'la (America/Los_Angeles) or miami (America/New_York)'),
   date_from: describe(z.optional(S.LocalDateTime), `trip start, ${LOCAL}; with date_to, each car says is_available and its trip totals`),
   date_to: describe(z.optional(S.LocalDateTime), 'trip end, same form; after date_from; goes with date_from'),
@@ -244,7 +247,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'getCar',
     title: 'Car detail',
     description: 'One car: specs, prices (integer cents, with dollars), extras, protection plans, and the car-local date ranges it is blocked. Anonymous.',
-    input: z.object({ car_alias: describe(Q.car_alias, 'the car alias (from search_cars)') }),
+    input: z.strictObject({ car_alias: describe(Q.car_alias, 'the car alias (from search_cars)') }),
     output: annotateSchema(S.Car),
     async run(args: { car_alias: string }, deps) {
       const car = (await deps.api().getCar(parseAlias(args.car_alias))).data;
@@ -258,7 +261,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'The price of a trip, line by line, in integer cents with dollars. final_total is the trip price; the refundable deposit (deposit_cents) is in no total. ' +
       'A quote reserves nothing and fixes no price: reserve revalidates both. Show it to the customer before reserving.',
-    input: z.object(tripInput),
+    input: z.strictObject(tripInput),
     output: annotateSchema(
       z.extend(S.Quote, {
         car_alias: z.string(),
@@ -289,7 +292,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'listTrips',
     title: 'Trips',
     description: 'The customer’s trips: active (upcoming and in progress) and history (completed and cancelled), each with its financial summary.',
-    input: z.object({}),
+    input: z.strictObject({}),
     output: annotateSchema(S.TripsList),
     async run(_args, deps) {
       return annotateValue((await deps.api().trips()).data, S.TripsList) as Record<string, unknown>;
@@ -302,7 +305,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'One reservation: status, payment status (settled, to_pay with the amount, or refund), financial summary, invoices and cancellation outcome. ' +
       'Read it again after the customer used a link: that is how an outcome is learned. Do not read it more often than every few seconds.',
-    input: z.object({ reservation_uuid: reservationUuid }),
+    input: z.strictObject({ reservation_uuid: reservationUuid }),
     output: annotateSchema(S.Trip),
     async run(args: { reservation_uuid: string }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
@@ -314,7 +317,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'listReservationInvoices',
     title: 'Invoices of a trip',
     description: 'Every invoice of the customer on a reservation, across types and states, with line items (cents; discounts negative). created_at is UTC.',
-    input: z.object({ reservation_uuid: reservationUuid }),
+    input: z.strictObject({ reservation_uuid: reservationUuid }),
     output: annotateSchema(z.object({ reservation_uuid: z.string(), invoices: S.InvoiceList })),
     async run(args: { reservation_uuid: string }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
@@ -327,7 +330,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'getInvoice',
     title: 'Invoice',
     description: 'One invoice with its line items. billing_status is the real state (HOLD is a card authorisation, not a charge).',
-    input: z.object({ invoice_uuid: describe(z.string().check(z.regex(UUID_RE, 'expected a UUID')), 'the invoice uuid (from list_invoices or get_trip)') }),
+    input: z.strictObject({ invoice_uuid: describe(z.string().check(z.regex(UUID_RE, 'expected a UUID')), 'the invoice uuid (from list_invoices or get_trip)') }),
     output: annotateSchema(S.Invoice),
     async run(args: { invoice_uuid: string }, deps) {
       const uuid = parseUuid(args.invoice_uuid, 'invoice_uuid');
@@ -339,7 +342,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'getProfile',
     title: 'Profile',
     description: 'Who the key belongs to: first name, whether they are approved to drive, and the saved card (masked).',
-    input: z.object({}),
+    input: z.strictObject({}),
     output: annotateSchema(S.Profile),
     async run(_args, deps) {
       return annotateValue((await deps.api().profile()).data, S.Profile) as Record<string, unknown>;
@@ -351,7 +354,7 @@ export const TOOLS: readonly ToolDef[] = [
     title: 'Verification status',
     description:
       'Identity verification and driver’s licence status (expired, expiring within 30 days). Verification itself is never started here: the customer does it in the app.',
-    input: z.object({}),
+    input: z.strictObject({}),
     output: annotateSchema(S.VerificationStatus),
     async run(_args, deps) {
       return annotateValue((await deps.api().verification()).data, S.VerificationStatus) as Record<string, unknown>;
@@ -362,7 +365,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'listCards',
     title: 'Saved card',
     description: 'The saved payment card (masked: brand, last 4 digits, expiry), or null when there is none. card_link hands over adding or replacing one.',
-    input: z.object({}),
+    input: z.strictObject({}),
     output: z.object({ card: z.nullable(S.Card), note: z.string() }),
     async run(_args, deps) {
       const cards = (await deps.api().cards()).data;
@@ -376,7 +379,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'A link to the page where the customer pays the rent (default) or the deposit of a reservation. Nothing is paid here: no tool can pay. ' +
       'Give the link to the customer; afterwards get_trip tells whether it is settled.',
-    input: z.object({
+    input: z.strictObject({
       reservation_uuid: reservationUuid,
       payment_type: describe(z.optional(shape(S.PaymentLinkRequest).payment_type), 'rent (default) or deposit'),
     }),
@@ -396,7 +399,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'cardAddLink',
     title: 'Card link',
     description: 'A link to the page where the customer adds a card (or reviews and replaces the saved one). No card is added here: no tool can add one.',
-    input: z.object({}),
+    input: z.strictObject({}),
     output: linkOutput(),
     async run(_args, deps) {
       const action = (await deps.api().cardAddLink()).data;
@@ -408,7 +411,7 @@ export const TOOLS: readonly ToolDef[] = [
     operation: 'extensionPrice',
     title: 'Extension price preview',
     description: 'What extending a reservation to a later check-out would cost. A preview: no dates change and nothing is charged. extension_link hands the extension to the customer.',
-    input: z.object({
+    input: z.strictObject({
       reservation_uuid: reservationUuid,
       new_checkout: describe(shape(S.ExtensionPriceRequest).new_checkout_date_time_local, `the new check-out, ${LOCAL}; later than the current one`),
     }),
@@ -441,7 +444,7 @@ export const TOOLS: readonly ToolDef[] = [
     title: 'Extension link',
     description:
       'A link to the page where the customer reviews and confirms an extension, optionally starting at a target check-out. No dates change here, even for a zero-cost extension.',
-    input: z.object({
+    input: z.strictObject({
       reservation_uuid: reservationUuid,
       checkout: describe(shape(S.ExtensionLinkRequest).checkout, `optional target check-out, ${LOCAL}; the page starts there`),
     }),
@@ -463,7 +466,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Creates a real unpaid reservation (quote first, and have the customer agree to the price). Price, eligibility and availability are checked again. ' +
       `${tripReminder} Payment is separate: payment_link. Safe to retry: the same arguments (or the same idempotency_key) never book twice, even after a restart.`,
-    input: z.object({ ...tripInput, idempotency_key: idempotencyKey }),
+    input: z.strictObject({ ...tripInput, idempotency_key: idempotencyKey }),
     output: annotateSchema(
       z.object({
         reservation_uuid: z.string(),
@@ -472,7 +475,8 @@ export const TOOLS: readonly ToolDef[] = [
         date_checkin: S.LocalDateTime,
         date_checkout: S.LocalDateTime,
         options: S.ReservationOptions,
-        idempotency_key: z.string(),
+        sent: describe(z.boolean(), 'false when this customer already held this reservation (the same request made before): nothing was sent'),
+        idempotency_key: z.optional(z.string()),
         resumed: describe(z.boolean(), 'true when an earlier attempt of this same request was finished with its idempotency key'),
         note: z.string(),
         next_step: z.string(),
@@ -485,14 +489,39 @@ export const TOOLS: readonly ToolDef[] = [
       const api = deps.api();
       const command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key };
       const resumed = !!(await writer.pending(command));
+      // the city names the dates' zone; best effort, the reservation exists whatever this read says
+      const city = () => api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data.city ?? undefined, () => undefined);
+      const dates = z.object({ date_checkin: S.LocalDateTime, date_checkout: S.LocalDateTime });
+      if (!resumed) {
+        // The journal lets a finished create go once it has its answer, and an unpaid
+        // reservation holds no calendar slot, so the same call again (a host that timed out
+        // and retried) would book the same car twice. The customer's own trips say whether
+        // this very reservation exists already.
+        const existing = (await api.trips()).data.active.find(
+          (t) => t.status === 'new' && t.car.car_alias === body.car_alias && t.date_checkin === body.date_checkin && t.date_checkout === body.date_checkout,
+        );
+        if (existing) {
+          const value = {
+            reservation_uuid: existing.uuid,
+            status: existing.status,
+            car_alias: body.car_alias,
+            date_checkin: body.date_checkin,
+            date_checkout: body.date_checkout,
+            options: body.options,
+            sent: false,
+            resumed,
+            note: `This customer already holds a reservation of this car for these dates (this same request, made before): nothing was sent. ${tripReminder}`,
+            next_step: `call get_trip with ${existing.uuid} for its payment status, or payment_link to hand over paying it`,
+          };
+          return annotateValue(value, dates, existing.car.city ?? undefined) as Record<string, unknown>;
+        }
+      }
       let used = '';
       const res = await writer.run(command, (k, retry, onRetry) => {
         used = k;
         deps.onWriteKey?.(k);
         return api.createReservation(body, k, retry, { onRetry });
       });
-      // the dates' zone; best effort, the reservation exists whatever this read says
-      const city = await api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data.city ?? undefined, () => undefined);
       const value = {
         reservation_uuid: res.data,
         status: 'new',
@@ -500,12 +529,13 @@ export const TOOLS: readonly ToolDef[] = [
         date_checkin: body.date_checkin,
         date_checkout: body.date_checkout,
         options: body.options,
+        sent: true,
         idempotency_key: used,
         resumed,
         note: `${tripReminder} It is unpaid until the customer pays on the payment page.`,
         next_step: `call payment_link with reservation_uuid ${res.data} and give the link to the customer`,
       };
-      return annotateValue(value, z.object({ date_checkin: S.LocalDateTime, date_checkout: S.LocalDateTime }), city) as Record<string, unknown>;
+      return annotateValue(value, dates, await city()) as Record<string, unknown>;
     },
   },
   {
@@ -515,7 +545,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Cancels a reservation under the normal rules: a cancellation fee may apply and an eligible deposit hold is released. Returns the reservation with its cancellation_outcome ' +
       '(cancelled does not mean money was returned). Safe to retry: the same reservation (or the same idempotency_key) is never cancelled twice.',
-    input: z.object({ reservation_uuid: reservationUuid, idempotency_key: idempotencyKey }),
+    input: z.strictObject({ reservation_uuid: reservationUuid, idempotency_key: idempotencyKey }),
     output: z.object({
       reservation_uuid: z.string(),
       cancelled: z.boolean(),

@@ -252,6 +252,22 @@ describe('booking', () => {
     expect(mine).toHaveLength(1);
   });
 
+  it('the same reserve again, once the first has answered: the same unpaid reservation, nothing sent, also from a new server', async () => {
+    const s = await start({ allowBooking: true });
+    const alias = await freeCar(s);
+    const args = { car_alias: alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'standard' } };
+    const first = (await s.call('reserve', args)).structuredContent as any;
+    expect(first.sent).toBe(true);
+    const again = await s.call('reserve', args);
+    expect(again.isError, text(again)).toBeFalsy();
+    expect(again.structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, sent: false });
+    await s.close();
+    const restarted = await start({ allowBooking: true });
+    expect((await restarted.call('reserve', args)).structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, sent: false });
+    expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
+    expect((await serve.requests()).filter((x) => x.operation === 'createReservation')).toHaveLength(1);
+  });
+
   it('cancel_reservation cancels once and shows the outcome; again, it sends nothing', async () => {
     const s = await start({ allowBooking: true });
     const alias = await freeCar(s);
@@ -321,6 +337,11 @@ describe('errors', () => {
       ['search_cars', { limit: 500 }, /limit/],
       ['get_trip', { reservation_uuid: 'not-a-uuid' }, /UUID/],
       ['extension_link', { reservation_uuid: '00000000-0000-4000-8000-000000000000', checkout: '2026-13-01T10:00' }, /checkout is not a real date/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, options: { delivery_type: 'delivery' } }, /options.delivery_address is required/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, options: { protection: 'standard' } }, /protection/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, promo: 'WELCOME10' }, /promo/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, promo_code: '  ' }, /promo_code is empty/],
+      ['get_car', { car_alias: 'has space' }, /not a car alias/],
     ];
     for (const [tool, args, message] of cases) {
       const r = await s.call(tool, args);
