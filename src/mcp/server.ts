@@ -137,6 +137,17 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   log(`serving ${registered.length} tools over stdio for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`);
 
   const transport = new StdioServerTransport(stdin, stdout);
+  // answers still being written when stdin closes must reach the host before we stop
+  let sending = 0;
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    sending++;
+    try {
+      await send(message);
+    } finally {
+      sending--;
+    }
+  };
   server.server.onerror = (err) => log(`protocol error: ${err.message}`);
 
   const stopped = new Promise<string>((resolve) => {
@@ -154,6 +165,8 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   const why = await stopped;
   if (inflight.size) log(`${why}: finishing ${inflight.size} tool call(s) in flight`);
   await Promise.allSettled([...inflight]);
+  // the SDK sends a tool's answer a few promise turns after the tool resolved
+  for (let turns = 0; turns < 100 && (turns < 2 || sending > 0); turns++) await new Promise((r) => setImmediate(r));
   await server.close().catch(() => undefined);
   log(`stopped: ${why}`);
   return 0;

@@ -417,6 +417,39 @@ describe('stdio', () => {
     expect(await exit).toEqual([0, null]);
   });
 
+  it('a call still in flight when stdin closes is answered before the server exits 0', async () => {
+    const child = spawn(process.execPath, [BIN, '--base-url', serve.info.base_url, 'mcp'], { env: home.env({ CARRENTAL_API_KEY: serve.info.keys.read_only }) });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exit = new Promise<[number | null, string | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+    await serve.admin('POST', '/faults', { kind: 'latency', operation: 'getProfile', ms: 500, times: 1 });
+    child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_profile', arguments: {} } })}\n`);
+    expect(await exit).toEqual([0, null]);
+    const answer = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(answer.id).toBe(7);
+    expect(answer.result.structuredContent.first_name).toBeTruthy();
+  });
+
+  it('SIGTERM and a closed stdout end it cleanly (exit 0)', async () => {
+    for (const how of ['SIGTERM', 'stdout'] as const) {
+      const child = spawn(process.execPath, [BIN, '--base-url', serve.info.base_url, 'mcp'], { env: home.env({ CARRENTAL_API_KEY: serve.info.keys.read_only }) });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exit = new Promise<[number | null, string | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+      child.stdin.write(`${JSON.stringify(init)}\n`);
+      await new Promise((r) => child.stdout.once('data', r));
+      if (how === 'SIGTERM') child.kill('SIGTERM');
+      else {
+        // the host stops reading: the next answer meets a closed pipe
+        child.stdout.destroy();
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+      }
+      expect(await exit, how).toEqual([0, null]);
+      expect(stderr, how).not.toMatch(/Error|at .*\.js:\d+/);
+    }
+  });
+
   it('--sandbox works with no key: the demo booking_write key books', async () => {
     const s = await connect(['--sandbox', 'mcp', '--allow-booking'], home.env({ CARRENTAL_SANDBOX_STATE: `${home.dir}/embedded.json` }));
     sessions.push(s);
