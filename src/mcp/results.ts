@@ -12,8 +12,9 @@ export const LINK_REMINDER =
   'Nothing is paid, saved or changed until then; read the reservation or account again to learn the outcome.';
 
 export function okResult(structured: Record<string, unknown>, secrets: Array<string | undefined>): CallToolResult {
-  // one scrub for both forms: the text is what the structured content is parsed back from
-  const text = safeJsonText(JSON.stringify(structured, null, 2), secrets);
+  // one scrub for both forms: the text is what the structured content is parsed back from.
+  // Compact: indentation would only cost the model tokens.
+  const text = safeJsonText(JSON.stringify(structured), secrets);
   return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
 }
 

@@ -97,6 +97,17 @@ describe('registration', () => {
     expect(s.stderr()).toMatch(/reserve and cancel_reservation are not offered: the key is read_only/);
   });
 
+  it('with no key at all: the catalog works, the account tools say a key is needed, and booking is not offered', async () => {
+    const s = await connect(['--base-url', serve.info.base_url, 'mcp', '--allow-booking'], home.env());
+    sessions.push(s);
+    expect((await s.client.listTools()).tools.map((t) => t.name)).not.toContain('reserve');
+    expect(s.stderr()).toMatch(/not offered: no API key is configured/);
+    expect((await s.call('search_cars', { limit: 1 })).isError).toBeFalsy();
+    const trips = await s.call('list_trips');
+    expect(trips.isError).toBe(true);
+    expect(text(trips)).toMatch(/needs an API key/);
+  });
+
   it('one tool per operation of the operations table', async () => {
     const { toolsByOperation } = await import('../../src/mcp/server.js');
     const map = toolsByOperation();
