@@ -166,9 +166,10 @@ const searchInput = z.strictObject({
 });
 type SearchArgs = z.infer<typeof searchInput>;
 
-/** Every query parameter of GET /cars has an input of the same name (a compile error otherwise). */
-const _searchCoversQuery: Record<keyof CarsQuery, unknown> = shape(searchInput) as Record<keyof CarsQuery | 'all_pages', $ZodType>;
-void _searchCoversQuery;
+/** Every query parameter of GET /cars has an input of the same name: a compile error names the one missing. */
+type MissingSearchInput = Exclude<keyof CarsQuery, keyof SearchArgs>;
+const searchCoversQuery: [MissingSearchInput] extends [never] ? true : MissingSearchInput = true;
+void searchCoversQuery;
 
 function searchQuery(args: SearchArgs, defaultCity: string | undefined): CarsQuery {
   if ((args.date_from === undefined) !== (args.date_to === undefined)) throw usageError('date_from and date_to go together: give both or neither');
