@@ -475,7 +475,7 @@ export const TOOLS: readonly ToolDef[] = [
         car_alias: z.string(),
         date_checkin: S.LocalDateTime,
         date_checkout: S.LocalDateTime,
-        options: S.ReservationOptions,
+        options: describe(z.optional(S.ReservationOptions), 'the options booked (absent when nothing was sent)'),
         sent: describe(z.boolean(), 'false when this customer already held this reservation (the same request made before): nothing was sent'),
         idempotency_key: z.optional(z.string()),
         resumed: describe(z.boolean(), 'true when an earlier attempt of this same request was finished with its idempotency key'),
@@ -508,10 +508,11 @@ export const TOOLS: readonly ToolDef[] = [
             car_alias: body.car_alias,
             date_checkin: body.date_checkin,
             date_checkout: body.date_checkout,
-            options: body.options,
             sent: false,
             resumed,
-            note: `This customer already holds a reservation of this car for these dates (this same request, made before): nothing was sent. ${tripReminder}`,
+            note:
+              'This customer already holds a reservation of this car for these dates (this same request, made before), with the options it was made with: nothing was sent. ' +
+              `To change its options, cancel it and reserve again. ${tripReminder}`,
             next_step: `call get_trip with ${existing.uuid} for its payment status, or payment_link to hand over paying it`,
           };
           return annotateValue(value, dates, existing.car.city ?? undefined) as Record<string, unknown>;
