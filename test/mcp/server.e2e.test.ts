@@ -197,8 +197,9 @@ describe('read tools', () => {
 
     const active = trips.active.find((t: any) => t.status === 'new');
     expect(active).toBeTruthy();
-    const later = active.date_checkout.replace(/T\d\d:\d\d$/, '') ;
-    const newCheckout = `${new Date(Date.parse(`${later}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10)}T10:00`;
+    // two days after the current check-out, at 10:00
+    const day = active.date_checkout.slice(0, 10);
+    const newCheckout = `${new Date(Date.parse(`${day}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10)}T10:00`;
     const preview = await s.call('extension_price', { reservation_uuid: active.uuid, new_checkout: newCheckout });
     expect(preview.isError, text(preview)).toBeFalsy();
     const pr = preview.structuredContent as any;
@@ -206,7 +207,7 @@ describe('read tools', () => {
     expect(pr.new_checkout_formatted).toMatch(/ America\//);
     const extend = (await s.call('extension_link', { reservation_uuid: active.uuid, checkout: newCheckout })).structuredContent as any;
     expect(extend.action).toBe('extend_reservation');
-    expect(extend.url).toContain(`checkout=`);
+    expect(extend.url).toContain('checkout=');
     expect(extend.reminder).toMatch(/not completion/);
 
     const pay = await s.call('payment_link', { reservation_uuid: active.uuid, payment_type: 'deposit' });
