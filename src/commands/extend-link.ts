@@ -97,7 +97,7 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   }
   printAction(out, res.data, {
     opened,
-    note: sandboxLinkNote(target),
+    ...sandboxLinkNote(target),
     payload: payloadOf(res),
     nextStep: `run \`${cli} trips ${uuid}\` to see the check-out (dates change only once the customer confirms, even at no cost)`,
   });

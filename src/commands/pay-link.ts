@@ -9,7 +9,7 @@ import { payloadOf } from '../api/payload.js';
 import type { Invoice, ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
-import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
+import { LINK_GRACE_MS, requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import { printAction } from '../render/action.js';
 import type { Output } from '../render/output.js';
@@ -73,14 +73,32 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   }
   printAction(out, res.data, {
     opened,
-    note: input.wait && target.embedded?.ownsStablePort ? undefined : sandboxLinkNote(target),
+    ...sandboxLinkNote(target, input.wait),
     payload: payloadOf(res),
     nextStep: input.wait
       ? `this command waits until ${type === 'rent' ? 'nothing is owed' : 'the deposit is authorised (held) or paid'}`
       : `run \`${cli} trips ${uuid}\` to see whether it is settled`,
   });
   if (!input.wait) return 0;
-  return waitUntilPaid(ctx, api, out, uuid, type, (timeoutS ?? DEFAULT_WAIT_TIMEOUT_S) * 1000);
+  const code = await waitUntilPaid(ctx, api, out, uuid, type, (timeoutS ?? DEFAULT_WAIT_TIMEOUT_S) * 1000);
+  const served = target.embedded;
+  if (code === 0 && served && served.links !== 'shared') await keepServing(ctx, out, served.linkPort);
+  return code;
+}
+
+/**
+ * The payment is seen, but the customer's browser may still be on its way to the done page
+ * (and its "View the trip" link): this command's own sandbox keeps serving LINK_GRACE_MS
+ * before it exits and takes the page down. Ctrl-C ends the grace early; the payment is
+ * made either way, so that is still exit 0.
+ */
+async function keepServing(ctx: Context, out: Output, port: number): Promise<void> {
+  out.info(`the page and its done page stay served on port ${port} for ${LINK_GRACE_MS / 1000} s more, then this command exits and they close (Ctrl-C closes them now)`);
+  try {
+    await ctx.sleep(LINK_GRACE_MS);
+  } catch (err) {
+    if (!(err instanceof CliError && err.kind === 'interrupted')) throw err;
+  }
 }
 
 /** What one read of the reservation says about the payment the command asked for. */
