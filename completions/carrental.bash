@@ -24,7 +24,7 @@ __carrental_options() {
     'carrental reserve') echo '--city --from --to --protection --mileage --delivery-address --extra --promo --idempotency-key --help -h' ;;
     'carrental cancel') echo '--idempotency-key --help -h' ;;
     'carrental pay-link') echo '--type --open --wait --wait-timeout --help -h' ;;
-    'carrental extend-link') echo '--to --open --help -h' ;;
+    'carrental extend-link') echo '--to --dry-run --open --help -h' ;;
     'carrental invoices') echo '--help -h' ;;
     'carrental invoice') echo '--help -h' ;;
     'carrental profile') echo '--help -h' ;;

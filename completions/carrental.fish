@@ -200,6 +200,7 @@ complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carre
 
 # carrental extend-link
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l to -x -d 'target check-out, car-local YYYY-MM-DDTHH:MM'
+complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l dry-run -d 'only preview the price of --to (with --json: the price payload); no link is created'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l open -d 'open the link in the default browser'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental extend-link\' 0' -a '(__carrental_dynamic reservations)'

@@ -144,6 +144,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [uuidArg('the reservation uuid')],
     options: [
       { flags: '--to <date>', description: 'target check-out, car-local YYYY-MM-DDTHH:MM' },
+      { flags: '--dry-run', description: 'only preview the price of --to (with --json: the price payload); no link is created' },
       { flags: '--open', description: 'open the link in the default browser' },
     ],
     examples: ['carrental extend-link <uuid> --to 2026-12-06T10:00', 'carrental extend-link <uuid> --open'],
