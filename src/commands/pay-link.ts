@@ -15,6 +15,7 @@ import { printAction } from '../render/action.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
+import { depositState } from '../render/trip-booking.js';
 import { cliPrefix } from './confirm.js';
 import { parseSeconds, parseUuid } from './parse.js';
 import { askedWaitMs, readReservation } from './trips.js';
@@ -107,16 +108,6 @@ export interface PaymentSeen {
   done: boolean;
   /** What was seen, in the user's words, for the progress line and the final line. */
   saw: string;
-}
-
-/** The deposit invoices' actual state (`billing_status`: the legacy `status` shows a HOLD as PAID). */
-export function depositState(invoices: readonly Invoice[] | undefined): 'held' | 'paid' | 'due' | 'none' | 'unknown' {
-  if (!invoices) return 'unknown';
-  const deposits = invoices.filter((i) => i.type.toUpperCase() === 'DEPOSIT' && i.billing_status !== 'CANCELLED');
-  if (deposits.some((i) => i.billing_status === 'ISSUED')) return 'due';
-  if (deposits.some((i) => i.billing_status === 'HOLD')) return 'held';
-  if (deposits.some((i) => i.billing_status === 'PAID')) return 'paid';
-  return 'none';
 }
 
 const DEPOSIT_WORDS = {
