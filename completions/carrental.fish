@@ -147,6 +147,7 @@ complete -c carrental -n '__carrental_at \'carrental cars\'' -l sort -x -a 'pric
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l limit -x -d 'cars per page, 1..200 (default 50)'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l offset -x -d 'skip this many cars (default 0)'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l all -d 'fetch every page'
+complete -c carrental -n '__carrental_at \'carrental cars\'' -l available -d 'with --from/--to: only the cars available for those dates'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -s h -l help -d 'display help for command'
 
 # carrental car

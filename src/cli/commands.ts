@@ -63,6 +63,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--limit <n>', description: 'cars per page, 1..200 (default 50)' },
       { flags: '--offset <n>', description: 'skip this many cars (default 0)' },
       { flags: '--all', description: 'fetch every page' },
+      { flags: '--available', description: 'with --from/--to: only the cars available for those dates' },
     ],
     examples: [
       'carrental cars --city la',
