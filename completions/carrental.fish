@@ -194,7 +194,7 @@ complete -c carrental -n '__carrental_arg \'carrental cancel\' 0' -a '(__carrent
 # carrental pay-link
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l type -x -a 'rent deposit' -d 'what to pay (default rent)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l open -d 'open the link in the default browser'
-complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait -d 're-read the reservation every 5 s until it is settled'
+complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait -d 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait-timeout -x -d 'give up waiting after this long (exit 6)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carrental_dynamic reservations)'

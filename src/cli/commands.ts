@@ -133,7 +133,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { flags: '--type <type>', description: 'what to pay (default rent)', choices: PAYMENT_TYPES },
       { flags: '--open', description: 'open the link in the default browser' },
-      { flags: '--wait', description: 're-read the reservation every 5 s until it is settled' },
+      { flags: '--wait', description: 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)' },
       { flags: '--wait-timeout <seconds>', description: 'give up waiting after this long (exit 6)' },
     ],
     examples: ['carrental pay-link <uuid>', 'carrental pay-link <uuid> --type deposit --open --wait'],
