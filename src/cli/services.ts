@@ -39,6 +39,8 @@ export interface EmbeddedLinks {
   /** The port the links point at. */
   linkPort: number;
   stableTakenBy?: string;
+  /** A line the done pages of this command's own server show (when they close). */
+  setDonePageNotice(text: string | undefined): void;
 }
 
 /** After `pay-link --wait` sees the payment, the page this command serves stays up this long (its done page, "View the trip"). */
@@ -175,7 +177,7 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
       sandbox: true,
-      embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy },
+      embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };
   }
   if (!configured) {

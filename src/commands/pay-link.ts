@@ -61,6 +61,13 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   const { api, out, target } = await services(ctx);
   requireKey(target);
   const cli = cliPrefix(ctx);
+  const served = target.embedded?.links === 'shared' ? undefined : target.embedded;
+  if (input.wait && served) {
+    // the done page is honest about its own end: it closes with this command
+    served.setDonePageNotice(
+      `This page is served by the command that gave you the link (${cli} pay-link ${uuid} --wait). It closes when that command stops: ${LINK_GRACE_MS / 1000} s after it sees the payment (sooner on Ctrl-C or at its --wait-timeout); afterwards, ${cli} trips ${uuid} shows the trip.`,
+    );
+  }
   let res: ApiResponse<ManualAction>;
   try {
     res = await api.paymentLink(uuid, type);
@@ -82,8 +89,7 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   });
   if (!input.wait) return 0;
   const code = await waitUntilPaid(ctx, api, out, uuid, type, (timeoutS ?? DEFAULT_WAIT_TIMEOUT_S) * 1000);
-  const served = target.embedded;
-  if (code === 0 && served && served.links !== 'shared') await keepServing(ctx, out, served.linkPort);
+  if (code === 0 && served) await keepServing(ctx, out, served.linkPort);
   return code;
 }
 

@@ -71,6 +71,10 @@ it('stable port held by another program: the link points at a port this command 
     await page.getByRole('button', { name: /^Pay \$/ }).click();
     await page.getByRole('heading', { name: 'Payment complete' }).waitFor({ timeout: 10_000 });
 
+    // the done page says it closes with the command, and when
+    await expect(page.getByTestId('served-until').innerText()).resolves.toBe(
+      `This page is served by the command that gave you the link (carrental --sandbox pay-link ${uuid} --wait). It closes when that command stops: ${LINK_GRACE_MS / 1000} s after it sees the payment (sooner on Ctrl-C or at its --wait-timeout); afterwards, carrental --sandbox trips ${uuid} shows the trip.`,
+    );
     // the command has seen the payment and still serves: the grace period, not the exit
     expect(await Promise.race([inGrace, ended])).toBe('grace');
     await page.getByRole('link', { name: 'View the trip' }).click();
