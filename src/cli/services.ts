@@ -75,21 +75,29 @@ export function sandboxPort(env: NodeJS.ProcessEnv): number {
 
 /**
  * Said with an action link of the embedded sandbox: how long the page is served. `wait`:
- * the command serves it while it waits, and LINK_GRACE_MS after it sees the outcome.
- * `warning` is for a stable port that something else holds.
+ * pay-link --wait, which serves it while it waits and LINK_GRACE_MS after it sees the
+ * payment; `can-wait`: pay-link without --wait; `no-wait`: card-link and extend-link, which
+ * have no --wait to suggest. `warning` is for a stable port that something else holds.
  */
-export function sandboxLinkNote(target: Target, wait = false): { note?: string; warning?: string } {
+export function sandboxLinkNote(target: Target, mode: 'wait' | 'can-wait' | 'no-wait' = 'no-wait'): { note?: string; warning?: string } {
   const e = target.embedded;
   if (!e) return {};
   const grace = `, and ${LINK_GRACE_MS / 1000} s after it sees the payment`;
   if (e.links === 'shared') return { note: `The carrental sandbox on port ${e.linkPort} (same state file) serves this page for as long as it runs.` };
   if (e.links === 'own-stable') {
-    if (wait) return { note: `This command serves the page on port ${e.linkPort} while it waits${grace}.` };
+    if (mode === 'wait') return { note: `This command serves the page on port ${e.linkPort} while it waits${grace}.` };
     return {
-      note: `The sandbox serves this page only while a carrental sandbox runs on port ${e.linkPort}: keep \`carrental sandbox serve\` running in another terminal (or use --wait) before opening it.`,
+      note: `The sandbox serves this page only while a carrental sandbox runs on port ${e.linkPort}: keep \`carrental sandbox serve\` running in another terminal${mode === 'can-wait' ? ' (or use --wait)' : ''} before opening it.`,
     };
   }
-  const served = wait ? `this command serves it while it waits${grace}` : 'this command serves it only until it exits, which is now: use --wait to keep it served';
+  const serve =
+    e.stablePort === 0
+      ? 'set CARRENTAL_SANDBOX_PORT to a free port, run `carrental sandbox serve` in another terminal and ask for the link again'
+      : `free port ${e.stablePort} (or set CARRENTAL_SANDBOX_PORT to a free port), run \`carrental sandbox serve\` in another terminal and ask for the link again`;
+  const served =
+    mode === 'wait'
+      ? `this command serves it while it waits${grace}`
+      : `this command serves it only until it exits, which is now: ${mode === 'can-wait' ? 'use --wait to keep it served, or ' : ''}${serve}`;
   return e.stableTakenBy
     ? { warning: `port ${e.stablePort} is taken by ${e.stableTakenBy}, so this link points at port ${e.linkPort}: ${served}.` }
     : { note: `This link points at port ${e.linkPort}: ${served}.` };

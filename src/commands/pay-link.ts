@@ -81,7 +81,7 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   }
   printAction(out, res.data, {
     opened,
-    ...sandboxLinkNote(target, input.wait),
+    ...sandboxLinkNote(target, input.wait ? 'wait' : 'can-wait'),
     payload: payloadOf(res),
     nextStep: input.wait
       ? `this command waits until ${type === 'rent' ? 'nothing is owed' : 'the deposit is authorised (held) or paid'}`

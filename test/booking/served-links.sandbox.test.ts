@@ -58,6 +58,13 @@ describe('the stable port is free', () => {
     expect(portOf(linkOf(card.stdout))).toBe(probe);
     expect(card.stderr).toContain(`only while a carrental sandbox runs on port ${probe}: keep \`carrental sandbox serve\` running`);
     expect(card.stderr).not.toContain('warning:');
+    expect(card.stderr).not.toContain('--wait');
+    const extend = await runCommand(['--sandbox', 'extend-link', uuid], { env });
+    expect(extend.code, extend.stderr).toBe(0);
+    expect(extend.stderr).toContain(`only while a carrental sandbox runs on port ${probe}`);
+    expect(extend.stderr).not.toContain('--wait');
+    const pay = await runCommand(['--sandbox', 'pay-link', uuid], { env });
+    expect(pay.stderr).toContain('running in another terminal (or use --wait) before opening it');
 
     const run = runLive(['--sandbox', 'pay-link', uuid, '--wait'], {
       env,
@@ -106,8 +113,10 @@ describe('something else holds the stable port', () => {
     const port = portOf(linkOf(res.stdout));
     expect(port).not.toBe(foreign);
     expect(res.stderr).toContain(
-      `warning: port ${foreign} is taken by a program that is not a carrental sandbox, so this link points at port ${port}: this command serves it only until it exits, which is now: use --wait to keep it served.`,
+      `warning: port ${foreign} is taken by a program that is not a carrental sandbox, so this link points at port ${port}: this command serves it only until it exits, which is now: free port ${foreign} (or set CARRENTAL_SANDBOX_PORT to a free port), run \`carrental sandbox serve\` in another terminal and ask for the link again.`,
     );
+    // card-link has no --wait: its notes never suggest one
+    expect(res.stderr).not.toContain('--wait');
   });
 
   it('a carrental sandbox on another state file: its pages would not know this reservation, so the link points elsewhere', async () => {
@@ -119,6 +128,7 @@ describe('something else holds the stable port', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(portOf(linkOf(res.stdout))).not.toBe(stable);
     expect(res.stderr).toContain(`warning: port ${stable} is taken by a carrental sandbox with another state file (${join(home.dir, 'other-state.json')})`);
+    expect(res.stderr).toContain('this command serves it only until it exits, which is now: use --wait to keep it served, or free port');
   });
 });
 
@@ -127,7 +137,10 @@ describe('no stable port (CARRENTAL_SANDBOX_PORT=0)', () => {
     const res = await runCommand(['--sandbox', 'card-link'], { env: home.env() });
     expect(res.code, res.stderr).toBe(0);
     const port = portOf(linkOf(res.stdout));
-    expect(res.stderr).toContain(`This link points at port ${port}: this command serves it only until it exits, which is now: use --wait to keep it served.`);
+    expect(res.stderr).toContain(
+      `This link points at port ${port}: this command serves it only until it exits, which is now: set CARRENTAL_SANDBOX_PORT to a free port, run \`carrental sandbox serve\` in another terminal and ask for the link again.`,
+    );
+    expect(res.stderr).not.toContain('--wait');
     expect(await answers(linkOf(res.stdout))).toBe(false);
   });
 
