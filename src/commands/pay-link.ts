@@ -2,7 +2,7 @@
 // API never pays; with --wait we re-read the reservation (no faster than every 5 s) until
 // the payment asked for is made: rent, nothing owed; deposit, the DEPOSIT invoice held or
 // paid. While this command's own embedded sandbox serves the page, it keeps serving it a
-// short grace period after that (see linkLifetime in src/cli/services.ts).
+// short grace period after that (LINK_GRACE_MS, sandboxLinkNote in src/cli/services.ts).
 import type { ApiResponse } from '../api/client.js';
 import type { Api } from '../api/endpoints.js';
 import { payloadOf } from '../api/payload.js';
@@ -182,7 +182,7 @@ export async function waitUntilPaid(
   const elapsed = () => Math.max(slept, Date.now() - started);
   const cli = cliPrefix(ctx);
   const stopHint = `the link stays valid; \`${cli} trips ${uuid}\` shows the payment status`;
-  const asked_for = type === 'rent' ? 'the rent payment' : 'the deposit';
+  const askedFor = type === 'rent' ? 'the rent payment' : 'the deposit';
   // the Retry-After of the last read, when it failed: the next read waits at least that long
   let asked = 0;
   let last = '';
@@ -231,9 +231,9 @@ export async function waitUntilPaid(
       }
       if (trip.status === 'cancelled') {
         out.clearProgress();
-        throw new CliError('conflict', `reservation ${uuid} was cancelled while waiting for ${asked_for}`, { hint: stopHint });
+        throw new CliError('conflict', `reservation ${uuid} was cancelled while waiting for ${askedFor}`, { hint: stopHint });
       }
-      out.progress(`waiting for ${asked_for}: ${seen.saw} (checked ${checks}×, ${Math.round(elapsed() / 1000)} s; Ctrl-C to stop)`);
+      out.progress(`waiting for ${askedFor}: ${seen.saw} (checked ${checks}×, ${Math.round(elapsed() / 1000)} s; Ctrl-C to stop)`);
     }
   } catch (err) {
     if (err instanceof CliError && err.kind === 'interrupted') {
