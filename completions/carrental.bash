@@ -17,14 +17,14 @@ __carrental_options() {
   local globals='--profile --base-url --sandbox --json --no-color --no-input --yes -y --debug --timeout'
   case "$1" in
     'carrental') echo '--help -h --version -V' ;;
-    'carrental cars') echo '--city --from --to --body-type --make-id --model-id --sort --limit --offset --all --help -h' ;;
+    'carrental cars') echo '--city --from --to --body-type --make-id --model-id --sort --limit --offset --all --available --help -h' ;;
     'carrental car') echo '--help -h' ;;
     'carrental quote') echo '--from --to --protection --mileage --delivery-address --extra --promo --anonymous --help -h' ;;
     'carrental trips') echo '--watch --interval --watch-timeout --help -h' ;;
     'carrental reserve') echo '--city --from --to --protection --mileage --delivery-address --extra --promo --idempotency-key --new --help -h' ;;
     'carrental cancel') echo '--idempotency-key --help -h' ;;
     'carrental pay-link') echo '--type --open --wait --wait-timeout --help -h' ;;
-    'carrental extend-link') echo '--to --open --help -h' ;;
+    'carrental extend-link') echo '--to --dry-run --open --help -h' ;;
     'carrental invoices') echo '--help -h' ;;
     'carrental invoice') echo '--help -h' ;;
     'carrental profile') echo '--help -h' ;;

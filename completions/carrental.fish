@@ -148,6 +148,7 @@ complete -c carrental -n '__carrental_at \'carrental cars\'' -l sort -x -a 'pric
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l limit -x -d 'cars per page, 1..200 (default 50)'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l offset -x -d 'skip this many cars (default 0)'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l all -d 'fetch every page'
+complete -c carrental -n '__carrental_at \'carrental cars\'' -l available -d 'with --from/--to: only the cars available for those dates'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -s h -l help -d 'display help for command'
 
 # carrental car
@@ -195,13 +196,14 @@ complete -c carrental -n '__carrental_arg \'carrental cancel\' 0' -a '(__carrent
 # carrental pay-link
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l type -x -a 'rent deposit' -d 'what to pay (default rent)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l open -d 'open the link in the default browser'
-complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait -d 're-read the reservation every 5 s until it is settled'
+complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait -d 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait-timeout -x -d 'give up waiting after this long (exit 6)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carrental_dynamic reservations)'
 
 # carrental extend-link
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l to -x -d 'target check-out, car-local YYYY-MM-DDTHH:MM'
+complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l dry-run -d 'only preview the price of --to (with --json: the price payload); no link is created'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l open -d 'open the link in the default browser'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental extend-link\' 0' -a '(__carrental_dynamic reservations)'

@@ -63,6 +63,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--limit <n>', description: 'cars per page, 1..200 (default 50)' },
       { flags: '--offset <n>', description: 'skip this many cars (default 0)' },
       { flags: '--all', description: 'fetch every page' },
+      { flags: '--available', description: 'with --from/--to: only the cars available for those dates' },
     ],
     examples: [
       'carrental cars --city la',
@@ -133,7 +134,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { flags: '--type <type>', description: 'what to pay (default rent)', choices: PAYMENT_TYPES },
       { flags: '--open', description: 'open the link in the default browser' },
-      { flags: '--wait', description: 're-read the reservation every 5 s until it is settled' },
+      { flags: '--wait', description: 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)' },
       { flags: '--wait-timeout <seconds>', description: 'give up waiting after this long (exit 6)' },
     ],
     examples: ['carrental pay-link <uuid>', 'carrental pay-link <uuid> --type deposit --open --wait'],
@@ -145,6 +146,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [uuidArg('the reservation uuid')],
     options: [
       { flags: '--to <date>', description: 'target check-out, car-local YYYY-MM-DDTHH:MM' },
+      { flags: '--dry-run', description: 'only preview the price of --to (with --json: the price payload); no link is created' },
       { flags: '--open', description: 'open the link in the default browser' },
     ],
     examples: ['carrental extend-link <uuid> --to 2026-12-06T10:00', 'carrental extend-link <uuid> --open'],

@@ -5,6 +5,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { parseDateRange } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
+import { usageError } from '../errors.js';
 import { parseIntOption } from './parse.js';
 
 export interface CarsInput {
@@ -18,6 +19,7 @@ export interface CarsInput {
   limit?: string;
   offset?: string;
   all?: boolean;
+  available?: boolean;
 }
 
 /** Pages fetched at once by --all after the first: enough to hide latency, few enough to stay polite. */
@@ -50,6 +52,9 @@ export function buildCarsQuery(input: CarsInput, defaultCity?: string): CarsQuer
 export async function run(input: CarsInput, ctx: Context): Promise<number> {
   // validate before anything else: a bad flag never sends a request
   const preliminary = buildCarsQuery(input);
+  if (input.available && preliminary.date_from === undefined) {
+    throw usageError('--available needs --from and --to: the catalog says whether a car is available only for dates');
+  }
   const { api, out, target } = await services(ctx);
   const query = input.city ? preliminary : { ...preliminary, city: target.profileData.city };
 
@@ -65,6 +70,8 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
   } else {
     page = (await api.listCars(query)).data;
   }
+  const fetched = page.cars.length;
+  if (input.available) page = onlyAvailable(page);
 
   if (ctx.globals.json) {
     out.printJson(page);
@@ -79,11 +86,21 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
   else out.table(headers, rows, dated ? [4, 5, 7] : [4, 5]);
 
   const offset = query.offset ?? 0;
-  if (!input.all && out.tty && page.cars.length > 0) {
-    const last = offset + page.cars.length;
+  if (input.available && out.tty) out.info(`${page.cars.length} of the ${fetched} cars fetched are available`);
+  if (!input.all && out.tty && fetched > 0) {
+    const last = offset + fetched;
     out.info(`showing ${offset + 1}-${last} of ${page.total}${page.has_more ? `; next page: --offset ${last} (or --all for every page)` : ''}`);
   }
   return 0;
+}
+
+/**
+ * --available: only the cars the catalog marks `is_available: true` (a car it says nothing
+ * about is left out). The API has no such filter, so this filters what was fetched: `total`
+ * and `has_more` stay the API's, counting every car of the search.
+ */
+export function onlyAvailable(page: CarsPage): CarsPage {
+  return { ...page, cars: page.cars.filter((car) => car.is_available === true) };
 }
 
 function carRow(car: Car, dated: boolean): unknown[] {

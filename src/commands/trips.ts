@@ -95,8 +95,27 @@ export async function run(input: TripsInput, ctx: Context): Promise<number> {
     else renderTripDetail(out, res.data, cli, uuid);
     return 0;
   }
+  const final = nothingLeftToWatch(res.data);
+  if (final) {
+    // nothing it watches can change any more: show it once and say why, instead of polling forever
+    if (out.json) out.printJson(payloadOf(res));
+    else renderTripDetail(out, res.data, cli, uuid);
+    out.info(`not watching: ${final}`);
+    return 0;
+  }
   if (!out.json) renderTripDetail(out, res.data, cli, uuid);
   return watchTrip(ctx, api, out, uuid, res.data, watch);
+}
+
+/**
+ * Why --watch would never see a change, or undefined. A cancelled or complete reservation
+ * keeps its status; once nothing is owed and no refund is on its way (payment status
+ * `settled`), its payment status stays too. A refund or an amount still owed can still move.
+ */
+export function nothingLeftToWatch(trip: Trip): string | undefined {
+  if (trip.status !== 'cancelled' && trip.status !== 'complete') return undefined;
+  if (trip.payment_status?.type !== 'settled') return undefined;
+  return `the reservation is ${trip.status} and settled (nothing owed, no refund on its way): neither its status nor its payment status can change any more`;
 }
 
 async function list(api: Api, out: Output, cli: string): Promise<number> {

@@ -63,4 +63,8 @@ export function invoiceNotes(out: Output, invoices: Invoice[]): void {
   if (invoices.some((inv) => inv.billing_status === 'HOLD')) {
     out.info('note: a HOLD is an authorisation on the card, not a charge.');
   }
+  if (invoices.some((inv) => inv.type.toUpperCase() === 'DEBT')) {
+    // the API prepares it when a reservation detail is read while money is owed; beside a RENT of the same amount it reads as a double charge
+    out.info('note: a DEBT invoice is not a second charge: it is the payable of what is owed, the ISSUED charges beside it gathered into the one invoice the customer pays (the payment status points at it); paying it pays them.');
+  }
 }

@@ -8,6 +8,7 @@ import { invoiceNotes, renderInvoiceTable } from './invoice.js';
 import { formatCents, formatCentsOrUnknown } from './money.js';
 import type { Output } from './output.js';
 import { clean } from './sanitize.js';
+import { renderBooking } from './trip-booking.js';
 
 type FinancialSummary = NonNullable<Trip['financial_summary']>;
 
@@ -176,6 +177,8 @@ export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental', req
     ['balance', stated(trip.balance_cents, formatCents)],
     ['payment', stated(trip.payment_status, (ps) => describePaymentStatus(ps, city))],
   ]);
+  // options, extras, delivery, promo and the deposit's state: their own section (trip-booking.ts)
+  renderBooking(out, trip, cli, uuid);
   out.line();
   if (trip.financial_summary) renderFinancialSummary(out, trip.financial_summary);
   else {

@@ -55,6 +55,8 @@ export interface RunningSandbox {
   /** http://127.0.0.1:PORT/__sandbox */
   adminUrl: string;
   keys: SandboxKeys;
+  /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
+  setDonePageNotice(text: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -107,6 +109,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     appUrl: ctx.appUrl,
     adminUrl: ctx.adminUrl,
     keys: sandboxKeys(store.read().seed),
+    setDonePageNotice: (text) => {
+      ctx.donePageNotice = text;
+    },
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

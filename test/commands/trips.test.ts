@@ -245,7 +245,7 @@ describe('trips <uuid> --watch', () => {
   });
 
   it('gives up after --watch-timeout with exit 6, without a read faster than the interval', async () => {
-    const t = find('settled', (x) => x.payment_status.type === 'settled' && x.status === 'complete');
+    const t = find('is new and settled', (x) => x.payment_status.type === 'settled' && x.status === 'new');
     const sleeps: number[] = [];
     const r = await run(['trips', t.uuid, '--watch', '--watch-timeout', '12'], { sleep: async (ms) => void sleeps.push(ms) });
     expect(r.code).toBe(6);
@@ -255,7 +255,7 @@ describe('trips <uuid> --watch', () => {
   });
 
   it('stops on Ctrl-C with exit 130', async () => {
-    const t = find('settled', (x) => x.payment_status.type === 'settled');
+    const t = find('is new and settled', (x) => x.payment_status.type === 'settled' && x.status === 'new');
     const sleep = async () => {
       throw new CliError('interrupted', 'interrupted');
     };
@@ -265,7 +265,7 @@ describe('trips <uuid> --watch', () => {
   });
 
   it('stops on a real abort signal with exit 130', async () => {
-    const t = find('settled', (x) => x.payment_status.type === 'settled');
+    const t = find('is new and settled', (x) => x.payment_status.type === 'settled' && x.status === 'new');
     const controller = new AbortController();
     const pending = runCommand(['--base-url', sb.baseUrl, 'trips', t.uuid, '--watch'], {
       env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }),
@@ -274,6 +274,33 @@ describe('trips <uuid> --watch', () => {
     setTimeout(() => controller.abort(), 300);
     const r = await pending;
     expect(r.code).toBe(130);
+  });
+
+  it('a cancelled or complete reservation that is settled ends at once (exit 0), saying why, after one read', async () => {
+    const done = trips.filter((x) => (x.status === 'cancelled' || x.status === 'complete') && x.payment_status.type === 'settled');
+    expect(done.length).toBeGreaterThan(0);
+    for (const t of done) {
+      await sb.reset();
+      const sleeps: number[] = [];
+      const r = await run(['trips', t.uuid, '--watch'], { sleep: async (ms) => void sleeps.push(ms) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(sleeps).toEqual([]);
+      expect(r.stdout).toContain(`Trip ${t.uuid}`);
+      expect(r.stderr).toContain(`not watching: the reservation is ${t.status} and settled (nothing owed, no refund on its way): neither its status nor its payment status can change any more`);
+      expect((await sb.requests()).filter((q) => q.operation === 'getReservation')).toHaveLength(1);
+    }
+    const json = await run(['trips', done[0].uuid, '--watch', '--json'], { sleep: async () => {} });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).uuid).toBe(done[0].uuid);
+  });
+
+  it('a cancelled reservation with a refund on its way is still watched: its payment status can change', async () => {
+    const t = find('is cancelled with a refund pending', (x) => x.status === 'cancelled' && x.payment_status.type === 'refund');
+    const sleeps: number[] = [];
+    const r = await run(['trips', t.uuid, '--watch', '--watch-timeout', '5'], { sleep: async (ms) => void sleeps.push(ms) });
+    expect(r.code).toBe(6);
+    expect(sleeps).toEqual([5000]);
+    expect(r.stderr).not.toContain('not watching');
   });
 
   it('checks its options before sending anything (exit 2)', async () => {
