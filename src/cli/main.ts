@@ -304,9 +304,8 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
 }
 
 /**
- * Entry point of bin/carrental.js, from the CommonJS build of this file (dist/cli/start.cjs):
- * help and usage errors never start node's ESM loader; a command's module is imported from
- * the ES-module build (dist/commands/) when it runs.
+ * Entry point of bin/carrental.js (dist/cli.js is this file's build): help and usage errors
+ * load the command tree only; a command's module (dist/commands/) is imported when it runs.
  */
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();

@@ -1,6 +1,6 @@
-// What `npm pack` ships: the bundle, the launcher, the completion scripts, README and
-// LICENSE, nothing else. Every runtime library is bundled into dist/ by esbuild, which is
-// why they are all devDependencies and the package installs with no dependencies at all.
+// What `npm pack` ships: the bundle, the launcher, the completion scripts, README,
+// LICENSE and the licences of what the bundle holds (THIRD-PARTY-NOTICES), nothing else.
+// Every runtime library is bundled into dist/ by esbuild, which is why they are all devDependencies and the package installs with no dependencies at all.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,15 +14,15 @@ interface PackResult {
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
 
-it('the package holds dist/, bin/, completions/, README.md and LICENSE only', () => {
+it('the package holds dist/, bin/, completions/, README.md, LICENSE and THIRD-PARTY-NOTICES only', () => {
   assertBuilt();
   // --ignore-scripts: the suite runs after `npm run build`; prepack would build again
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const [result] = JSON.parse(out) as PackResult[];
   const paths = result.files.map((f) => f.path).sort();
-  for (const path of paths) expect(path).toMatch(/^(dist\/.+\.c?js|dist\/cli\/start\.cjs\.cache|bin\/(carrental\.js|package\.json)|completions\/(carrental\.bash|_carrental|carrental\.fish)|README\.md|LICENSE|package\.json)$/);
+  for (const path of paths) expect(path).toMatch(/^(dist\/.+\.js|bin\/(carrental\.js|package\.json)|completions\/(carrental\.bash|_carrental|carrental\.fish)|README\.md|LICENSE|THIRD-PARTY-NOTICES|package\.json)$/);
   expect(paths).toEqual(
-    expect.arrayContaining(['LICENSE', 'README.md', 'bin/carrental.js', 'completions/_carrental', 'completions/carrental.bash', 'completions/carrental.fish', 'dist/cli.js', 'package.json']),
+    expect.arrayContaining(['LICENSE', 'README.md', 'bin/carrental.js', 'completions/_carrental', 'completions/carrental.bash', 'completions/carrental.fish', 'dist/cli.js', 'package.json', 'THIRD-PARTY-NOTICES']),
   );
   expect(paths.some((p) => p.startsWith('dist/chunks/'))).toBe(true);
   expect(result.files.find((f) => f.path === 'bin/carrental.js')!.mode & 0o111).not.toBe(0);
@@ -32,6 +32,6 @@ it('the package holds dist/, bin/, completions/, README.md and LICENSE only', ()
 it('has no runtime dependencies to install: everything is in the bundle', () => {
   expect(pkg.dependencies ?? {}).toEqual({});
   expect(pkg.bin).toEqual({ carrental: 'bin/carrental.js' });
-  expect(pkg.files).toEqual(['bin/', 'dist/', 'completions/', 'README.md', 'LICENSE']);
+  expect(pkg.files).toEqual(['bin/', 'dist/', 'completions/', 'README.md', 'LICENSE', 'THIRD-PARTY-NOTICES']);
   expect((pkg.engines as Record<string, string>).node).toBe('>=20.19');
 });
