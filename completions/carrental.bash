@@ -85,10 +85,13 @@ __carrental_values() {
     'carrental cars --sort') COMPREPLY=($(compgen -W 'price_asc price_desc' -- "$cur")) ;;
     'carrental quote --protection') COMPREPLY=($(compgen -W 'minimum standard' -- "$cur")) ;;
     'carrental quote --mileage') COMPREPLY=($(compgen -W 'limited unlimited' -- "$cur")) ;;
+    'carrental quote --extra') __carrental_dynamic extras ;;
     'carrental reserve --city') COMPREPLY=($(compgen -W 'la miami' -- "$cur")) ;;
     'carrental reserve --protection') COMPREPLY=($(compgen -W 'minimum standard' -- "$cur")) ;;
     'carrental reserve --mileage') COMPREPLY=($(compgen -W 'limited unlimited' -- "$cur")) ;;
+    'carrental reserve --extra') __carrental_dynamic extras ;;
     'carrental pay-link --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
+    'carrental doctor --require') COMPREPLY=($(compgen -W 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -- "$cur")) ;;
     'carrental sandbox serve --state') __carrental_files ;;
   esac
 }
@@ -100,8 +103,8 @@ __carrental_args() {
     'carrental quote 0') __carrental_dynamic cars ;;
     'carrental trips 0') __carrental_dynamic reservations ;;
     'carrental reserve 0') __carrental_dynamic cars ;;
-    'carrental cancel 0') __carrental_dynamic reservations ;;
-    'carrental pay-link 0') __carrental_dynamic reservations ;;
+    'carrental cancel 0') __carrental_dynamic cancellable ;;
+    'carrental pay-link 0') __carrental_dynamic payable ;;
     'carrental extend-link 0') __carrental_dynamic reservations ;;
     'carrental invoices 0') __carrental_dynamic reservations ;;
     'carrental invoice 0') __carrental_dynamic invoices ;;
@@ -123,14 +126,33 @@ __carrental_files() {
   fi
 }
 
-# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure). Matched
-# here rather than with compgen -W, which would expand what the server sent.
+# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure) for
+# `value<TAB>description` lines. Matched here rather than with compgen -W, which would
+# expand what the server sent. One match is inserted as it is; several are listed with
+# their descriptions in parentheses (bash has no column for them), and what they share
+# beyond the typed prefix is still inserted, since the values come first.
 __carrental_dynamic() {
-  local candidate
+  local line value tab=$'\t'
+  local -a values descriptions
   COMPREPLY=()
-  while IFS= read -r candidate; do
-    [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
-  done < <("${words[0]}" __complete "$1" --no-input "${fwd[@]}" 2>/dev/null)
+  while IFS= read -r line; do
+    value=${line%%"$tab"*}
+    [[ $value == "$cur"* ]] || continue
+    values+=("$value")
+    if [[ $line == *"$tab"* ]]; then descriptions+=("${line#*"$tab"}"); else descriptions+=(''); fi
+  done < <("${words[0]}" __complete "$1" --no-input "${fwd[@]}" ${arg0:+"$arg0"} 2>/dev/null)
+  if ((${#values[@]} == 1)); then
+    COMPREPLY=("${values[0]}")
+    return
+  fi
+  local i
+  for i in "${!values[@]}"; do
+    if [[ -n ${descriptions[i]} ]]; then
+      COMPREPLY+=("${values[i]}  (${descriptions[i]})")
+    else
+      COMPREPLY+=("${values[i]}")
+    fi
+  done
 }
 
 _carrental() {
@@ -145,7 +167,7 @@ _carrental() {
     prev=${COMP_WORDS[COMP_CWORD-1]}
   fi
 
-  local cmd_path=carrental nargs=0 i w pending=''
+  local cmd_path=carrental nargs=0 i w pending='' arg0=''
   local -a fwd=()
   for ((i = 1; i < cword; i++)); do
     w=${words[i]}
@@ -163,6 +185,7 @@ _carrental() {
         if ((nargs == 0)) && [[ " $(__carrental_subcommands "$cmd_path") " == *" $w "* ]]; then
           cmd_path="$cmd_path $w"
         else
+          ((nargs == 0)) && arg0=$w
           nargs=$((nargs + 1))
         fi
         ;;

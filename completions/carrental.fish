@@ -43,8 +43,9 @@ function __carrental_value_flags --argument-names path
     end
 end
 
-# The command path, the number of positional arguments so far and the global flags to
-# forward, one per line; cached for the current line since every condition asks for it.
+# The command path, the number of positional arguments so far, the first of them ("-" for
+# none: an empty element would vanish from the list) and the global flags to forward, one
+# per line; cached for the current line since every condition asks for it.
 function __carrental_walk
     set -l line (commandline -pc)
     if test "$line" = "$__carrental_walk_line"
@@ -54,6 +55,7 @@ function __carrental_walk
     set -l tokens (commandline -opc)
     set -l cmd_path carrental
     set -l nargs 0
+    set -l arg0 -
     set -l fwd
     set -l pending
     for w in $tokens[2..-1]
@@ -72,12 +74,13 @@ function __carrental_walk
                 if test $nargs -eq 0; and contains -- $w (__carrental_subcommands $cmd_path)
                     set cmd_path "$cmd_path $w"
                 else
+                    test $nargs -eq 0; and set arg0 $w
                     set nargs (math $nargs + 1)
                 end
         end
     end
     set -g __carrental_walk_line $line
-    set -g __carrental_walk_state $cmd_path $nargs $fwd
+    set -g __carrental_walk_state $cmd_path $nargs $arg0 $fwd
     printf '%s\n' $__carrental_walk_state
 end
 
@@ -91,11 +94,14 @@ function __carrental_arg --argument-names path index
     test "$state[1]" = "$path"; and test "$state[2]" = "$index"
 end
 
-# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure).
+# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure); its
+# `value<TAB>description` lines are what fish expects from a completion.
 function __carrental_dynamic --argument-names kind
     set -l state (__carrental_walk)
     set -l cmd (commandline -opc)[1]
-    command $cmd __complete $kind --no-input $state[3..-1] 2>/dev/null
+    set -l arg0
+    test "$state[3]" != -; and set arg0 $state[3]
+    command $cmd __complete $kind --no-input $state[4..-1] $arg0 2>/dev/null
 end
 
 complete -c carrental -f
@@ -159,7 +165,7 @@ complete -c carrental -n '__carrental_at \'carrental quote\'' -l to -x -d 'check
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l protection -x -a 'minimum standard' -d 'protection plan (default minimum)'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l mileage -x -a 'limited unlimited' -d 'mileage (default limited)'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l delivery-address -x -d 'deliver the car to this address instead of pickup'
-complete -c carrental -n '__carrental_at \'carrental quote\'' -l extra -x -d 'add an extra by item type (repeatable)'
+complete -c carrental -n '__carrental_at \'carrental quote\'' -l extra -x -a '(__carrental_dynamic extras)' -d 'add an extra by item type (repeatable)'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l promo -x -d 'promo code'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l anonymous -d 'send no credential even when a key is configured'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -s h -l help -d 'display help for command'
@@ -179,7 +185,7 @@ complete -c carrental -n '__carrental_at \'carrental reserve\'' -l to -x -d 'che
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l protection -x -a 'minimum standard' -d 'protection plan (default minimum)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l mileage -x -a 'limited unlimited' -d 'mileage (default limited)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l delivery-address -x -d 'deliver the car to this address instead of pickup'
-complete -c carrental -n '__carrental_at \'carrental reserve\'' -l extra -x -d 'add an extra by item type (repeatable)'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l extra -x -a '(__carrental_dynamic extras)' -d 'add an extra by item type (repeatable)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l promo -x -d 'promo code'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l idempotency-key -x -d 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -s h -l help -d 'display help for command'
@@ -188,7 +194,7 @@ complete -c carrental -n '__carrental_arg \'carrental reserve\' 0' -a '(__carren
 # carrental cancel
 complete -c carrental -n '__carrental_at \'carrental cancel\'' -l idempotency-key -x -d 'use this Idempotency-Key instead of a generated one'
 complete -c carrental -n '__carrental_at \'carrental cancel\'' -s h -l help -d 'display help for command'
-complete -c carrental -n '__carrental_arg \'carrental cancel\' 0' -a '(__carrental_dynamic reservations)'
+complete -c carrental -n '__carrental_arg \'carrental cancel\' 0' -a '(__carrental_dynamic cancellable)'
 
 # carrental pay-link
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l type -x -a 'rent deposit' -d 'what to pay (default rent)'
@@ -196,7 +202,7 @@ complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l open -d 'ope
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait -d 're-read the reservation every 5 s until it is settled'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait-timeout -x -d 'give up waiting after this long (exit 6)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -s h -l help -d 'display help for command'
-complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carrental_dynamic reservations)'
+complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carrental_dynamic payable)'
 
 # carrental extend-link
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l to -x -d 'target check-out, car-local YYYY-MM-DDTHH:MM'
@@ -288,7 +294,7 @@ complete -c carrental -n '__carrental_at \'carrental api\'' -s h -l help -d 'dis
 complete -c carrental -n '__carrental_arg \'carrental api\' 0' -a 'GET POST PUT PATCH DELETE'
 
 # carrental doctor
-complete -c carrental -n '__carrental_at \'carrental doctor\'' -l require -x -d 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l require -x -a 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -d 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)'
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -l write -d 'fail unless the key can create and cancel reservations (booking_write)'
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -s h -l help -d 'display help for command'
 

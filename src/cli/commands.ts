@@ -7,7 +7,7 @@ export interface ArgSpec {
   key: string; // property name in the command's input
   description: string;
   /** What completes this argument: a dynamic source or fixed values. */
-  complete?: 'car-alias' | 'reservation-uuid' | 'invoice-uuid' | 'profile' | readonly string[];
+  complete?: 'car-alias' | 'reservation-uuid' | 'cancellable-reservation' | 'payable-reservation' | 'invoice-uuid' | 'profile' | readonly string[];
 }
 
 export interface OptionSpec {
@@ -16,7 +16,8 @@ export interface OptionSpec {
   choices?: readonly string[];
   repeatable?: boolean;
   hidden?: boolean;
-  complete?: 'car-alias' | 'reservation-uuid' | 'profile' | 'file';
+  /** car-extra: the extras of the car named by the command's first argument; operation-id: the API's operation ids. */
+  complete?: 'car-alias' | 'reservation-uuid' | 'profile' | 'file' | 'car-extra' | 'operation-id';
 }
 
 export interface CommandSpec {
@@ -42,11 +43,11 @@ export const QUOTE_OPTIONS: OptionSpec[] = [
   { flags: '--protection <plan>', description: 'protection plan (default minimum)', choices: PROTECTION_PLANS },
   { flags: '--mileage <type>', description: 'mileage (default limited)', choices: MILEAGE_TYPES },
   { flags: '--delivery-address <address>', description: 'deliver the car to this address instead of pickup' },
-  { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true },
+  { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true, complete: 'car-extra' },
   { flags: '--promo <code>', description: 'promo code' },
 ];
 
-const uuidArg = (description: string, key = 'uuid'): ArgSpec => ({ syntax: `<${key}>`, key, description, complete: 'reservation-uuid' });
+const uuidArg = (description: string, complete: ArgSpec['complete'] = 'reservation-uuid'): ArgSpec => ({ syntax: '<uuid>', key: 'uuid', description, complete });
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -119,7 +120,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'cancel',
     description: 'cancel a reservation (a fee may apply), then show the cancellation outcome',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid', 'cancellable-reservation')],
     options: [{ flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' }],
     examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json'],
     module: () => import('../commands/cancel.js'),
@@ -127,7 +128,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'pay-link',
     description: 'get the link where the customer pays rent or the deposit',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid', 'payable-reservation')],
     options: [
       { flags: '--type <type>', description: 'what to pay (default rent)', choices: PAYMENT_TYPES },
       { flags: '--open', description: 'open the link in the default browser' },
@@ -301,6 +302,7 @@ export const COMMANDS: CommandSpec[] = [
         flags: '--require <operation>',
         description: 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)',
         repeatable: true,
+        complete: 'operation-id',
       },
       { flags: '--write', description: 'fail unless the key can create and cancel reservations (booking_write)' },
     ],
@@ -322,8 +324,16 @@ export const COMMANDS: CommandSpec[] = [
     name: '__complete',
     description: 'print completion candidates, one per line (used by the completion scripts)',
     hidden: true,
-    args: [{ syntax: '<kind>', key: 'kind', description: 'cars, reservations, invoices or profiles', complete: ['cars', 'reservations', 'invoices', 'profiles'] }],
-    examples: ['carrental __complete cars', 'carrental --profile demo __complete reservations'],
+    args: [
+      {
+        syntax: '<kind>',
+        key: 'kind',
+        description: 'cars, reservations, cancellable, payable, invoices, extras or profiles',
+        complete: ['cars', 'reservations', 'cancellable', 'payable', 'invoices', 'extras', 'profiles'],
+      },
+      { syntax: '[context]', key: 'context', description: 'the first argument typed on the line (the car alias, for extras)' },
+    ],
+    examples: ['carrental __complete cars', 'carrental --profile demo __complete reservations', 'carrental --sandbox __complete extras tesla-model-3-la-001'],
     module: () => import('../commands/complete.js'),
   },
   {
