@@ -182,8 +182,9 @@ function bash(model: Model): string {
     });
   }
   return `${HEADER('bash', [
-    'Install: carrental completion bash > ~/.local/share/bash-completion/completions/carrental',
-    '(or add `source <(carrental completion bash)` to ~/.bashrc).',
+    'Install (needs the bash-completion package; see docs/completion.md):',
+    '  mkdir -p ~/.local/share/bash-completion/completions',
+    '  carrental completion bash > ~/.local/share/bash-completion/completions/carrental',
   ])}
 __carrental_subcommands() {
   case "$1" in
@@ -363,8 +364,10 @@ function zsh(model: Model): string {
   }
   return `#compdef carrental
 ${HEADER('zsh', [
-  'Install: carrental completion zsh > "\${fpath[1]}/_carrental" (any directory on $fpath), then restart zsh',
-  '(or add `source <(carrental completion zsh)` to ~/.zshrc after compinit).',
+  'Install (see docs/completion.md):',
+  '  mkdir -p ~/.zsh/completions',
+  '  carrental completion zsh > ~/.zsh/completions/_carrental',
+  "  echo 'fpath=(~/.zsh/completions $fpath); autoload -Uz compinit && compinit' >> ~/.zshrc",
 ])}
 __carrental_subcommands() {
   reply=()
@@ -524,7 +527,11 @@ function fish(model: Model): string {
     });
   }
 
-  return `${HEADER('fish', ['Install: carrental completion fish > ~/.config/fish/completions/carrental.fish'])}
+  return `${HEADER('fish', [
+    'Install (see docs/completion.md):',
+    '  mkdir -p ~/.config/fish/completions',
+    '  carrental completion fish > ~/.config/fish/completions/carrental.fish',
+  ])}
 function __carrental_subcommands --argument-names path
     switch $path
 ${subcommandCases.join('\n')}
