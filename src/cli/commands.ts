@@ -317,7 +317,10 @@ export const COMMANDS: CommandSpec[] = [
     name: 'completion',
     description: 'print a shell completion script',
     args: [{ syntax: '<shell>', key: 'shell', description: 'bash, zsh or fish', complete: ['bash', 'zsh', 'fish'] }],
-    examples: ['carrental completion bash > ~/.local/share/bash-completion/completions/carrental', 'carrental completion fish > ~/.config/fish/completions/carrental.fish'],
+    examples: [
+      'mkdir -p ~/.local/share/bash-completion/completions && carrental completion bash > ~/.local/share/bash-completion/completions/carrental',
+      'mkdir -p ~/.config/fish/completions && carrental completion fish > ~/.config/fish/completions/carrental.fish',
+    ],
     module: () => import('../commands/completion.js'),
   },
   {
