@@ -318,8 +318,8 @@ export const COMMANDS: CommandSpec[] = [
     description: 'print a shell completion script',
     args: [{ syntax: '<shell>', key: 'shell', description: 'bash, zsh or fish', complete: ['bash', 'zsh', 'fish'] }],
     examples: [
-      'mkdir -p ~/.local/share/bash-completion/completions && carrental completion bash > ~/.local/share/bash-completion/completions/carrental',
-      'mkdir -p ~/.config/fish/completions && carrental completion fish > ~/.config/fish/completions/carrental.fish',
+      'carrental completion fish > ~/.config/fish/completions/carrental.fish   # after mkdir -p ~/.config/fish/completions',
+      'carrental completion bash | head -3   # the install lines of every shell: docs/completion.md',
     ],
     module: () => import('../commands/completion.js'),
   },
