@@ -4,12 +4,12 @@
 // account gets (/etc/skel). Then `carrental ca<Tab>` is typed into the interactive shell
 // in tmux, which must list the matching commands: the lines put the script where that
 // shell, started as a user's login would, finds it.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ShimDir } from '../helpers/bin.js';
+import { BIN, ROOT, ShimDir } from '../helpers/bin.js';
 
 const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
 type ShellName = (typeof SHELL_NAMES)[number];
@@ -37,6 +37,14 @@ beforeAll(() => {
   // the user must reach the shim (mkdtemp makes directories 0700)
   chmodSync(shim.dir, 0o755);
   chmodSync(base, 0o755);
+  // and the Node under test: under the CI's Node matrix that is root's npx cache, which
+  // `nobody` cannot enter; a copy of the binary serves the same version
+  if (asRoot && spawnSync('runuser', ['-u', 'nobody', '--', 'test', '-x', process.execPath]).status !== 0) {
+    const node = join(base, 'node');
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+    writeFileSync(join(shim.dir, 'carrental'), `#!/bin/sh\nexec '${node}' '${BIN}' "$@"\n`);
+  }
 });
 afterAll(() => {
   shim?.cleanup();
