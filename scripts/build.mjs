@@ -82,6 +82,7 @@ const result = await build({
       "const __carrental_dirname = process.getBuiltinModule('node:url').fileURLToPath(new URL('.', import.meta.url));",
     ].join(' '),
   },
+  inject: ['scripts/tree-core.ts'],
   plugins: [lazyChildProcess, noHttp2Client],
   logLevel: 'warning',
 });

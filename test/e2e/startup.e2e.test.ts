@@ -63,6 +63,9 @@ describe('start-up loads', () => {
     expect(r.files.filter((f) => !f.startsWith('dist/'))).toEqual(['bin/carrental.js']);
     expect(dist).toContain('dist/cli.js');
     expect(dist.filter((f) => !/^dist\/(cli\.js|chunks\/(chunk|program)-\w+\.js)$/.test(f))).toEqual([]);
+    // help: the entry and the one chunk of what the tree shares with the commands (each
+    // more ES module is a file read, resolved and linked: ~0.5 ms on Node 20)
+    if (!commander) expect(dist).toHaveLength(2);
     const inside = dist.flatMap(holds);
     expect(inside.some((m) => m.startsWith('node_modules/commander/'))).toBe(commander);
     for (const dep of HEAVY) expect(inside.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
