@@ -32,17 +32,7 @@ export interface ApiErrorDetails {
   retryAfter?: number;
 }
 
-// bin/carrental.js starts with a CommonJS build of the command tree (dist/cli/start.cjs)
-// and runs commands from the ES-module build, so two copies of this class exist at run
-// time: the error a command throws is reported by the other copy. A brand registered
-// globally keeps `instanceof CliError` true across both.
-const BRAND = Symbol.for('carrental.CliError');
-
 export class CliError extends Error {
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
-  }
-
   readonly kind: ErrorKind;
   readonly hint?: string;
   readonly api?: ApiErrorDetails;
@@ -53,7 +43,6 @@ export class CliError extends Error {
     this.kind = kind;
     this.hint = opts.hint;
     this.api = opts.api;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 
   get exitCode(): number {

@@ -8,7 +8,7 @@ export interface ArgSpec {
   key: string; // property name in the command's input
   description: string;
   /** What completes this argument: a dynamic source or fixed values. */
-  complete?: 'car-alias' | 'reservation-uuid' | 'invoice-uuid' | 'profile' | readonly string[];
+  complete?: 'car-alias' | 'reservation-uuid' | 'cancellable-reservation' | 'payable-reservation' | 'invoice-uuid' | 'profile' | readonly string[];
 }
 
 export interface OptionSpec {
@@ -17,7 +17,8 @@ export interface OptionSpec {
   choices?: readonly string[];
   repeatable?: boolean;
   hidden?: boolean;
-  complete?: 'car-alias' | 'reservation-uuid' | 'profile' | 'file';
+  /** car-extra: the extras of the car named by the command's first argument; operation-id: the API's operation ids. */
+  complete?: 'car-alias' | 'reservation-uuid' | 'profile' | 'file' | 'car-extra' | 'operation-id';
 }
 
 export interface CommandSpec {
@@ -43,11 +44,11 @@ export const QUOTE_OPTIONS: OptionSpec[] = [
   { flags: '--protection <plan>', description: 'protection plan (default minimum)', choices: PROTECTION_PLANS },
   { flags: '--mileage <type>', description: 'mileage (default limited)', choices: MILEAGE_TYPES },
   { flags: '--delivery-address <address>', description: 'deliver the car to this address instead of pickup' },
-  { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true },
+  { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true, complete: 'car-extra' },
   { flags: '--promo <code>', description: 'promo code' },
 ];
 
-const uuidArg = (description: string, key = 'uuid'): ArgSpec => ({ syntax: `<${key}>`, key, description, complete: 'reservation-uuid' });
+const uuidArg = (description: string, complete: ArgSpec['complete'] = 'reservation-uuid'): ArgSpec => ({ syntax: '<uuid>', key: 'uuid', description, complete });
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -122,7 +123,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'cancel',
     description: 'cancel a reservation (a fee may apply), then show the cancellation outcome',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid', 'cancellable-reservation')],
     options: [{ flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' }],
     examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json'],
     module: () => import('../commands/cancel.js'),
@@ -130,7 +131,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'pay-link',
     description: 'get the link where the customer pays rent or the deposit',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid', 'payable-reservation')],
     options: [
       { flags: '--type <type>', description: 'what to pay (default rent)', choices: PAYMENT_TYPES },
       { flags: '--open', description: 'open the link in the default browser' },
@@ -306,6 +307,7 @@ export const COMMANDS: CommandSpec[] = [
         flags: '--require <operation>',
         description: 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)',
         repeatable: true,
+        complete: 'operation-id',
       },
       { flags: '--write', description: 'fail unless the key can create and cancel reservations (booking_write)' },
     ],
@@ -320,15 +322,26 @@ export const COMMANDS: CommandSpec[] = [
     name: 'completion',
     description: 'print a shell completion script',
     args: [{ syntax: '<shell>', key: 'shell', description: 'bash, zsh or fish', complete: ['bash', 'zsh', 'fish'] }],
-    examples: ['carrental completion bash > ~/.local/share/bash-completion/completions/carrental', 'carrental completion fish > ~/.config/fish/completions/carrental.fish'],
+    examples: [
+      'carrental completion fish > ~/.config/fish/completions/carrental.fish   # after mkdir -p ~/.config/fish/completions',
+      'carrental completion bash | head -3   # the install lines of every shell: docs/completion.md',
+    ],
     module: () => import('../commands/completion.js'),
   },
   {
     name: '__complete',
     description: 'print completion candidates, one per line (used by the completion scripts)',
     hidden: true,
-    args: [{ syntax: '<kind>', key: 'kind', description: 'cars, reservations, invoices or profiles', complete: ['cars', 'reservations', 'invoices', 'profiles'] }],
-    examples: ['carrental __complete cars', 'carrental --profile demo __complete reservations'],
+    args: [
+      {
+        syntax: '<kind>',
+        key: 'kind',
+        description: 'cars, reservations, cancellable, payable, invoices, extras or profiles',
+        complete: ['cars', 'reservations', 'cancellable', 'payable', 'invoices', 'extras', 'profiles'],
+      },
+      { syntax: '[context]', key: 'context', description: 'the first argument typed on the line (the car alias, for extras)' },
+    ],
+    examples: ['carrental __complete cars', 'carrental --profile demo __complete reservations', 'carrental --sandbox __complete extras tesla-model-3-la-001'],
     module: () => import('../commands/complete.js'),
   },
   {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
 import type { IO } from '../../src/cli/context.js';
-import { buildProgram, commandNamed } from '../../src/cli/main.js';
+import { buildProgram, commandNamed } from '../../src/cli/program.js';
 import { FakeOut } from '../helpers/cli.js';
 
 describe('commandNamed', () => {
