@@ -8,3 +8,6 @@ import '../src/cli/context.js';
 import '../src/cli/global-options.js';
 import '../src/cli/commands.js';
 import '../src/cli/help-text.js';
+import '../src/cli/help-topics.js';
+import '../src/render/sanitize.js';
+import '../src/render/json-text.js';

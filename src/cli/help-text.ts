@@ -119,9 +119,9 @@ export function renderHelp(path: readonly CommandSpec[], helpWidth: number): str
   const optionItems = [...own.filter((o) => !('hidden' in o && o.hidden)).map(optionItem), optionItem(HELP_FLAGS)];
   // every ancestor's options; only the program has any
   const globalItems = spec ? [VERSION_FLAGS, ...GLOBAL_OPTIONS].filter((o) => !('hidden' in o && o.hidden)).map(optionItem) : [];
-  // commander adds `help [command]` to the program (asked for) and to a command with
-  // subcommands but no action of its own
-  const commandItems = [...subcommands.map(commandItem), ...(subcommands.length && (!spec || !spec.module) ? [HELP_COMMAND] : [])];
+  // commander adds `help [command]` to a command with subcommands but no action of its own
+  // (the program has an action, the overview, and its own `help` command in the tree)
+  const commandItems = [...subcommands.map(commandItem), ...(subcommands.length && spec && !spec.module ? [HELP_COMMAND] : [])];
 
   const termWidth = Math.max(0, ...[...argumentItems, ...optionItems, ...globalItems, ...commandItems].map((i) => i.term.length));
   const section = (heading: string, items: Item[]) => (items.length ? [heading, ...items.map((i) => formatItem(i, termWidth, helpWidth)), ''] : []);
