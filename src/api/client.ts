@@ -396,7 +396,7 @@ function networkError(label: string, url: string, err: unknown, timedOut: boolea
 }
 
 /** Maps a non-2xx response to a typed error; the only place statuses become kinds. */
-export function errorFromResponse(status: number, body: unknown, headers: Record<string, string>, label: string): CliError {
+export function errorFromResponse(status: number, body: unknown, headers: Record<string, string>, label: string, raw = false): CliError {
   const obj = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const retryAfterHeader = headers['retry-after'];
@@ -406,9 +406,15 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
   const message = str(obj.error) ?? `${label} failed with HTTP ${status}`;
   const kind = kindForStatus(status);
   return new CliError(kind, message, {
-    hint: hintFor(errorCode, status, description, retryAfter),
+    hint: hintFor(errorCode, status, description, retryAfter, hintContext(label, raw)),
     api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter },
   });
+}
+
+/** The label is `METHOD /path`: what the hint needs to know which command failed. */
+function hintContext(label: string, raw: boolean) {
+  const [method, path = ''] = label.split(' ');
+  return { method, path, raw };
 }
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {

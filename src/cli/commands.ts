@@ -34,8 +34,9 @@ export interface CommandSpec {
 }
 
 const dateRange: OptionSpec[] = [
-  { flags: '--from <date>', description: 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)' },
-  { flags: '--to <date>', description: 'check-out, car-local YYYY-MM-DDTHH:MM' },
+  { flags: '--from <date>', description: 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"' },
+  { flags: '--to <date>', description: 'check-out, car-local, in the same forms as --from' },
+  { flags: '--days <n>', description: 'instead of --to: check out n days after the check-in, same time' },
 ];
 
 export const QUOTE_OPTIONS: OptionSpec[] = [

@@ -63,7 +63,7 @@ export function commandNamed(argv: string[]): string | undefined {
  * are outlines (name, aliases, arguments, description: what the root help, the command list
  * and the "did you mean" suggestions read), which keeps the tree's cold start short.
  */
-export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, argv?: string[]) {
+export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, argv?: string[], color = false) {
   let exitCode = 0;
   const program = new Command('carrental');
   program
@@ -83,7 +83,10 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       getErrHasColors: () => !!io.stderr.isTTY,
       // commander echoes unknown options and bad values as typed: `--api-key=svc_...` must not
       // reach the terminal, nor escape sequences the user pasted by mistake
-      outputError: (s, write) => write(scrubSecrets(cleanText(s.startsWith('error:') ? s : `error: ${s}`))),
+      outputError: (s, write) => {
+        const line = scrubSecrets(cleanText(s.startsWith('error:') ? s : `error: ${s}`));
+        write(color ? line.replace(/^error:/, '\u001b[31merror:\u001b[39m') : line);
+      },
     })
     .action(() => {
       // the root has an action (the overview), so commander hands it unknown command names
@@ -235,7 +238,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     if (options.signal.aborted) controller.abort();
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
-  let jsonErrors = argv.includes('--json');
+  let jsonErrors = argv.some((a) => a === '--json' || a.startsWith('--json='));
   // the keys every error printed by this run is scrubbed of (whatever field a server echoed
   // them in): the environment's now, the one the command resolves once it does
   const secrets: string[] = [];
@@ -250,7 +253,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     const holder = keyArgument(argv);
     if (holder !== undefined) throw keyOnCommandLine(holder, secrets);
   } catch (err) {
-    return reportError(err, io, jsonErrors, env, secrets);
+    return reportError(err, io, jsonErrors, env, secrets, argv);
   }
 
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
@@ -284,12 +287,12 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
         stderr: parserOut.stderr,
       }
     : io;
-  const { program, exitCode } = buildProgram(say, run, argv);
+  const { program, exitCode } = buildProgram(say, run, argv, errorColor(say, env, argv));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {
-    return reportError(err, io, jsonErrors, env, secrets);
+    return reportError(err, io, jsonErrors, env, secrets, argv);
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -322,10 +325,11 @@ function keyOnCommandLine(arg: string, secrets: string[]): CliError {
   );
 }
 
-function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[]): number {
+function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[], argv: readonly string[] = []): number {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-    // commander already printed its one-line message
+    // commander already printed its one-line message; a script asked for JSON gets it as JSON too
+    if (json) writeJsonError(io, { error: scrubSecrets(clean(err.message.replace(/^error:\s*/, '')), secrets), kind: 'usage', exit_code: 2 });
     return 2;
   }
   if (err instanceof CliError) {
@@ -333,15 +337,33 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
       io.stderr.write('interrupted\n');
       return err.exitCode;
     }
-    io.stderr.write(formatError(err, secrets));
-    // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes
-    if (json && err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
+    io.stderr.write(formatError(err, secrets, errorColor(io, env, argv)));
+    if (json) {
+      // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes;
+      // an error of carrental's own (bad input, no key, ...) as an object of the same shape
+      if (err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
+      else writeJsonError(io, { error: scrubSecrets(clean(err.message), secrets), kind: err.kind, exit_code: err.exitCode, ...(err.hint ? { hint: scrubSecrets(clean(err.hint), secrets) } : {}) });
+    }
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  io.stderr.write(`error: unexpected failure: ${scrubSecrets(clean(message), secrets)}\n`);
+  io.stderr.write(`${errorColor(io, env, argv) ? '\u001b[31merror:\u001b[39m' : 'error:'} unexpected failure: ${scrubSecrets(clean(message), secrets)}\n`);
   if (env.CARRENTAL_DEBUG && err instanceof Error && err.stack) io.stderr.write(scrubSecrets(cleanText(err.stack), secrets) + '\n');
   return 1;
+}
+
+function writeJsonError(io: IO, error: Record<string, unknown>): void {
+  io.stderr.write(JSON.stringify(error) + '\n');
+}
+
+/**
+ * `error:` is red where `warning:` is yellow: on a terminal (stderr), unless NO_COLOR or
+ * --no-color, or with FORCE_COLOR.
+ */
+export function errorColor(io: Pick<IO, 'stderr'>, env: NodeJS.ProcessEnv, argv: readonly string[]): boolean {
+  if (argv.includes('--no-color') || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  return !!io.stderr.isTTY;
 }
 
 /**

@@ -178,7 +178,7 @@ describe('validation happens before any request', () => {
     [['--offset', '-1'], 'error: --offset must be at least 0, got -1'],
     [['--make-id', '-2'], 'error: --make-id must be at least 0, got -2'],
     [['--model-id', '1.5'], 'error: --model-id must be a whole number, got "1.5"'],
-    [['--from', '2026-12-01T10:00'], 'error: --from and --to go together: give both or neither'],
+    [['--from', '2026-12-01T10:00'], 'error: --from needs --to or --days'],
     [['--to', '2026-12-01T10:00'], 'error: --from and --to go together: give both or neither'],
     [['--from', '2026-12-01', '--to', '2026-12-03T10:00'], 'error: --from must be a car-local date and time YYYY-MM-DDTHH:MM, got "2026-12-01"'],
     [['--from', '2026-02-30T10:00', '--to', '2026-12-03T10:00'], 'error: --from is not a real date and time: "2026-02-30T10:00"'],

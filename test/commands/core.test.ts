@@ -147,7 +147,7 @@ describe('global options and environment', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toBe(
-      'error: Invalid pagination (invalid_pagination, request req_7)\nhint: --limit is 1..200\n{"error":"Invalid pagination","error_code":"invalid_pagination","request_id":"req_7"}\n',
+      'error: Invalid pagination (invalid_pagination, request req_7)\nhint: --limit takes 1..200; --all fetches every page\n{"error":"Invalid pagination","error_code":"invalid_pagination","request_id":"req_7"}\n',
     );
   });
 
@@ -178,6 +178,6 @@ describe('retries', () => {
     const r = await run(['--base-url', stub.baseUrl, 'cars']);
     expect(r.code).toBe(6);
     expect(stub.requests).toHaveLength(4);
-    expect(r.stderr).toBe('error: Rate limit exceeded (rate_limited)\nhint: rate limited: wait 1 s and rerun\n');
+    expect(r.stderr).toBe('error: Rate limit exceeded (rate_limited)\nhint: wait 1 s, then rerun the same command\n');
   });
 });
