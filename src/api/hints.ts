@@ -93,7 +93,7 @@ const BY_CODE: Record<string, Rule> = {
   reservation_not_active: () => '`carrental trips <uuid>` shows its status',
   reservation_not_cancellable: () => '`carrental trips <uuid>` shows its status and dates',
   invalid_checkout: ({ raw }) => (raw ? undefined : '`carrental trips <uuid>` shows the current check-out; give another --to'),
-  invalid_pagination: ({ op }) => (op === 'cars' ? '--limit takes 1..200; --all fetches every page' : undefined),
+  invalid_pagination: ({ op, raw }) => (!raw && op === 'cars' ? '--limit takes 1..200; --all fetches every page' : undefined),
   promo_codes_disabled: ({ raw }) => (raw ? undefined : 'leave --promo out'),
   promo_code_not_found: ({ raw }) => (raw ? undefined : 'check the spelling of --promo, or leave --promo out'),
   promo_code_invalid: ({ raw }) => (raw ? undefined : 'leave --promo out to go on without it'),
