@@ -35,10 +35,13 @@ export function sandboxPort(env: NodeJS.ProcessEnv): number {
   return port;
 }
 
-/** Said under an action link of the embedded sandbox, whose server stops with the command. */
-export function sandboxLinkNote(target: Target): string | undefined {
+/**
+ * Said under an action link of the embedded sandbox, whose server stops with the command.
+ * `hasWait`: the command has --wait (pay-link); card-link and extend-link do not.
+ */
+export function sandboxLinkNote(target: Target, hasWait = false): string | undefined {
   if (!target.embedded || target.embedded.stablePort === 0) return undefined;
-  return `The sandbox serves this page only while a carrental sandbox runs on port ${target.embedded.stablePort}: keep \`carrental sandbox serve\` running in another terminal (or use --wait) before opening it.`;
+  return `The sandbox serves this page only while a carrental sandbox runs on port ${target.embedded.stablePort}: keep \`carrental sandbox serve\` running in another terminal${hasWait ? ' (or use --wait)' : ''} before opening it.`;
 }
 
 export interface Services {

@@ -40,10 +40,12 @@ function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip 
     });
   }
   if (code === 'invalid_checkout') {
-    const current = trip?.date_checkout ? ` later than the current check-out ${formatLocal(trip.date_checkout, trip.car?.city)}` : ' later than the current check-out';
+    // the reason (opening hours, the past, not later, too long) is the server's description,
+    // which the error line shows; the hint only says where to look
+    const current = trip?.date_checkout ? ` (now ${formatLocal(trip.date_checkout, trip.car?.city)})` : '';
     return new CliError(err.kind, `${to ? `${to.replace('T', ' ')} is not` : 'that is not'} a valid new check-out for reservation ${uuid}`, {
       api: err.api,
-      hint: `give --to as car-local YYYY-MM-DDTHH:MM, in the future and${current}`,
+      hint: `give another --to, later than the current check-out${current} and inside opening hours`,
     });
   }
   return err;

@@ -71,7 +71,7 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   }
   printAction(out, res.data, {
     opened,
-    note: input.wait && target.embedded?.ownsStablePort ? undefined : sandboxLinkNote(target),
+    note: input.wait && target.embedded?.ownsStablePort ? undefined : sandboxLinkNote(target, true),
     payload: payloadOf(res),
     nextStep: input.wait ? 'this command waits until the reservation reads as settled' : `run \`${cli} trips ${uuid}\` to see whether it is settled`,
   });

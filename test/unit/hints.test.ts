@@ -126,3 +126,12 @@ describe("the server's description on the error line", () => {
     expect(formatErrorLine(err, [], true)).toBe('\u001b[31merror:\u001b[39m Car not found');
   });
 });
+
+describe('the embedded-sandbox note under a link', () => {
+  it('offers --wait only to a command that has it (pay-link, not card-link or extend-link)', async () => {
+    const { sandboxLinkNote } = await import('../../src/cli/services.js');
+    const target = { embedded: { stablePort: 4780 } } as unknown as Parameters<typeof sandboxLinkNote>[0];
+    expect(sandboxLinkNote(target)).not.toContain('--wait');
+    expect(sandboxLinkNote(target, true)).toContain('--wait');
+  });
+});
