@@ -70,3 +70,35 @@ export function resolvedLine(dates: { from: string; to: string }, zone: string |
   const z = zone ? ` ${zone}` : ' car-local';
   return `dates: ${dates.from.replace('T', ' ')} to ${dates.to.replace('T', ' ')}${z}`;
 }
+
+/** Dates some of which may be missing (prompted later); `days` kept while `from` is relative. */
+export interface PartialDates {
+  from?: string;
+  to?: string;
+  days?: number;
+}
+
+/**
+ * `reserve`'s date flags, checked with no zone and no request: absolute dates in the API's
+ * form, relative ones as typed, `--days` folded into `to` when `from` is absolute.
+ */
+export function checkPartialDates(flags: DateFlags): PartialDates {
+  if (flags.days !== undefined && flags.to !== undefined) throw usageError('give --to or --days, not both');
+  if (flags.days !== undefined && flags.from === undefined) throw usageError('--days needs --from');
+  if (flags.from !== undefined && (flags.to !== undefined || flags.days !== undefined)) {
+    const r = resolveTripDates(flags, { now: new Date(), required: true })!;
+    const days = flags.days === undefined ? undefined : parseDays(flags.days);
+    return isRelativeDate(r.from) && days !== undefined ? { from: r.from, days } : { from: r.from, to: r.to };
+  }
+  const one = (value: string | undefined, flag: string) =>
+    value === undefined ? undefined : isRelativeDate(value) ? checkRelative(value, flag, new Date()) : resolveDateInput(value, flag, { now: new Date() });
+  return { from: one(flags.from, '--from'), to: one(flags.to, '--to') };
+}
+
+/** The partial dates with relative forms read in `zone`; `to` from `days` once `from` is known. */
+export function resolvePartialDates(d: PartialDates, now: Date, zone: string): PartialDates {
+  const from = d.from === undefined ? undefined : resolveDateInput(d.from, '--from', { now, zone });
+  const to = d.days !== undefined && from !== undefined ? addLocalDays(from, d.days) : d.to === undefined ? undefined : resolveDateInput(d.to, '--to', { now, zone });
+  if (from !== undefined && to !== undefined && to <= from) throw usageError(`--to (${to.replace('T', ' ')}) must be after --from (${from.replace('T', ' ')})`);
+  return { from, to, days: d.days };
+}
