@@ -271,7 +271,7 @@ describe('validation before any request', () => {
 });
 
 describe('relative dates, read in the car zone', () => {
-  // the sandbox's clock: 2026-11-01 19:00 UTC is 12:00 in Los Angeles
+  // the sandbox's clock: 2026-11-01 19:00 UTC is 11:00 in Los Angeles
   const at = (args: string[]) =>
     runCommand(['--base-url', sb.baseUrl, 'quote', car.car_alias, ...args], { env: home.env(), now: () => SANDBOX_NOW, sleep: async () => {} });
 
