@@ -144,7 +144,7 @@ export const COMMANDS: CommandSpec[] = [
     description: 'preview an extension price and get the link where the customer confirms it',
     args: [uuidArg('the reservation uuid')],
     options: [
-      { flags: '--to <date>', description: 'target check-out, car-local YYYY-MM-DDTHH:MM' },
+      { flags: '--to <date>', description: 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"' },
       { flags: '--open', description: 'open the link in the default browser' },
     ],
     examples: ['carrental extend-link <uuid> --to 2026-12-06T10:00', 'carrental extend-link <uuid> --open'],

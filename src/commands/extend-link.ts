@@ -13,7 +13,7 @@ import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError } from '../errors.js';
-import { formatLocal, parseLocalDateTime } from '../render/dates.js';
+import { formatLocal, isRelativeDate, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
@@ -21,6 +21,7 @@ import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
 import { parseUuid } from './parse.js';
 import { readReservation } from './trips.js';
+import { checkPartialDates, clockNow, zoneOrRefuse } from './trip-dates.js';
 
 export interface ExtendLinkInput {
   uuid?: string;
@@ -53,7 +54,8 @@ function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip 
 
 export async function run(input: ExtendLinkInput, ctx: Context): Promise<number> {
   const uuid = parseUuid(input.uuid, 'the reservation uuid');
-  const to = input.to !== undefined ? parseLocalDateTime(input.to, '--to') : undefined;
+  // absolute, or relative (`+2d 10:00`) and read in the car's zone once the trip is read
+  let to = input.to !== undefined ? checkPartialDates({ to: input.to }).to : undefined;
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
@@ -63,6 +65,7 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   if (to) {
     // for the zone labels and the current check-out; a 404 stops here
     trip = (await readReservation(api, uuid, out)).data;
+    if (isRelativeDate(to)) to = resolveDateInput(to, '--to', { now: clockNow(ctx, target.sandbox), zone: zoneOrRefuse(trip.car?.city) });
     let price: ExtensionPrice;
     try {
       price = (await api.extensionPrice(uuid, to)).data;
