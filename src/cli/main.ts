@@ -29,7 +29,7 @@ const OVERVIEW = `carrental: search, quote, book and manage car rentals from the
 
 Try it now against the embedded sandbox (no account needed):
   carrental --sandbox cars --city la
-  carrental --sandbox quote <alias> --from 2026-12-01T10:00 --to 2026-12-04T10:00
+  carrental --sandbox quote toyota-camry-1001 --from "tomorrow 10:00" --days 3
 
 Use a real API:
   carrental config set base_url https://api.example.com/v1
@@ -150,7 +150,7 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
   program.allowUnknownOption(true);
   program.addHelpText(
     'after',
-    `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --json | jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}`,
+    `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from "tomorrow 10:00" --days 3 --json | jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}`,
   );
   return { program, exitCode: () => exitCode };
 }
