@@ -86,7 +86,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [...QUOTE_OPTIONS, { flags: '--anonymous', description: 'send no credential even when a key is configured' }],
     examples: [
       'carrental quote toyota-camry-1001 --from "tomorrow 10:00" --days 3',
-      'carrental quote toyota-corolla-1002 --from "+7d 10:00" --to "+14d 10:00" --protection standard --extra cooler --promo SAVE50',
+      'carrental quote toyota-rav4-hybrid-1003 --from "+7d 10:00" --to "+14d 10:00" --protection standard --extra child_seat --promo SAVE50',
     ],
     module: () => import('../commands/quote.js'),
   },
