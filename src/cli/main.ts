@@ -334,7 +334,8 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
   }
   if (err instanceof CliError) {
     if (err.kind === 'interrupted') {
-      io.stderr.write('interrupted\n');
+      // once: `interrupted`, or the command's own line that starts with it
+      io.stderr.write(`${err.message.startsWith('interrupted') ? scrubSecrets(clean(err.message), secrets) : 'interrupted'}\n`);
       return err.exitCode;
     }
     io.stderr.write(formatError(err, secrets, errorColor(io, env, argv)));

@@ -167,8 +167,8 @@ export class JournaledWrite {
         throw err;
       }
       if (err instanceof CliError && err.kind === 'interrupted') {
-        this.out.info(`interrupted: the outcome of this ${noun} is unknown; ${rerun}`);
-        throw err;
+        // one line, printed once by the caller: what is known and what to do
+        throw new CliError('interrupted', `interrupted: the outcome of this ${noun} is unknown; ${rerun}`, { cause: err });
       }
       const cause = err instanceof Error ? err.message : String(err);
       const api = err instanceof CliError ? err.api : undefined;
