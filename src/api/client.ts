@@ -116,6 +116,8 @@ export interface ClientOptions {
   random?: () => number;
   /** A response body longer than this ends the request with an error; reading stops there. */
   maxResponseBytes?: number;
+  /** Called as a request starts (retries included); the function it returns, as it ends. */
+  onRequest?: (label: string) => () => void;
 }
 
 const MAX_BACKOFF_MS = 8_000;
@@ -188,6 +190,15 @@ export class ApiClient {
   async request<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
     const policy = spec.retry ?? READ_RETRY;
     const label = `${spec.method} ${spec.path}`;
+    const ended = this.opts.onRequest?.(label);
+    try {
+      return await this.attempts(spec, policy, label);
+    } finally {
+      ended?.();
+    }
+  }
+
+  private async attempts<T>(spec: RequestSpec<T>, policy: RetryPolicy, label: string): Promise<ApiResponse<T>> {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       let failure: Failure;

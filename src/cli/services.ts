@@ -9,6 +9,7 @@ import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { ConfigStore, checkSettingValue, type ProfileData } from '../store/config.js';
 import { dataDir } from '../store/paths.js';
+import { Spinner } from '../render/spinner.js';
 import type { Context } from './context.js';
 
 export interface Target {
@@ -163,6 +164,7 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
           : `connection failed${failure.code ? ` (${failure.code})` : ''}`;
     out.progress(`${why}: retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
   };
+  const spinner = ctx.io.stderr.isTTY && !ctx.globals.debug ? new Spinner(out) : undefined;
   const client = new ApiClient({
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
@@ -173,6 +175,8 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
     onRetry,
     maxResponseBytes: maxResponseBytes(ctx.env),
+    // a spinner for a slow request, on a terminal; not between --debug's trace lines
+    onRequest: spinner && ((label) => spinner.start(label)),
   });
   ctx.onCleanup(() => client.close());
   return client;
