@@ -86,6 +86,8 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       outputError: (s, write) => {
         const line = scrubSecrets(cleanText(s.startsWith('error:') ? s : `error: ${s}`));
         write(color ? line.replace(/^error:/, '\u001b[31merror:\u001b[39m') : line);
+        // `auth login <key>`: what was typed is likely a key; never echo it, say how to give one
+        if (/too many arguments for 'login'/.test(s)) write(`hint: ${KEY_NOT_AN_ARGUMENT}\n`);
       },
     })
     .action(() => {
@@ -162,7 +164,13 @@ function topicList(): string {
 
 function toOption(opt: OptionSpec): Option {
   const option = new Option(opt.flags, opt.description);
-  if (opt.choices) option.choices(opt.choices);
+  if (opt.choices) {
+    option.choices(opt.choices);
+    // `--city LA` is `--city la`: choices are matched ignoring case, and passed on as listed
+    const check = option.parseArg!;
+    const choices = opt.choices;
+    option.argParser((value: string, previous: unknown) => check(choices.find((c) => c.toLowerCase() === value.toLowerCase()) ?? value, previous));
+  }
   if (opt.repeatable) option.argParser((value: string, prev: string[] | undefined) => [...(prev ?? []), value]);
   if (opt.hidden) option.hideHelp();
   return option;
@@ -314,6 +322,9 @@ export function keyArgument(argv: readonly string[], key?: string): string | und
   return argv.find((a) => shaped.test(a));
 }
 
+const KEY_NOT_AN_ARGUMENT =
+  'the key is never an argument (it would land in shell history and `ps`): run `carrental auth login` and paste it at the prompt, or pipe it in: `printf %s "$KEY" | carrental auth login --with-key`';
+
 function keyOnCommandLine(arg: string, secrets: string[]): CliError {
   // the argument masked; a long one (a JSON body) shown around the first mask only
   const masked = scrubSecrets(clean(arg), secrets);
@@ -332,6 +343,8 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
     if (json) writeJsonError(io, { error: scrubSecrets(clean(err.message.replace(/^error:\s*/, '')), secrets), kind: 'usage', exit_code: 2 });
     return 2;
   }
+  // a progress line (`cars --all`, a retry, the spinner) still on the terminal is erased first
+  if (io.stderr.isTTY) io.stderr.write('\r\u001b[2K');
   if (err instanceof CliError) {
     if (err.kind === 'interrupted') {
       // once: `interrupted`, or the command's own line that starts with it

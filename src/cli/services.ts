@@ -74,6 +74,15 @@ export function sandboxStatePath(env: NodeJS.ProcessEnv): string {
   return env.CARRENTAL_SANDBOX_STATE || join(dataDir(env), 'sandbox-state.json');
 }
 
+/** `--profile nosuch`: says so, and names the profiles there are. */
+export function noSuchProfile(name: string, config: ConfigStore): CliError {
+  const names = Object.keys(config.profiles()).sort();
+  return usageError(
+    `profile "${name}" does not exist${names.length ? ` (profiles: ${names.join(', ')})` : ''}`,
+    `create it with \`carrental config set base_url <url> --profile ${name}\` or \`carrental auth login --profile ${name}\``,
+  );
+}
+
 /** Resolves base URL and key: flags, then environment, then the profile; the sandbox when asked. */
 export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<Target> {
   const { globals, env } = ctx;
@@ -121,6 +130,8 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
     };
   }
   if (!configured) {
+    // a mistyped --profile is the likelier cause than a profile left unconfigured
+    if (globals.profile !== 'default' && !Object.hasOwn(config.profiles(), globals.profile)) throw noSuchProfile(globals.profile, config);
     throw usageError(
       `no API base URL for profile "${globals.profile}"`,
       'set one with `carrental config set base_url https://<host>/v1` (or --base-url, CARRENTAL_BASE_URL), or try the embedded sandbox: `carrental --sandbox cars`',

@@ -191,7 +191,7 @@ describe('config', () => {
     const unsetValue = await cli(['config', 'get', 'city']);
     expect(unsetValue.code).toBe(1);
     expect(unsetValue.stdout).toBe('');
-    expect(unsetValue.stderr).toBe('city is not set for profile "default"\n');
+    expect(unsetValue.stderr).toBe(''); // as documented: nothing, exit 1
     expect((await cli(['config', 'unset', 'city', '--profile', 'work'])).code).toBe(0);
     expect(stored()).toEqual({ default: { base_url: 'https://api.example.com/v1' } });
     expect((await cli(['config', 'set', 'base_url', 'sandbox', '--profile', 'demo'])).code).toBe(0);
