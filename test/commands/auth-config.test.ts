@@ -49,7 +49,7 @@ describe('auth login', () => {
   it('a refused key is exit 3 and nothing is saved', async () => {
     const r = await login('svc_00000000000000000000000000000000');
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^error: the key was refused: .+; nothing was saved \(invalid_credentials, request req_/);
+    expect(r.stderr).toMatch(/^error: the key was refused, nothing was saved: .+ \(invalid_credentials, request req_/);
     expect(r.stderr).not.toContain('svc_00000000000000000000000000000000');
     expect(stored()).toBeUndefined();
   });

@@ -95,7 +95,8 @@ describe('global options and environment', () => {
         'hint: set one with `carrental config set base_url https://<host>/v1` (or --base-url, CARRENTAL_BASE_URL), or try the embedded sandbox: `carrental --sandbox cars`\n',
     );
     const named = await run(['--profile', 'work', 'cars']);
-    expect(named.stderr).toContain('no API base URL for profile "work"');
+    // a profile that is not in the config at all: says so (a typo is likelier than an unconfigured profile)
+    expect(named.stderr).toContain('error: profile "work" does not exist');
     expect((await run(['cars'], { env: { CARRENTAL_PROFILE: 'ci' } })).stderr).toContain('profile "ci"');
   });
 
