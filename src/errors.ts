@@ -89,7 +89,10 @@ export function formatErrorLine(err: CliError, secrets: Array<string | undefined
   if (err.api?.error_code) tags.push(safe(err.api.error_code));
   if (err.api?.request_id) tags.push(`request ${safe(err.api.request_id)}`);
   const description = err.api?.description;
-  const more = description !== undefined && describesMore(err.message, description) ? `: ${safe(description).trim().replace(/\.$/, '')}` : '';
+  // compared with the message shown and with the API's own `error` (a command may reword it)
+  const sent = (err.api?.body as { error?: unknown } | undefined)?.error;
+  const adds = description !== undefined && describesMore(err.message, description) && (typeof sent !== 'string' || describesMore(sent, description));
+  const more = adds ? `: ${safe(description).trim().replace(/\.$/, '')}` : '';
   return `${paint('error:')} ${safe(err.message)}${more}${tags.length ? ` (${tags.join(', ')})` : ''}`;
 }
 

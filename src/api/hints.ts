@@ -131,7 +131,7 @@ export function hintFor(code: string | undefined, status: number, description?: 
     return undefined;
   }
   if (status === 429 || status >= 500) {
-    return retryAfter ? `the service asked to wait ${retryAfter} s; then rerunning the same command is safe` : 'rerunning the same command is safe';
+    return retryAfter ? `the service asked to wait ${retryAfter} s (Retry-After); then rerunning the same command is safe` : 'rerunning the same command is safe';
   }
   return undefined;
 }

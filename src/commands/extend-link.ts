@@ -43,7 +43,7 @@ function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip 
   if (code === 'invalid_checkout') {
     // the reason (opening hours, the past, not later, too long) is the server's description,
     // which the error line shows; the hint only says where to look
-    const current = trip?.date_checkout ? ` (now ${formatLocal(trip.date_checkout, trip.car?.city)})` : '';
+    const current = trip?.date_checkout ? ` ${formatLocal(trip.date_checkout, trip.car?.city)}` : '';
     return new CliError(err.kind, `${to ? `${to.replace('T', ' ')} is not` : 'that is not'} a valid new check-out for reservation ${uuid}`, {
       api: err.api,
       hint: `give another --to, later than the current check-out${current} and inside opening hours`,
