@@ -310,11 +310,12 @@ export async function reaskRefused(field: RefusedField, r: PromptedReservation, 
     const typed = (await prompter.input('Promo code (enter to go on without one)')).trim();
     return { ...r, promo: typed || undefined };
   }
-  const offered = (r.car.prices.extras ?? []).flatMap((e) => (e.item_type ? [e.item_type] : []));
+  const offered = (r.car.prices.extras ?? []).flatMap((e) => (e.item_type ? [{ ...e, item_type: e.item_type }] : []));
+  const price = (cents: number | undefined) => (cents === undefined ? 'price not stated' : formatCents(cents));
   const extras = offered.length
     ? await prompter.checkbox(
         'Extras (space to select, enter to continue)',
-        offered.map((t) => ({ name: t, value: t })),
+        offered.map((e) => ({ name: `${clean(e.title ?? e.item_type)} — ${price(e.price_day)} per day`, value: e.item_type })),
       )
     : [];
   return { ...r, extras };
