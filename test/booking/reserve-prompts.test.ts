@@ -248,3 +248,22 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
     expect(stderr.text()).toMatch(/the same without prompts: carrental reserve [a-z0-9-]+ --from '2026-11-02 10:00' --to '2026-11-04 10:00' --protection standard --mileage limited\n/);
   });
 });
+
+describe('what is asked again, and the equivalent command', () => {
+  it('maps each refusal to the one answer that fixes it', async () => {
+    const { refusedField } = await import('../../src/commands/reserve-prompts.js');
+    const { CliError } = await import('../../src/errors.js');
+    const refused = (code: string) => refusedField(new CliError('api', 'x', { api: { status: 400, error_code: code } }));
+    expect(['date_in_past', 'outside_operating_hours', 'trip_too_short', 'trip_too_long', 'car_not_available'].map(refused)).toEqual(Array(5).fill('dates'));
+    expect(['promo_code_not_found', 'promo_code_invalid', 'promo_already_used', 'promo_codes_disabled'].map(refused)).toEqual(Array(4).fill('promo'));
+    expect(refused('invalid_extra')).toBe('extras');
+    expect(refused('invalid_credentials')).toBeUndefined();
+    expect(refused('toString')).toBeUndefined();
+  });
+  it('quotes what the shell would split', async () => {
+    const { equivalentCommand } = await import('../../src/commands/reserve-prompts.js');
+    expect(
+      equivalentCommand('carrental --sandbox', { alias: 'kia-soul-1037', from: '2026-12-01T10:00', to: '2026-12-04T10:00', protection: 'standard', mileage: 'limited', deliveryAddress: "5 O'Hara St", extras: ['gps', 'child_seat'], promo: 'SAVE50' }),
+    ).toBe("carrental --sandbox reserve kia-soul-1037 --from '2026-12-01 10:00' --to '2026-12-04 10:00' --protection standard --mileage limited --delivery-address '5 O'\\''Hara St' --extra child_seat --extra gps --promo SAVE50");
+  });
+});
