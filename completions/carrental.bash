@@ -18,11 +18,11 @@ __carrental_options() {
   local globals='--profile --base-url --sandbox --json --no-color --no-input --yes -y --debug --timeout'
   case "$1" in
     'carrental') echo '--help -h --version -V' ;;
-    'carrental cars') echo '--city --from --to --body-type --make-id --model-id --sort --limit --offset --all --available --help -h' ;;
+    'carrental cars') echo '--city --from --to --days --body-type --make-id --model-id --sort --limit --offset --all --available --help -h' ;;
     'carrental car') echo '--help -h' ;;
-    'carrental quote') echo '--from --to --protection --mileage --delivery-address --extra --promo --anonymous --help -h' ;;
+    'carrental quote') echo '--from --to --days --protection --mileage --delivery-address --extra --promo --anonymous --help -h' ;;
     'carrental trips') echo '--watch --interval --watch-timeout --help -h' ;;
-    'carrental reserve') echo '--city --from --to --protection --mileage --delivery-address --extra --promo --idempotency-key --new --help -h' ;;
+    'carrental reserve') echo '--city --from --to --days --protection --mileage --delivery-address --extra --promo --idempotency-key --new --help -h' ;;
     'carrental cancel') echo '--idempotency-key --help -h' ;;
     'carrental pay-link') echo '--type --open --wait --wait-timeout --help -h' ;;
     'carrental extend-link') echo '--to --dry-run --open --help -h' ;;
@@ -64,10 +64,10 @@ __carrental_takes_value() {
     --profile|--base-url|--timeout) return 0 ;;
   esac
   case "$1" in
-    'carrental cars') case "$2" in --city|--from|--to|--body-type|--make-id|--model-id|--sort|--limit|--offset) return 0 ;; esac ;;
-    'carrental quote') case "$2" in --from|--to|--protection|--mileage|--delivery-address|--extra|--promo) return 0 ;; esac ;;
+    'carrental cars') case "$2" in --city|--from|--to|--days|--body-type|--make-id|--model-id|--sort|--limit|--offset) return 0 ;; esac ;;
+    'carrental quote') case "$2" in --from|--to|--days|--protection|--mileage|--delivery-address|--extra|--promo) return 0 ;; esac ;;
     'carrental trips') case "$2" in --interval|--watch-timeout) return 0 ;; esac ;;
-    'carrental reserve') case "$2" in --city|--from|--to|--protection|--mileage|--delivery-address|--extra|--promo|--idempotency-key) return 0 ;; esac ;;
+    'carrental reserve') case "$2" in --city|--from|--to|--days|--protection|--mileage|--delivery-address|--extra|--promo|--idempotency-key) return 0 ;; esac ;;
     'carrental cancel') case "$2" in --idempotency-key) return 0 ;; esac ;;
     'carrental pay-link') case "$2" in --type|--wait-timeout) return 0 ;; esac ;;
     'carrental extend-link') case "$2" in --to) return 0 ;; esac ;;

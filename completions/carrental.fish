@@ -23,13 +23,13 @@ function __carrental_value_flags --argument-names path
     printf '%s\n' --profile --base-url --timeout
     switch $path
         case 'carrental cars'
-            printf '%s\n' --city --from --to --body-type --make-id --model-id --sort --limit --offset
+            printf '%s\n' --city --from --to --days --body-type --make-id --model-id --sort --limit --offset
         case 'carrental quote'
-            printf '%s\n' --from --to --protection --mileage --delivery-address --extra --promo
+            printf '%s\n' --from --to --days --protection --mileage --delivery-address --extra --promo
         case 'carrental trips'
             printf '%s\n' --interval --watch-timeout
         case 'carrental reserve'
-            printf '%s\n' --city --from --to --protection --mileage --delivery-address --extra --promo --idempotency-key
+            printf '%s\n' --city --from --to --days --protection --mileage --delivery-address --extra --promo --idempotency-key
         case 'carrental cancel'
             printf '%s\n' --idempotency-key
         case 'carrental pay-link'
@@ -147,8 +147,9 @@ complete -c carrental -n '__carrental_at \'carrental\'' -s h -l help -d 'display
 
 # carrental cars
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l city -x -a 'la miami' -d 'la or miami'
-complete -c carrental -n '__carrental_at \'carrental cars\'' -l from -x -d 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)'
-complete -c carrental -n '__carrental_at \'carrental cars\'' -l to -x -d 'check-out, car-local YYYY-MM-DDTHH:MM'
+complete -c carrental -n '__carrental_at \'carrental cars\'' -l from -x -d 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"'
+complete -c carrental -n '__carrental_at \'carrental cars\'' -l to -x -d 'check-out, car-local, in the same forms as --from'
+complete -c carrental -n '__carrental_at \'carrental cars\'' -l days -x -d 'instead of --to: check out n days after the check-in, same time'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l body-type -x -a 'sedan coupe suv hatchback convertible pickup minivan three-wheeler other' -d 'body type'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l make-id -x -d 'make id (integer >= 0)'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l model-id -x -d 'model id (integer >= 0)'
@@ -164,8 +165,9 @@ complete -c carrental -n '__carrental_at \'carrental car\'' -s h -l help -d 'dis
 complete -c carrental -n '__carrental_arg \'carrental car\' 0' -a '(__carrental_dynamic cars)'
 
 # carrental quote
-complete -c carrental -n '__carrental_at \'carrental quote\'' -l from -x -d 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)'
-complete -c carrental -n '__carrental_at \'carrental quote\'' -l to -x -d 'check-out, car-local YYYY-MM-DDTHH:MM'
+complete -c carrental -n '__carrental_at \'carrental quote\'' -l from -x -d 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"'
+complete -c carrental -n '__carrental_at \'carrental quote\'' -l to -x -d 'check-out, car-local, in the same forms as --from'
+complete -c carrental -n '__carrental_at \'carrental quote\'' -l days -x -d 'instead of --to: check out n days after the check-in, same time'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l protection -x -a 'minimum standard' -d 'protection plan (default minimum)'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l mileage -x -a 'limited unlimited' -d 'mileage (default limited)'
 complete -c carrental -n '__carrental_at \'carrental quote\'' -l delivery-address -x -d 'deliver the car to this address instead of pickup'
@@ -184,8 +186,9 @@ complete -c carrental -n '__carrental_arg \'carrental trips\' 0' -a '(__carrenta
 
 # carrental reserve
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l city -x -a 'la miami' -d 'city to choose a car in when prompting'
-complete -c carrental -n '__carrental_at \'carrental reserve\'' -l from -x -d 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)'
-complete -c carrental -n '__carrental_at \'carrental reserve\'' -l to -x -d 'check-out, car-local YYYY-MM-DDTHH:MM'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l from -x -d 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l to -x -d 'check-out, car-local, in the same forms as --from'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l days -x -d 'instead of --to: check out n days after the check-in, same time'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l protection -x -a 'minimum standard' -d 'protection plan (default minimum)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l mileage -x -a 'limited unlimited' -d 'mileage (default limited)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l delivery-address -x -d 'deliver the car to this address instead of pickup'
@@ -210,7 +213,7 @@ complete -c carrental -n '__carrental_at \'carrental pay-link\'' -s h -l help -d
 complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carrental_dynamic payable)'
 
 # carrental extend-link
-complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l to -x -d 'target check-out, car-local YYYY-MM-DDTHH:MM'
+complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l to -x -d 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l dry-run -d 'only preview the price of --to (with --json: the price payload); no link is created'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l open -d 'open the link in the default browser'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -s h -l help -d 'display help for command'

@@ -117,6 +117,8 @@ export interface ClientOptions {
   random?: () => number;
   /** A response body longer than this ends the request with an error; reading stops there. */
   maxResponseBytes?: number;
+  /** Called as a request starts (retries included); the function it returns, as it ends. */
+  onRequest?: (label: string) => () => void;
 }
 
 const MAX_BACKOFF_MS = 8_000;
@@ -189,6 +191,15 @@ export class ApiClient {
   async request<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
     const policy = spec.retry ?? READ_RETRY;
     const label = `${spec.method} ${spec.path}`;
+    const ended = this.opts.onRequest?.(label);
+    try {
+      return await this.attempts(spec, policy, label);
+    } finally {
+      ended?.();
+    }
+  }
+
+  private async attempts<T>(spec: RequestSpec<T>, policy: RetryPolicy, label: string): Promise<ApiResponse<T>> {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       let failure: Failure;
@@ -397,7 +408,7 @@ function networkError(label: string, url: string, err: unknown, timedOut: boolea
 }
 
 /** Maps a non-2xx response to a typed error; the only place statuses become kinds. */
-export function errorFromResponse(status: number, body: unknown, headers: Record<string, string>, label: string): CliError {
+export function errorFromResponse(status: number, body: unknown, headers: Record<string, string>, label: string, raw = false): CliError {
   const obj = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const retryAfterHeader = headers['retry-after'];
@@ -407,9 +418,15 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
   const message = str(obj.error) ?? `${label} failed with HTTP ${status}`;
   const kind = kindForStatus(status);
   return new CliError(kind, message, {
-    hint: hintFor(errorCode, status, description, retryAfter),
+    hint: hintFor(errorCode, status, description, retryAfter, hintContext(label, raw)),
     api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter },
   });
+}
+
+/** The label is `METHOD /path`: what the hint needs to know which command failed. */
+function hintContext(label: string, raw: boolean) {
+  const [method, path = ''] = label.split(' ');
+  return { method, path, raw };
 }
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {

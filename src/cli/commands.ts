@@ -35,8 +35,9 @@ export interface CommandSpec {
 }
 
 const dateRange: OptionSpec[] = [
-  { flags: '--from <date>', description: 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)' },
-  { flags: '--to <date>', description: 'check-out, car-local YYYY-MM-DDTHH:MM' },
+  { flags: '--from <date>', description: 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"' },
+  { flags: '--to <date>', description: 'check-out, car-local, in the same forms as --from' },
+  { flags: '--days <n>', description: 'instead of --to: check out n days after the check-in, same time' },
 ];
 
 export const QUOTE_OPTIONS: OptionSpec[] = [
@@ -68,7 +69,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: [
       'carrental cars --city la',
-      'carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --sort price_asc',
+      'carrental cars --city miami --from "tomorrow 10:00" --days 3 --sort price_asc',
       "carrental cars --city la --all --json | jq '.cars | length'",
     ],
     module: () => import('../commands/cars.js'),
@@ -77,7 +78,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'car',
     description: 'one car: specs, prices, extras, protection plans, blocked ranges',
     args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias (see `carrental cars`)', complete: 'car-alias' }],
-    examples: ['carrental car tesla-model-3-la-001', 'carrental car tesla-model-3-la-001 --json'],
+    examples: ['carrental car toyota-camry-1001', 'carrental car toyota-camry-1001 --json'],
     module: () => import('../commands/car.js'),
   },
   {
@@ -86,8 +87,8 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias', complete: 'car-alias' }],
     options: [...QUOTE_OPTIONS, { flags: '--anonymous', description: 'send no credential even when a key is configured' }],
     examples: [
-      'carrental quote tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00',
-      'carrental quote tesla-model-3-la-001 --from "2026-12-01 10:00" --to "2026-12-08 10:00" --protection standard --extra child_seat --promo WELCOME10',
+      'carrental quote toyota-camry-1001 --from "tomorrow 10:00" --days 3',
+      'carrental quote toyota-rav4-hybrid-1003 --from "+7d 10:00" --to "+14d 10:00" --protection standard --extra child_seat --promo SAVE50',
     ],
     module: () => import('../commands/quote.js'),
   },
@@ -100,7 +101,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--interval <seconds>', description: 'seconds between reads with --watch (minimum 5)' },
       { flags: '--watch-timeout <seconds>', description: 'give up watching after this long (exit 6)' },
     ],
-    examples: ['carrental trips', 'carrental trips 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10', 'carrental trips <uuid> --watch'],
+    examples: ['carrental trips', 'carrental trips <uuid>', 'carrental trips <uuid> --watch'],
     module: () => import('../commands/trips.js'),
   },
   {
@@ -114,8 +115,8 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--new', description: 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)' },
     ],
     examples: [
-      'carrental reserve tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00',
-      'carrental reserve tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00 -y --json',
+      'carrental reserve toyota-camry-1001 --from "tomorrow 10:00" --days 3',
+      'carrental reserve toyota-corolla-1002 --from "+20d 10:00" --to "+23d 18:00" -y --json',
       'carrental reserve   # on a terminal: prompts for city, dates, car and options',
     ],
     module: () => import('../commands/reserve.js'),
@@ -146,11 +147,11 @@ export const COMMANDS: CommandSpec[] = [
     description: 'preview an extension price and get the link where the customer confirms it',
     args: [uuidArg('the reservation uuid')],
     options: [
-      { flags: '--to <date>', description: 'target check-out, car-local YYYY-MM-DDTHH:MM' },
+      { flags: '--to <date>', description: 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"' },
       { flags: '--dry-run', description: 'only preview the price of --to (with --json: the price payload); no link is created' },
       { flags: '--open', description: 'open the link in the default browser' },
     ],
-    examples: ['carrental extend-link <uuid> --to 2026-12-06T10:00', 'carrental extend-link <uuid> --open'],
+    examples: ['carrental extend-link <uuid> --to "+30d 10:00"', 'carrental extend-link <uuid> --open'],
     module: () => import('../commands/extend-link.js'),
   },
   {
@@ -296,7 +297,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '-i, --include', description: 'print the status line and response headers to stderr' },
       { flags: '--anonymous', description: 'send no credential' },
     ],
-    examples: ['carrental api GET /my/profile', 'carrental api POST /reservation/quote --anonymous --body \'{"car_alias":"...","date_checkin":"2026-12-01T10:00","date_checkout":"2026-12-03T10:00"}\''],
+    examples: ['carrental api GET /my/profile', "carrental api GET '/cars?city=la&limit=3' --anonymous"],
     module: () => import('../commands/api.js'),
   },
   {

@@ -99,7 +99,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     if (options.signal.aborted) controller.abort();
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
-  let jsonErrors = argv.includes('--json');
+  let jsonErrors = argv.some((a) => a === '--json' || a.startsWith('--json='));
   // the keys every error printed by this run is scrubbed of (whatever field a server echoed
   // them in): the environment's now, the one the command resolves once it does
   const secrets: string[] = [];
@@ -114,7 +114,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     const holder = keyArgument(argv);
     if (holder !== undefined) throw keyOnCommandLine(holder, secrets);
   } catch (err) {
-    return reportError(err, io, jsonErrors, env, secrets);
+    return reportError(err, io, jsonErrors, env, secrets, argv);
   }
 
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
@@ -155,17 +155,18 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     return 0;
   }
   const { buildProgram, CommanderError } = await import('./program.js');
-  const { program, exitCode } = buildProgram(say, run, argv);
+  const { program, exitCode } = buildProgram(say, run, argv, errorColor(say, env, argv));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-      // commander already printed its one-line message
+      // commander already printed its one-line message; a script asked for JSON gets it as JSON too
+      if (jsonErrors) writeJsonError(io, { error: scrubSecrets(clean(err.message.replace(/^error:\s*/, '')), secrets), kind: 'usage', exit_code: 2 });
       return 2;
     }
-    return reportError(err, io, jsonErrors, env, secrets);
+    return reportError(err, io, jsonErrors, env, secrets, argv);
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -198,21 +199,42 @@ function keyOnCommandLine(arg: string, secrets: string[]): CliError {
   );
 }
 
-function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[]): number {
+function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[], argv: readonly string[] = []): number {
+  // a progress line (`cars --all`, a retry, the spinner) still on the terminal is erased first
+  if (io.stderr.isTTY) io.stderr.write('\r\u001b[2K');
   if (err instanceof CliError) {
     if (err.kind === 'interrupted') {
-      io.stderr.write('interrupted\n');
+      // once: `interrupted`, or the command's own line that starts with it
+      io.stderr.write(`${err.message.startsWith('interrupted') ? scrubSecrets(clean(err.message), secrets) : 'interrupted'}\n`);
       return err.exitCode;
     }
-    io.stderr.write(formatError(err, secrets));
-    // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes
-    if (json && err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
+    io.stderr.write(formatError(err, secrets, errorColor(io, env, argv)));
+    if (json) {
+      // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes;
+      // an error of carrental's own (bad input, no key, ...) as an object of the same shape
+      if (err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
+      else writeJsonError(io, { error: scrubSecrets(clean(err.message), secrets), kind: err.kind, exit_code: err.exitCode, ...(err.hint ? { hint: scrubSecrets(clean(err.hint), secrets) } : {}) });
+    }
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  io.stderr.write(`error: unexpected failure: ${scrubSecrets(clean(message), secrets)}\n`);
+  io.stderr.write(`${errorColor(io, env, argv) ? '\u001b[31merror:\u001b[39m' : 'error:'} unexpected failure: ${scrubSecrets(clean(message), secrets)}\n`);
   if (env.CARRENTAL_DEBUG && err instanceof Error && err.stack) io.stderr.write(scrubSecrets(cleanText(err.stack), secrets) + '\n');
   return 1;
+}
+
+function writeJsonError(io: Pick<IO, 'stderr'>, error: Record<string, unknown>): void {
+  io.stderr.write(safeJsonText(JSON.stringify(error)) + '\n');
+}
+
+/**
+ * `error:` is red where `warning:` is yellow: on a terminal (stderr), unless NO_COLOR or
+ * --no-color, or with FORCE_COLOR.
+ */
+export function errorColor(io: Pick<IO, 'stderr'>, env: NodeJS.ProcessEnv, argv: readonly string[]): boolean {
+  if (argv.includes('--no-color') || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  return !!io.stderr.isTTY;
 }
 
 /**

@@ -13,11 +13,14 @@ const VERSION = typeof __CARRENTAL_VERSION__ === 'string' ? __CARRENTAL_VERSION_
 
 export { CommanderError };
 
+const KEY_NOT_AN_ARGUMENT =
+  'the key is never an argument (it would land in shell history and `ps`): run `carrental auth login` and paste it at the prompt, or pipe it in: `printf %s "$KEY" | carrental auth login --with-key`';
+
 const OVERVIEW = `carrental: search, quote, book and manage car rentals from the terminal.
 
 Try it now against the embedded sandbox (no account needed):
   carrental --sandbox cars --city la
-  carrental --sandbox quote <alias> --from 2026-12-01T10:00 --to 2026-12-04T10:00
+  carrental --sandbox quote toyota-camry-1001 --from "tomorrow 10:00" --days 3
 
 Use a real API:
   carrental config set base_url https://api.example.com/v1
@@ -51,7 +54,7 @@ export function commandNamed(argv: string[]): string | undefined {
  * are outlines (name, aliases, arguments, description: what the root help, the command list
  * and the "did you mean" suggestions read), which keeps the tree's cold start short.
  */
-export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, argv?: string[]) {
+export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, argv?: string[], color = false) {
   let exitCode = 0;
   const program = new Command('carrental');
   program
@@ -71,7 +74,12 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       getErrHasColors: () => !!io.stderr.isTTY,
       // commander echoes unknown options and bad values as typed: `--api-key=svc_...` must not
       // reach the terminal, nor escape sequences the user pasted by mistake
-      outputError: (s, write) => write(scrubSecrets(cleanText(s.startsWith('error:') ? s : `error: ${s}`))),
+      outputError: (s, write) => {
+        const line = scrubSecrets(cleanText(s.startsWith('error:') ? s : `error: ${s}`));
+        write(color ? line.replace(/^error:/, '\u001b[31merror:\u001b[39m') : line);
+        // `auth login <key>`: what was typed is likely a key; never echo it, say how to give one
+        if (/too many arguments for 'login'/.test(s)) write(`hint: ${KEY_NOT_AN_ARGUMENT}\n`);
+      },
     })
     .action(() => {
       // the root has an action (the overview), so commander hands it unknown command names
@@ -138,7 +146,13 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
 
 function toOption(opt: OptionSpec): Option {
   const option = new Option(opt.flags, opt.description);
-  if (opt.choices) option.choices(opt.choices);
+  if (opt.choices) {
+    option.choices(opt.choices);
+    // `--city LA` is `--city la`: choices are matched ignoring case, and passed on as listed
+    const check = option.parseArg!;
+    const choices = opt.choices;
+    option.argParser((value: string, previous: unknown) => check(choices.find((c) => c.toLowerCase() === value.toLowerCase()) ?? value, previous));
+  }
   if (opt.repeatable) option.argParser((value: string, prev: string[] | undefined) => [...(prev ?? []), value]);
   if (opt.hidden) option.hideHelp();
   return option;

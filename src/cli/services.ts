@@ -9,6 +9,7 @@ import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { ConfigStore, checkSettingValue, type ProfileData } from '../store/config.js';
 import { dataDir } from '../store/paths.js';
+import { Spinner } from '../render/spinner.js';
 import type { Context } from './context.js';
 
 export interface Target {
@@ -132,6 +133,15 @@ export function sandboxStatePath(env: NodeJS.ProcessEnv): string {
   return env.CARRENTAL_SANDBOX_STATE || join(dataDir(env), 'sandbox-state.json');
 }
 
+/** `--profile nosuch`: says so, and names the profiles there are. */
+export function noSuchProfile(name: string, config: ConfigStore): CliError {
+  const names = Object.keys(config.profiles()).sort();
+  return usageError(
+    `profile "${name}" does not exist${names.length ? ` (profiles: ${names.join(', ')})` : ''}`,
+    `create it with \`carrental config set base_url <url> --profile ${name}\` or \`carrental auth login --profile ${name}\``,
+  );
+}
+
 /** Resolves base URL and key: flags, then environment, then the profile; the sandbox when asked. */
 export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<Target> {
   const { globals, env } = ctx;
@@ -189,6 +199,8 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
     };
   }
   if (!configured) {
+    // a mistyped --profile is the likelier cause than a profile left unconfigured
+    if (globals.profile !== 'default' && !Object.hasOwn(config.profiles(), globals.profile)) throw noSuchProfile(globals.profile, config);
     throw usageError(
       `no API base URL for profile "${globals.profile}"`,
       'set one with `carrental config set base_url https://<host>/v1` (or --base-url, CARRENTAL_BASE_URL), or try the embedded sandbox: `carrental --sandbox cars`',
@@ -232,6 +244,7 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
           : `connection failed${failure.code ? ` (${failure.code})` : ''}`;
     out.progress(`${why}: retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
   };
+  const spinner = ctx.io.stderr.isTTY && !ctx.globals.debug ? new Spinner(out) : undefined;
   const client = new ApiClient({
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
@@ -242,6 +255,8 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
     onRetry,
     maxResponseBytes: maxResponseBytes(ctx.env),
+    // a spinner for a slow request, on a terminal; not between --debug's trace lines
+    onRequest: spinner && ((label) => spinner.start(label)),
   });
   ctx.onCleanup(() => client.close());
   return client;

@@ -109,5 +109,5 @@ export async function run(input: ApiInput, ctx: Context): Promise<number> {
     else out.line(cleanText(text));
   }
   if (res.status >= 200 && res.status < 300) return 0;
-  throw errorFromResponse(res.status, body, res.headers, `${method} ${path}`);
+  throw errorFromResponse(res.status, body, res.headers, `${method} ${path}`, true);
 }

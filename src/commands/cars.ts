@@ -3,15 +3,17 @@ import type { CarsQuery } from '../api/endpoints.js';
 import type { Car, CarsPage } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
-import { parseDateRange } from '../render/dates.js';
-import { formatCents } from '../render/money.js';
 import { usageError } from '../errors.js';
+import { zoneOf } from '../render/dates.js';
+import { formatCents } from '../render/money.js';
 import { parseIntOption } from './parse.js';
+import { clockNow, hasRelative, resolvedLine, resolveTripDates } from './trip-dates.js';
 
 export interface CarsInput {
   city?: string;
   from?: string;
   to?: string;
+  days?: string;
   bodyType?: string;
   makeId?: string;
   modelId?: string;
@@ -32,8 +34,8 @@ export function pageConcurrency(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(n) && n >= 1 ? Math.min(n, ALL_PAGES_CONCURRENCY) : ALL_PAGES_CONCURRENCY;
 }
 
-export function buildCarsQuery(input: CarsInput, defaultCity?: string): CarsQuery {
-  const range = parseDateRange(input.from, input.to, { required: false });
+export function buildCarsQuery(input: CarsInput, defaultCity?: string, dates: { now?: Date; zone?: string } = {}): CarsQuery {
+  const range = resolveTripDates(input, { now: dates.now ?? new Date(), zone: dates.zone, required: false });
   const limit = parseIntOption(input.limit, '--limit', { min: 1, max: 200 });
   const offset = parseIntOption(input.offset, '--offset', { min: 0 });
   return {
@@ -56,7 +58,15 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
     throw usageError('--available needs --from and --to: the catalog says whether a car is available only for dates');
   }
   const { api, out, target } = await services(ctx);
-  const query = input.city ? preliminary : { ...preliminary, city: target.profileData.city };
+  let query = input.city ? preliminary : { ...preliminary, city: target.profileData.city };
+  if (hasRelative(input)) {
+    // `tomorrow 10:00` is read in the city's zone (--city, else the profile's city)
+    const zone = zoneOf(query.city);
+    if (!zone) throw usageError('relative dates are read in the city\'s zone: give --city', 'or set a default city: `carrental config set city la`');
+    const resolved = buildCarsQuery(input, query.city, { now: clockNow(ctx, target.sandbox), zone });
+    query = { ...query, date_from: resolved.date_from, date_to: resolved.date_to };
+    out.info(resolvedLine({ from: query.date_from!, to: query.date_to! }, zone));
+  }
 
   let page: CarsPage;
   if (input.all) {

@@ -461,9 +461,10 @@ function print(out: Output, report: DoctorReport): void {
       out.info('* required: marked available in the spec, or named with --require');
     }
   }
-  if (report.problems.length === 0) out.info('doctor: everything required works');
+  // the verdict in colour on a terminal: green when all is well, red when not
+  if (report.problems.length === 0) out.info(out.color.green('doctor: everything required works'));
   else {
-    out.info(`doctor: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`);
+    out.info(out.color.red(`doctor: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`));
     for (const p of report.problems) out.info(`  - ${clean(p)}`);
   }
 }

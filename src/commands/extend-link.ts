@@ -13,7 +13,7 @@ import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
-import { formatLocal, parseLocalDateTime } from '../render/dates.js';
+import { formatLocal, isRelativeDate, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
@@ -21,6 +21,7 @@ import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
 import { parseUuid } from './parse.js';
 import { readReservation } from './trips.js';
+import { checkPartialDates, clockNow, zoneOrRefuse } from './trip-dates.js';
 
 export interface ExtendLinkInput {
   uuid?: string;
@@ -42,10 +43,12 @@ function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip 
     });
   }
   if (code === 'invalid_checkout') {
-    const current = trip?.date_checkout ? ` later than the current check-out ${formatLocal(trip.date_checkout, trip.car?.city)}` : ' later than the current check-out';
+    // the reason (opening hours, the past, not later, too long) is the server's description,
+    // which the error line shows; the hint only says where to look
+    const current = trip?.date_checkout ? ` ${formatLocal(trip.date_checkout, trip.car?.city)}` : '';
     return new CliError(err.kind, `${to ? `${to.replace('T', ' ')} is not` : 'that is not'} a valid new check-out for reservation ${uuid}`, {
       api: err.api,
-      hint: `give --to as car-local YYYY-MM-DDTHH:MM, in the future and${current}`,
+      hint: `give another --to, later than the current check-out${current} and inside opening hours`,
     });
   }
   return err;
@@ -65,8 +68,9 @@ function previewPairs(trip: Trip, to: string, price: ExtensionPrice): Array<[str
 
 export async function run(input: ExtendLinkInput, ctx: Context): Promise<number> {
   const uuid = parseUuid(input.uuid, 'the reservation uuid');
-  const to = input.to !== undefined ? parseLocalDateTime(input.to, '--to') : undefined;
-  if (input.dryRun && !to) throw usageError('--dry-run previews the price of an extension to a date: give --to YYYY-MM-DDTHH:MM');
+  // absolute, or relative (`+2d 10:00`) and read in the car's zone once the trip is read
+  let to = input.to !== undefined ? checkPartialDates({ to: input.to }).to : undefined;
+  if (input.dryRun && !to) throw usageError('--dry-run previews the price of an extension to a date: give --to (YYYY-MM-DD HH:MM, or relative as "+5d 10:00")');
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');
 
   const { api, out, target } = await services(ctx);
@@ -77,6 +81,7 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   if (to) {
     // for the zone labels and the current check-out; a 404 stops here
     trip = (await readReservation(api, uuid, out)).data;
+    if (isRelativeDate(to)) to = resolveDateInput(to, '--to', { now: clockNow(ctx, target.sandbox), zone: zoneOrRefuse(trip.car?.city) });
     let priced: ApiResponse<ExtensionPrice>;
     try {
       priced = await api.extensionPrice(uuid, to);

@@ -117,6 +117,8 @@ export function resolveDateInput(input: string, flag: string, opts: { now: Date;
   const text = input.trim();
   const rel = RELATIVE_RE.exec(text);
   if (!rel) {
+    // the right shape but no such day (2026-02-30) says so
+    if (LOCAL_RE.test(text)) return parseLocalDateTime(text, flag);
     try {
       return parseLocalDateTime(text, flag);
     } catch {

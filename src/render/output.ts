@@ -11,6 +11,7 @@ export class Output {
   readonly json: boolean;
   readonly color: Style;
   private progressShown = false;
+  private progressText: string | undefined;
 
   constructor(private readonly ctx: Pick<Context, 'io' | 'globals'>) {
     this.tty = !!ctx.io.stdout.isTTY;
@@ -67,8 +68,14 @@ export class Output {
   /** Progress on stderr, only on a terminal, overwritten in place; often names a server string, so cleaned. */
   progress(text: string): void {
     if (!this.ctx.io.stderr.isTTY) return;
-    this.ctx.io.stderr.write(`\r\u001b[2K${clean(text)}`);
+    this.progressText = clean(text);
+    this.ctx.io.stderr.write(`\r\u001b[2K${this.progressText}`);
     this.progressShown = true;
+  }
+
+  /** The progress line on screen, if any (the spinner leaves another one alone). */
+  get progressLine(): string | undefined {
+    return this.progressShown ? this.progressText : undefined;
   }
 
   clearProgress(): void {

@@ -111,7 +111,7 @@ describe('api', () => {
     await sb.fault({ kind: 'operation_not_enabled', operation: 'listCards', times: 1 });
     const r = await run(['api', 'GET', '/my/billing/cards']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('not yet available to API keys');
+    expect(r.stderr).toContain('opens to API keys');
   });
 
   it('indents JSON on a terminal', async () => {

@@ -86,7 +86,7 @@ describe('trips (list)', () => {
     const r = await run(['trips']);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^error: .*\(api_key_operation_not_enabled, request req_/m);
-    expect(r.stderr).toContain('hint: this operation is not yet available to API keys');
+    expect(r.stderr).toContain('hint: `carrental doctor` shows which operations this deployment opens to API keys');
     expect(r.stdout).toBe('');
   });
 });
