@@ -11,7 +11,7 @@ import { services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
-import { describePaymentStatus, renderTripDetail, TRIP_HEADERS, TRIP_MONEY_COLUMNS, tripRow } from '../render/trip.js';
+import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
 import { parseSeconds, parseUuid } from './parse.js';
 
@@ -105,15 +105,32 @@ async function list(api: Api, out: Output, cli: string): Promise<number> {
     out.printJson(payloadOf(res));
     return 0;
   }
+  if (!out.tty) {
+    // one trip per line, its section a field: no heading lines in the data
+    out.table(TRIP_PIPE_FIELDS, [
+      ...res.data.active.map((t) => tripPipeRow('active', t)),
+      ...res.data.history.map((t) => tripPipeRow('history', t)),
+    ]);
+    if (res.data.active.length + res.data.history.length === 0) out.info('no trips');
+    return 0;
+  }
   const sections: Array<[string, Trip[]]> = [
     ['Active', res.data.active],
     ['History', res.data.history],
   ];
   sections.forEach(([title, trips], i) => {
     if (i > 0) out.line();
-    out.heading(title);
-    if (trips.length === 0) out.info(`no ${title.toLowerCase()} trips`);
-    else out.table(TRIP_HEADERS, trips.map(tripRow), TRIP_MONEY_COLUMNS);
+    if (trips.length === 0) {
+      out.heading(title);
+      out.info(`no ${title.toLowerCase()} trips`);
+      return;
+    }
+    // the zone in the heading, not in each row, keeps every date on one line
+    groupByZone(trips).forEach(([zone, group], j) => {
+      if (j > 0) out.line();
+      out.heading(`${title} · times in ${zone}`);
+      out.table(TRIP_HEADERS, group.map(tripRow), TRIP_LAYOUT);
+    });
   });
   if (out.tty && res.data.active.length + res.data.history.length > 0) out.info(`details: \`${cli} trips <uuid>\``);
   return 0;

@@ -28,14 +28,14 @@ export function renderInvoiceTable(out: Output, invoices: Invoice[]): void {
   out.table(
     ['INVOICE', 'TYPE', 'BILLING STATUS', 'AMOUNT', 'CREATED', 'DESCRIPTION'],
     invoices.map((inv) => [inv.id, inv.type, describeBillingStatus(inv), formatCents(inv.amount), formatUtc(inv.created_at), inv.description]),
-    [3],
+    { alignRight: [3], ids: [0], text: [2, 5] },
   );
   // the spec marks no member of a line item required: a missing one is a dash
   const items = invoices.flatMap((inv) => inv.items.map((item) => [inv.id, item.description, cell(item.amount, formatCents)]));
   if (items.length) {
     out.line();
     out.heading('Line items');
-    out.table(['INVOICE', 'ITEM', 'AMOUNT'], items, [2]);
+    out.table(['INVOICE', 'ITEM', 'AMOUNT'], items, { alignRight: [2], ids: [0], text: [1] });
   }
 }
 
@@ -52,7 +52,7 @@ export function renderInvoice(out: Output, invoice: Invoice): void {
   out.line();
   out.heading('Line items');
   if (invoice.items.length === 0) out.info('no line items');
-  else out.table(['ITEM', 'AMOUNT'], invoice.items.map((item) => [item.description, cell(item.amount, formatCents)]), [1]);
+  else out.table(['ITEM', 'AMOUNT'], invoice.items.map((item) => [item.description, cell(item.amount, formatCents)]), { alignRight: [1], text: [0] });
 }
 
 /** Said once under any invoice listing: the sign convention is the ledger's, not ours. */

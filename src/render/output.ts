@@ -2,7 +2,7 @@
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
 import type { Context } from '../cli/context.js';
-import { renderPairs, renderTable } from './table.js';
+import { renderPairs, renderTable, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
 import { makeStyle, type Style } from './style.js';
 
@@ -47,10 +47,15 @@ export class Output {
     else this.line(`# ${clean(text)}`);
   }
 
-  table(headers: string[], rows: unknown[][], alignRight: number[] = []): void {
+  /**
+   * A table fitted to the terminal. `layout` marks the id columns (never cut) and the free
+   * text (narrowed first); a bare array is the right-aligned columns.
+   */
+  table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();
+    const marks = Array.isArray(layout) ? { alignRight: layout } : layout;
     this.ctx.io.stdout.write(
-      renderTable(headers, rows, { tty: this.tty, alignRight, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
+      renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
     );
   }
 

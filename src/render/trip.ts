@@ -1,7 +1,7 @@
 // Trips and their money. Each block says what it is and what it is not: a financial summary
 // is the current record, not a final cost; a null total is "unknown", never $0.00; a
 // cancellation does not mean money was returned.
-import { cell, MISSING, MultiLine, NOT_STATED, stated } from './table.js';
+import { cell, NOT_STATED, stated, type TableLayout } from './table.js';
 import type { CancellationOutcome, PaymentStatus, Trip } from '../api/schemas.js';
 import { formatLocal, formatUtc, zoneOf } from './dates.js';
 import { invoiceNotes, renderInvoiceTable } from './invoice.js';
@@ -27,17 +27,16 @@ export function formatTripDates(trip: Pick<Trip, 'date_checkin' | 'date_checkout
 /** null is the API's "unknown" (never $0.00); an absent member is a dash. */
 const centsOrUnknown = (cents: number | null | undefined) => (cents === undefined ? undefined : formatCentsOrUnknown(cents));
 
+/**
+ * One trip as table cells, one value per cell: on a terminal the zone of the dates is in
+ * the table's heading (see `tripTables`), so each date stays on one line.
+ */
 export function tripRow(trip: Trip): unknown[] {
-  const zone = zoneOf(trip.car?.city);
-  const dates =
-    trip.date_checkin === undefined && trip.date_checkout === undefined
-      ? undefined
-      : // check-in, check-out and their zone on three lines keep the table within a terminal's width
-        new MultiLine([`${localTime(trip.date_checkin) ?? MISSING} →`, localTime(trip.date_checkout) ?? MISSING, zone ?? '(car-local)']);
   return [
     trip.uuid,
     trip.car?.name,
-    dates,
+    localTime(trip.date_checkin),
+    localTime(trip.date_checkout),
     trip.days,
     trip.status,
     centsOrUnknown(trip.financial_summary?.trip_total_cents),
@@ -46,8 +45,31 @@ export function tripRow(trip: Trip): unknown[] {
   ];
 }
 
-export const TRIP_HEADERS = ['UUID', 'CAR', 'DATES', 'DAYS', 'STATUS', 'TRIP TOTAL', 'DEPOSIT', 'BALANCE'];
-export const TRIP_MONEY_COLUMNS = [3, 5, 6, 7];
+export const TRIP_HEADERS = ['UUID', 'CAR', 'CHECK-IN', 'CHECK-OUT', 'DAYS', 'STATUS', 'TRIP TOTAL', 'DEPOSIT', 'BALANCE'];
+export const TRIP_LAYOUT: TableLayout = { ids: [0], text: [1], alignRight: [4, 6, 7, 8] };
+
+/** The zone a trip's dates are in: the car city's, or "car-local" when the city is unknown. */
+export const tripZone = (trip: Pick<Trip, 'car'>): string => zoneOf(trip.car?.city) ?? 'car-local';
+
+/**
+ * Trips grouped by the zone of their dates, in first-seen order: one table per zone, with the
+ * zone in its heading, so no row repeats it.
+ */
+export function groupByZone(trips: Trip[]): Array<[string, Trip[]]> {
+  const groups = new Map<string, Trip[]>();
+  for (const trip of trips) groups.set(tripZone(trip), [...(groups.get(tripZone(trip)) ?? []), trip]);
+  return [...groups];
+}
+
+/**
+ * In a pipe: one trip per line, one value per field; `section` (active or history) replaces
+ * the headings of a terminal, the zone and the car alias have fields of their own.
+ */
+export const TRIP_PIPE_FIELDS = ['uuid', 'section', 'car alias', 'car', 'check-in', 'check-out', 'zone', 'days', 'status', 'trip total', 'deposit', 'balance'];
+export function tripPipeRow(section: 'active' | 'history', trip: Trip): unknown[] {
+  const [uuid, name, checkin, checkout, ...rest] = tripRow(trip);
+  return [uuid, section, trip.car?.car_alias, name, checkin, checkout, zoneOf(trip.car?.city), ...rest];
+}
 
 /** A car-local calendar date (a refund date) labelled with the car's zone. */
 function formatLocalDay(day: string, city?: string | null): string {
@@ -143,7 +165,7 @@ export function renderCancellationOutcome(out: Output, outcome: CancellationOutc
         // null: recorded, not (yet) confirmed
         r.confirmed_at === null ? '' : cell(r.confirmed_at, formatRecordTime),
       ]),
-      [1],
+      { alignRight: [1], ids: [0] },
     );
   }
   out.info('note: "cancelled" records the cancellation; it does not mean money was returned. Only the refunds listed are known.');

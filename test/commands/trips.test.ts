@@ -13,7 +13,7 @@ let home: TestHome;
 interface RawTrip {
   uuid: string;
   status: string;
-  car: { city: string; name: string };
+  car: { city: string; name: string; car_alias: string };
   financial_summary: { trip_total_cents: number | null; deposit_cents: number | null };
   payment_status: { type: string; amount?: number; invoice_id?: string; date?: string };
   cancellation_outcome: { status: string; hold_release?: { status: string }; refund_review?: { status: string }; refunds?: Array<{ id: string; status: string; amount_cents: number }> };
@@ -50,21 +50,37 @@ beforeEach(async () => {
 afterEach(() => home.cleanup());
 
 describe('trips (list)', () => {
-  it('prints active and history as two tables with dates, zone, totals, deposit and balance', async () => {
+  it('in a pipe: one trip per line, its section a field, no heading lines, dates and zone in fields of their own', async () => {
     const api = (await raw('/my/trips')).body.data;
     const r = await run(['trips']);
     expect(r.code).toBe(0);
-    const sections = r.stdout.split(/^# /m).filter(Boolean);
-    expect(sections.map((s) => s.split('\n')[0])).toEqual(['Active', 'History']);
-    const rows = (s: string) => s.split('\n').slice(1).filter((l) => l.includes('\t'));
-    expect(rows(sections[0])).toHaveLength(api.active.length);
-    expect(rows(sections[1])).toHaveLength(api.history.length);
+    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(r.stdout).not.toMatch(/^#/m);
+    // uuid, section, car alias, car, check-in, check-out, zone, days, status, trip total, deposit, balance
+    for (const row of rows) expect(row).toHaveLength(12);
+    expect(rows.map((row) => [row[0], row[1]])).toEqual([
+      ...api.active.map((t: RawTrip) => [t.uuid, 'active']),
+      ...api.history.map((t: RawTrip) => [t.uuid, 'history']),
+    ]);
     const nullTotal = api.history.find((t: RawTrip) => t.financial_summary.trip_total_cents === null);
-    const line = rows(sections[1]).find((l) => l.startsWith(nullTotal.uuid))!;
-    const cells = line.split('\t');
-    expect(cells[2]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d → \d{4}-\d\d-\d\d \d\d:\d\d America\/(Los_Angeles|New_York)$/);
+    const cells = rows.find((row) => row[0] === nullTotal.uuid)!;
+    expect(cells[2]).toBe(nullTotal.car.car_alias);
+    expect(cells[4]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(cells[5]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(cells[6]).toMatch(/^America\/(Los_Angeles|New_York)$/);
     // TRIP TOTAL is unknown, never $0.00 (the balance may well be $0.00)
-    expect(cells[5]).toBe('unknown');
+    expect(cells[9]).toBe('unknown');
+  });
+
+  it('on a terminal: a table per section and zone, the zone in the heading, each uuid whole', async () => {
+    const api = (await raw('/my/trips')).body.data;
+    const r = await run(['trips'], { tty: true, env: { NO_COLOR: '1' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Active · times in America\/Los_Angeles$/m);
+    expect(r.stdout).toMatch(/^History · times in America\/New_York$/m);
+    for (const t of [...api.active, ...api.history]) expect(r.stdout).toMatch(new RegExp(`^│? ?${t.uuid} `, 'm'));
+    expect(r.stdout).not.toContain('…');
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
   });
 
   it('--json prints the payload exactly as the API sends it', async () => {
@@ -75,10 +91,14 @@ describe('trips (list)', () => {
   });
 
   it('lists no trips for a customer who has none, with exit 0', async () => {
-    const r = await run(['trips'], { key: sb.keys.no_card_payments });
+    const r = await run(['trips'], { key: sb.keys.no_card_payments, tty: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('no active trips');
     expect(r.stderr).toContain('no history trips');
+    const piped = await run(['trips'], { key: sb.keys.no_card_payments });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toBe('');
+    expect(piped.stderr).toBe('no trips\n');
   });
 
   it('explains 403 api_key_operation_not_enabled with exit 3', async () => {

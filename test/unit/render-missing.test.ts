@@ -40,7 +40,7 @@ describe('missing values', () => {
 
   it('a null total is "unknown", an absent one a dash', () => {
     const row = tripRow({ financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: 5000 } });
-    expect(row.slice(5)).toEqual(['unknown', '$50.00', undefined]);
+    expect(row.slice(6)).toEqual(['unknown', '$50.00', undefined]);
   });
 
   it('a cancellation outcome with bare sub-objects and refunds', () => {

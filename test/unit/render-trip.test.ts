@@ -1,7 +1,19 @@
-import { MultiLine, renderTable } from '../../src/render/table.js';
+import { renderTable } from '../../src/render/table.js';
 import { describe, expect, it } from 'vitest';
 import type { CancellationOutcome, Trip } from '../../src/api/schemas.js';
-import { describePaymentStatus, formatTripDates, renderCancellationOutcome, renderFinancialSummary, renderTripDetail, tripRow, TRIP_HEADERS } from '../../src/render/trip.js';
+import {
+  describePaymentStatus,
+  formatTripDates,
+  groupByZone,
+  renderCancellationOutcome,
+  renderFinancialSummary,
+  renderTripDetail,
+  TRIP_HEADERS,
+  TRIP_LAYOUT,
+  TRIP_PIPE_FIELDS,
+  tripPipeRow,
+  tripRow,
+} from '../../src/render/trip.js';
 import { fakeOutput } from '../helpers/output.js';
 
 const car = {
@@ -67,16 +79,42 @@ describe('trip rows', () => {
   });
   it('shows a null trip total as unknown, never $0.00', () => {
     const row = tripRow(trip({ financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: null } }));
-    expect(row).toEqual([trip().uuid, 'Tesla Model 3', new MultiLine(['2026-12-01 10:00 →', '2026-12-04 10:00', 'America/Los_Angeles']), 3, 'new', 'unknown', 'unknown', '$345.67']);
+    expect(row).toEqual([trip().uuid, 'Tesla Model 3', '2026-12-01 10:00', '2026-12-04 10:00', 3, 'new', 'unknown', 'unknown', '$345.67']);
     expect(row.join(' ')).not.toContain('$0.00');
   });
 
-  it('draws the dates on three lines on a terminal and as one field in a pipe', () => {
-    const row = tripRow(trip());
-    const tty = renderTable(TRIP_HEADERS, [row], { tty: true });
-    expect(tty).toMatch(/│ 2026-12-01 10:00 →\s+│/);
-    expect(tty).toMatch(/│ America\/Los_Angeles │/);
-    expect(renderTable(TRIP_HEADERS, [row], { tty: false })).toContain('\t2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles\t');
+  it('on a terminal each date is one line in its own column, the zone left to the heading', () => {
+    const tty = renderTable(TRIP_HEADERS, [tripRow(trip())], { tty: true, columns: 160, ...TRIP_LAYOUT });
+    expect(tty).toMatch(/│ 2026-12-01 10:00 │ 2026-12-04 10:00 │/);
+    expect(tty).not.toContain('America/Los_Angeles');
+  });
+
+  it('in a pipe one value per field: uuid, section, alias, name, both dates and the zone apart', () => {
+    const line = renderTable(TRIP_PIPE_FIELDS, [tripPipeRow('active', trip())], { tty: false });
+    expect(line.trimEnd().split('\t')).toEqual([
+      trip().uuid,
+      'active',
+      'tesla-model-3-la-001',
+      'Tesla Model 3',
+      '2026-12-01 10:00',
+      '2026-12-04 10:00',
+      'America/Los_Angeles',
+      '3',
+      'new',
+      '$345.67',
+      '$300.00',
+      '$345.67',
+    ]);
+  });
+
+  it('groups trips by the zone of their car, in the order first seen', () => {
+    const ny = trip({ uuid: 'ny', car: { ...car, city: 'miami' } });
+    const groups = groupByZone([trip({ uuid: 'a' }), ny, trip({ uuid: 'b' }), trip({ uuid: 'c', car: undefined })]);
+    expect(groups.map(([zone, trips]) => [zone, trips.map((t) => t.uuid)])).toEqual([
+      ['America/Los_Angeles', ['a', 'b']],
+      ['America/New_York', ['ny']],
+      ['car-local', ['c']],
+    ]);
   });
 });
 
