@@ -19,7 +19,7 @@ import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
-import { parseUuid } from './parse.js';
+import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
 
 export interface ExtendLinkInput {
@@ -50,11 +50,13 @@ function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip 
 }
 
 export async function run(input: ExtendLinkInput, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const to = input.to !== undefined ? parseLocalDateTime(input.to, '--to') : undefined;
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
+  // a prefix becomes the one reservation of the customer it names, before anything else
+  const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const cli = cliPrefix(ctx);
 
   let trip: Trip | undefined;

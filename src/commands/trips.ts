@@ -13,7 +13,8 @@ import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
-import { parseSeconds, parseUuid } from './parse.js';
+import { parseSeconds } from './parse.js';
+import { parseUuidRef, resolveReservation, type UuidRef } from './resolve-id.js';
 
 export interface TripsInput {
   uuid?: string;
@@ -65,8 +66,8 @@ interface WatchOptions {
   timeoutMs?: number;
 }
 
-function parseInput(input: TripsInput): { uuid?: string; watch?: WatchOptions } {
-  const uuid = input.uuid === undefined ? undefined : parseUuid(input.uuid, 'the reservation uuid');
+function parseInput(input: TripsInput): { uuid?: UuidRef; watch?: WatchOptions } {
+  const uuid = input.uuid === undefined ? undefined : parseUuidRef(input.uuid, 'the reservation uuid');
   const interval = parseSeconds(input.interval, '--interval', MIN_WATCH_INTERVAL_S);
   const timeout = parseSeconds(input.watchTimeout, '--watch-timeout', 1);
   if (!input.watch) {
@@ -84,10 +85,11 @@ function parseInput(input: TripsInput): { uuid?: string; watch?: WatchOptions } 
 }
 
 export async function run(input: TripsInput, ctx: Context): Promise<number> {
-  const { uuid, watch } = parseInput(input);
+  const { uuid: ref, watch } = parseInput(input);
   const { api, out } = await services(ctx);
   const cli = cliPrefix(ctx);
-  if (!uuid) return list(api, out, cli);
+  if (!ref) return list(api, out, cli);
+  const uuid = await resolveReservation(api, ref, cli);
 
   const res = await readReservation(api, uuid, out);
   if (!watch) {
