@@ -189,13 +189,24 @@ function renderRecords(headers: string[], cells: string[][], opts: TableOptions)
 }
 
 /**
+ * A label/value row. `shown`, when given, is what a terminal shows instead of the value:
+ * the value with its explanation ("HOLD (card authorisation, not a charge)"); `null` keeps
+ * the row out of a terminal (a detail the terminal line already says, such as a car alias).
+ * A pipe always gets the bare value, so one line holds one value.
+ */
+export type Pair = [label: string, value: unknown, shown?: unknown];
+
+/**
  * A label/value block: aligned on a terminal, `label<TAB>value` in a pipe. A row whose value
  * is undefined is left out (an optional detail); a value the reader expects and the server
  * left out is passed as `stated(value)`, which reads "not stated".
  */
-export function renderPairs(pairs: Array<[string, unknown]>, opts: { tty: boolean; style?: (s: string) => string }): string {
-  const visible = pairs.filter(([, v]) => v !== undefined);
-  if (!opts.tty) return visible.map(([k, v]) => `${k}\t${clean(v)}`).join('\n') + (visible.length ? '\n' : '');
+export function renderPairs(pairs: Pair[], opts: { tty: boolean; style?: (s: string) => string }): string {
+  if (!opts.tty) {
+    const rows = pairs.filter(([, v]) => v !== undefined);
+    return rows.map(([k, v]) => `${k}\t${clean(v)}`).join('\n') + (rows.length ? '\n' : '');
+  }
+  const visible = pairs.filter(([, v, shown]) => v !== undefined && shown !== null).map(([k, v, shown]): [string, unknown] => [k, shown === undefined ? v : shown]);
   const width = Math.max(0, ...visible.map(([k]) => k.length));
   return visible.map(([k, v]) => `${(opts.style ?? ((s) => s))(k.padEnd(width))}  ${clean(v)}`).join('\n') + (visible.length ? '\n' : '');
 }

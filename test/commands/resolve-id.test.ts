@@ -64,7 +64,7 @@ describe('a prefix on the command line (sandbox)', () => {
     const uuid = active[0].uuid;
     const r = await run(['trips', uniquePrefix(uuid, all)]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`# Trip ${uuid}`);
+    expect(r.stdout).toContain(`reservation\t${uuid}\n`);
     expect(await operations()).toEqual(['listTrips', 'getReservation']);
   });
 
@@ -104,7 +104,7 @@ describe('a prefix on the command line (sandbox)', () => {
     const id = invoices[0].id;
     const one = await run(['invoice', uniquePrefix(id, everyInvoice)]);
     expect(one.code).toBe(0);
-    expect(one.stdout).toContain(`# Invoice ${id}`);
+    expect(one.stdout).toContain(`invoice\t${id}\n`);
     // the trips once, the invoice lists (never a reservation read, which prepares a debt invoice), then the invoice
     const ops = await operations();
     expect(ops[0]).toBe('listTrips');
@@ -179,6 +179,6 @@ describe('an ambiguous prefix (scripted server)', () => {
   it('a longer prefix picks one', async () => {
     const r = await runStub(['trips', '2ce09bb7-9']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`# Trip ${B}`);
+    expect(r.stdout).toContain(`reservation\t${B}\n`);
   });
 });

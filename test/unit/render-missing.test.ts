@@ -33,7 +33,7 @@ describe('missing values', () => {
 
     const { out, stdout, stderr } = fakeOutput();
     renderTripDetail(out, {}, 'carrental', '3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f');
-    expect(stdout()).toContain('# Trip 3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f');
+    expect(stdout()).toContain('reservation\t3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f\n');
     for (const label of ['car', 'status', 'check-in', 'check-out', 'days', 'balance', 'payment', 'summary']) expect(stdout()).toContain(`${label}\tnot stated`);
     expect(stdout() + stderr()).not.toMatch(PLACEHOLDERS);
   });
