@@ -69,7 +69,7 @@ export class Output {
 
   pairs(pairs: Pair[]): void {
     this.clearProgress();
-    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s) }));
+    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s), columns: this.ctx.io.stdout.columns }));
   }
 
   /** An action link on its own line on stdout: nothing else on that line, so scripts can take it. */

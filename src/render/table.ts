@@ -201,12 +201,23 @@ export type Pair = [label: string, value: unknown, shown?: unknown];
  * is undefined is left out (an optional detail); a value the reader expects and the server
  * left out is passed as `stated(value)`, which reads "not stated".
  */
-export function renderPairs(pairs: Pair[], opts: { tty: boolean; style?: (s: string) => string }): string {
+export function renderPairs(pairs: Pair[], opts: { tty: boolean; style?: (s: string) => string; columns?: number }): string {
   if (!opts.tty) {
     const rows = pairs.filter(([, v]) => v !== undefined);
     return rows.map(([k, v]) => `${k}\t${clean(v)}`).join('\n') + (rows.length ? '\n' : '');
   }
   const visible = pairs.filter(([, v, shown]) => v !== undefined && shown !== null).map(([k, v, shown]): [string, unknown] => [k, shown === undefined ? v : shown]);
   const width = Math.max(0, ...visible.map(([k]) => k.length));
-  return visible.map(([k, v]) => `${(opts.style ?? ((s) => s))(k.padEnd(width))}  ${clean(v)}`).join('\n') + (visible.length ? '\n' : '');
+  // a long value wraps under itself, within the terminal
+  const room = opts.columns && opts.columns > 0 ? Math.max(MIN_TEXT_COLUMN, opts.columns - width - 2) : Infinity;
+  const style = opts.style ?? ((s: string) => s);
+  return (
+    visible
+      .map(([k, v]) => {
+        const value = clean(v);
+        const lines = value.length > room ? wrap(value, room) : [value];
+        return lines.map((l, i) => `${i === 0 ? style(k.padEnd(width)) : ' '.repeat(width)}  ${l}`).join('\n');
+      })
+      .join('\n') + (visible.length ? '\n' : '')
+  );
 }

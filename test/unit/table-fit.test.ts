@@ -1,7 +1,7 @@
 // Fitting tables to the terminal: ids are never cut, free text gives up width first, dates
 // wrap only between words, and a table that cannot fit boxed is drawn plain, then as records.
 import { describe, expect, it } from 'vitest';
-import { fitWidths, MIN_TEXT_COLUMN, renderTable, wrap } from '../../src/render/table.js';
+import { fitWidths, MIN_TEXT_COLUMN, renderPairs, renderTable, wrap } from '../../src/render/table.js';
 
 const UUID = '2ce09bb7-0123-4567-89ab-0123456789ab';
 const lines = (text: string) => text.trimEnd().split('\n');
@@ -103,5 +103,17 @@ describe('renderTable on a terminal', () => {
 
   it('in a pipe: tab-separated, never wrapped, whatever the width', () => {
     expect(renderTable(headers, rows, { tty: false, columns: 40, ...layout })).toBe(rows.map((r) => r.join('\t')).join('\n') + '\n');
+  });
+});
+
+describe('renderPairs on a terminal', () => {
+  it('wraps a long value under itself, within the terminal; a pipe gets the bare value on one line', () => {
+    const long = 'unknown (the billing records cannot be classified, e.g. a paid trip that was cancelled or a manual adjustment)';
+    const out = renderPairs([['trip total', 'unknown', long], ['days', 3]], { tty: true, columns: 60 });
+    expect(widest(out)).toBeLessThanOrEqual(60);
+    expect(lines(out)[0]).toBe('trip total  unknown (the billing records cannot be');
+    expect(lines(out)[1]).toMatch(/^ {12}classified/);
+    expect(renderPairs([['trip total', 'unknown', long], ['hidden', 'x', null]], { tty: false })).toBe('trip total\tunknown\nhidden\tx\n');
+    expect(renderPairs([['hidden', 'x', null]], { tty: true })).toBe('');
   });
 });
