@@ -1,5 +1,6 @@
-// Tables: boxed with headers on a terminal, tab-separated lines without headers in a
-// pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the output.
+// Tables: fitted to the terminal with headers (never cutting an id), tab-separated lines
+// without headers in a pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the
+// output: one record a line, one value a field.
 import { loadTable } from './cli-table3.cjs';
 import { clean } from './sanitize.js';
 
@@ -38,11 +39,6 @@ export interface TableOptions extends TableLayout {
   style?: (header: string) => string;
 }
 
-/** A cell drawn on several lines on a terminal (one tab-separated field in a pipe). */
-export class MultiLine {
-  constructor(readonly lines: unknown[]) {}
-}
-
 /**
  * How a table is drawn, from the most to the least room it needs: boxed (cli-table3, each
  * column "│ value "), plain (gh's look: columns two spaces apart, for a narrow terminal),
@@ -54,12 +50,7 @@ const chromeOf = (frame: Frame, n: number) => (frame === 'boxed' ? 3 * n + 1 : 2
 export const MIN_TEXT_COLUMN = 10;
 
 export function renderTable(headers: string[], rows: unknown[][], opts: TableOptions): string {
-  const cells = rows.map((row) =>
-    headers.map((_, i) => {
-      const c = row[i];
-      return c instanceof MultiLine ? c.lines.map((l) => clean(l ?? MISSING)).join(opts.tty ? '\n' : ' ') : clean(c ?? MISSING);
-    }),
-  );
+  const cells = rows.map((row) => headers.map((_, i) => clean(row[i] ?? MISSING)));
   if (!opts.tty) {
     return cells.map((row) => row.join('\t')).join('\n') + (cells.length ? '\n' : '');
   }
