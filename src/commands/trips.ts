@@ -130,7 +130,7 @@ async function list(api: Api, out: Output, cli: string): Promise<number> {
     // the zone in the heading, not in each row, keeps every date on one line
     groupByZone(trips).forEach(([zone, group], j) => {
       if (j > 0) out.line();
-      out.heading(`${title} · times in ${zone}`);
+      out.heading(zone === 'car-local' ? `${title} · car-local times (the car's city is not stated)` : `${title} · times in ${zone}`);
       out.table(TRIP_HEADERS, group.map(tripRow), TRIP_LAYOUT);
     });
   });
