@@ -16,6 +16,8 @@ let sb: RunningSandbox;
 let home: TestHome;
 let trips: Array<{ uuid: string; car: { car_alias: string } }> = [];
 let cars: Array<{ car_alias: string }> = [];
+/** The invoices of trips[2]. */
+let invoices: Array<{ id: string }> = [];
 let session = 0;
 
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
@@ -40,24 +42,30 @@ async function screen(width: number, args: string[]): Promise<string> {
   }
 }
 
+/** A read of the sandbox, up front, before the panes; a 429 (a busy machine) is read again. */
+async function read(path: string, withKey = true): Promise<unknown> {
+  const get = () => fetch(`${sb.baseUrl}${path}`, withKey ? { headers: { authorization: `Bearer ${sb.keys.booking_write}` } } : {});
+  let res = await get();
+  for (let i = 0; res.status === 429 && i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    res = await get();
+  }
+  if (!res.ok) throw new Error(`GET ${path}: HTTP ${res.status}`);
+  return res.json();
+}
+
 const tooWide = (text: string, width: number) => text.split('\n').filter((l) => [...l].length > width);
 
 beforeAll(async () => {
   assertBuilt();
   sb = await startSandbox({ now: () => NOW, quiet: true });
   home = new TestHome();
-  const res = await fetch(`${sb.baseUrl}/my/trips`, { headers: { authorization: `Bearer ${sb.keys.booking_write}` } });
-  const body = (await res.json()) as { data: { active: typeof trips; history: typeof trips } };
+  const body = (await read('/my/trips')) as { data: { active: typeof trips; history: typeof trips } };
   trips = [...body.data.active, ...body.data.history];
   if (trips.length < 3) throw new Error('the sandbox fixtures hold fewer trips than this test needs');
-  // an anonymous read: a busy machine may meet the sandbox's rate limit, so a 429 is read again
-  let list = await fetch(`${sb.baseUrl}/cars?limit=20`);
-  for (let i = 0; list.status === 429 && i < 5; i++) {
-    await new Promise((r) => setTimeout(r, 1000));
-    list = await fetch(`${sb.baseUrl}/cars?limit=20`);
-  }
-  if (!list.ok) throw new Error(`GET /cars: HTTP ${list.status}`);
-  cars = ((await list.json()) as { data: { cars: typeof cars } }).data.cars;
+  cars = ((await read('/cars?limit=20', false)) as { data: { cars: typeof cars } }).data.cars;
+  invoices = (await read(`/my/reservation/${trips[2].uuid}/invoices`)) as typeof invoices;
+  if (invoices.length === 0) throw new Error('the third trip of the fixtures has no invoices');
 });
 
 afterAll(async () => {
@@ -83,9 +91,6 @@ describe.each([80, 160])('at %i columns', (width) => {
 
   it('invoices <uuid> and trips <uuid>: no line wider than the terminal, every invoice id whole', async () => {
     const uuid = trips[2].uuid;
-    const res = await fetch(`${sb.baseUrl}/my/reservation/${uuid}/invoices`, { headers: { authorization: `Bearer ${sb.keys.booking_write}` } });
-    const invoices = (await res.json()) as Array<{ id: string }>;
-    expect(invoices.length).toBeGreaterThan(0);
     for (const args of [['invoices', uuid], ['trips', uuid]]) {
       const text = await screen(width, args);
       expect(text).toContain('EXIT:0');
