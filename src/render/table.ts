@@ -1,7 +1,7 @@
 // Tables: fitted to the terminal with headers (never cutting an id), tab-separated lines
 // without headers in a pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the
 // output: one record a line, one value a field.
-import { loadTable } from './cli-table3.cjs';
+import { loadStringWidth, loadTable } from './cli-table3.cjs';
 import { clean } from './sanitize.js';
 
 /** A table cell the server left out (or sent as null): a dash, on a terminal and in a pipe. */
@@ -79,8 +79,26 @@ function renderBoxed(headers: string[], cells: string[][], widths: number[], opt
 }
 
 const lines = (text: string) => text.split('\n');
-const longestLine = (text: string) => Math.max(...lines(text).map((l) => l.length));
-const longestWord = (text: string) => Math.max(0, ...text.split(/[\s]+/).map((w) => w.length));
+/** Columns a string takes on a terminal: ASCII as is, anything else as cli-table3 measures it. */
+const widthOf = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text.length : loadStringWidth()(text));
+const padEnd = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - widthOf(text)));
+const padStart = (text: string, width: number) => ' '.repeat(Math.max(0, width - widthOf(text))) + text;
+const longestLine = (text: string) => Math.max(...lines(text).map(widthOf));
+const longestWord = (text: string) => Math.max(0, ...text.split(/[\s]+/).map(widthOf));
+
+/** Splits a word wider than `width` into pieces that fit, by characters (never inside a surrogate pair). */
+function splitWord(word: string, width: number): string[] {
+  const pieces: string[] = [];
+  let piece = '';
+  for (const ch of word) {
+    if (piece && widthOf(piece + ch) > width) {
+      pieces.push(piece);
+      piece = '';
+    }
+    piece += ch;
+  }
+  return [...pieces, piece];
+}
 
 /**
  * Content widths (padding excluded) that fit `columns`, or null when even the narrowest
@@ -116,20 +134,21 @@ export function fitWidths(headers: string[], cells: string[][], columns: number 
 export function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   for (const line of lines(text)) {
-    if (line.length <= width) {
+    if (widthOf(line) <= width) {
       out.push(line);
       continue;
     }
     let current = '';
     for (let word of line.split(' ')) {
-      while (word.length > width) {
+      if (widthOf(word) > width) {
         if (current) out.push(current);
+        const pieces = splitWord(word, width);
+        out.push(...pieces.slice(0, -1));
         current = '';
-        out.push(word.slice(0, width));
-        word = word.slice(width);
+        word = pieces.at(-1)!;
       }
       if (!current) current = word;
-      else if (current.length + 1 + word.length <= width) current += ` ${word}`;
+      else if (widthOf(current) + 1 + widthOf(word) <= width) current += ` ${word}`;
       else {
         out.push(current);
         current = word;
@@ -150,7 +169,7 @@ function renderPlain(headers: string[], cells: string[][], widths: number[], opt
       wrapped
         .map((w, i) => {
           const text = w[l] ?? '';
-          const padded = opts.alignRight?.includes(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]);
+          const padded = opts.alignRight?.includes(i) ? padStart(text, widths[i]) : padEnd(text, widths[i]);
           return styled && text ? padded.replace(text, style(text)) : padded;
         })
         .join('  ')
@@ -165,14 +184,14 @@ function renderPlain(headers: string[], cells: string[][], widths: number[], opt
  * value beside its header (psql's expanded display): nothing is cut and nothing overflows.
  */
 function renderRecords(headers: string[], cells: string[][], opts: TableOptions): string {
-  const labelWidth = Math.max(...headers.map((h) => h.length));
+  const labelWidth = Math.max(...headers.map(widthOf));
   const valueWidth = Math.max(MIN_TEXT_COLUMN, (opts.columns ?? 80) - labelWidth - 2);
   const style = opts.style ?? ((s: string) => s);
   const blocks = cells.map((row, r) => {
     const rule = `── ${r + 1} of ${cells.length} `;
     const body = row.flatMap((value, i) => {
       const wrapped = opts.ids?.includes(i) ? lines(value) : wrap(value, valueWidth);
-      return wrapped.map((l, j) => `${j === 0 ? style(headers[i].padEnd(labelWidth)) : ' '.repeat(labelWidth)}  ${l}`.trimEnd());
+      return wrapped.map((l, j) => `${j === 0 ? style(padEnd(headers[i], labelWidth)) : ' '.repeat(labelWidth)}  ${l}`.trimEnd());
     });
     return [rule.padEnd(Math.min(opts.columns ?? 40, 40), '─'), ...body].join('\n');
   });
@@ -206,7 +225,7 @@ export function renderPairs(pairs: Pair[], opts: { tty: boolean; style?: (s: str
     visible
       .map(([k, v]) => {
         const value = clean(v);
-        const lines = value.length > room ? wrap(value, room) : [value];
+        const lines = widthOf(value) > room ? wrap(value, room) : [value];
         return lines.map((l, i) => `${i === 0 ? style(k.padEnd(width)) : ' '.repeat(width)}  ${l}`).join('\n');
       })
       .join('\n') + (visible.length ? '\n' : '')

@@ -117,3 +117,15 @@ describe('renderPairs on a terminal', () => {
     expect(renderPairs([['hidden', 'x', null]], { tty: true })).toBe('');
   });
 });
+
+describe('wide characters', () => {
+  it('measures a CJK or emoji name by the columns it takes, so the table still fits', () => {
+    const name = '丰田卡罗拉 2019 🚗 混合动力版 特别款';
+    const out = renderTable(['UUID', 'CAR'], [[UUID, name]], { tty: true, columns: 70, ids: [0], text: [1] });
+    expect(out).toContain(UUID);
+    // a CJK character or an emoji takes two columns
+    const columnsOf = (l: string) => [...l].reduce((n, ch) => n + (/[\u3000-\u9fff\u{1F300}-\u{1FAFF}]/u.test(ch) ? 2 : 1), 0);
+    for (const line of lines(out)) expect(columnsOf(line)).toBeLessThanOrEqual(70);
+    expect(wrap('丰田卡罗拉混合', 6)).toEqual(['丰田卡', '罗拉混', '合']);
+  });
+});
