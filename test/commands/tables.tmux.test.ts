@@ -58,6 +58,9 @@ const tooWide = (text: string, width: number) => text.split('\n').filter((l) => 
 
 beforeAll(async () => {
   assertBuilt();
+  // an idle session keeps the tmux server up between panes: killing the last session stops
+  // the server, and the next pane would race its exit ("server exited unexpectedly")
+  tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
   sb = await startSandbox({ now: () => NOW, quiet: true });
   home = new TestHome();
   const body = (await read('/my/trips')) as { data: { active: typeof trips; history: typeof trips } };
