@@ -95,7 +95,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'trips',
     description: 'list your trips, or show one with payment status, invoices and cancellation outcome',
-    args: [{ syntax: '[uuid]', key: 'uuid', description: 'a reservation uuid for the detail', complete: 'reservation-uuid' }],
+    args: [{ syntax: '[uuid]', key: 'uuid', description: 'a reservation uuid (or a unique prefix) for the detail', complete: 'reservation-uuid' }],
     options: [
       { flags: '--watch', description: 'with a uuid: re-read every 5 s until the status or payment status changes' },
       { flags: '--interval <seconds>', description: 'seconds between reads with --watch (minimum 5)' },
@@ -124,7 +124,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'cancel',
     description: 'cancel a reservation (a fee may apply), then show the cancellation outcome',
-    args: [uuidArg('the reservation uuid', 'cancellable-reservation')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours', 'cancellable-reservation')],
     options: [{ flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' }],
     examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json'],
     module: () => import('../commands/cancel.js'),
@@ -132,7 +132,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'pay-link',
     description: 'get the link where the customer pays rent or the deposit',
-    args: [uuidArg('the reservation uuid', 'payable-reservation')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours', 'payable-reservation')],
     options: [
       { flags: '--type <type>', description: 'what to pay (default rent)', choices: PAYMENT_TYPES },
       { flags: '--open', description: 'open the link in the default browser' },
@@ -145,7 +145,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'extend-link',
     description: 'preview an extension price and get the link where the customer confirms it',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     options: [
       { flags: '--to <date>', description: 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"' },
       { flags: '--dry-run', description: 'only preview the price of --to (with --json: the price payload); no link is created' },
@@ -157,14 +157,14 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'invoices',
     description: 'the invoices of a reservation, with line items',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     examples: ['carrental invoices <reservation-uuid>', "carrental invoices <reservation-uuid> --json | jq '.[].amount'"],
     module: () => import('../commands/invoices.js'),
   },
   {
     name: 'invoice',
     description: 'one invoice',
-    args: [{ syntax: '<uuid>', key: 'uuid', description: 'the invoice uuid', complete: 'invoice-uuid' }],
+    args: [{ syntax: '<uuid>', key: 'uuid', description: 'the invoice uuid, or a unique prefix of one of yours', complete: 'invoice-uuid' }],
     examples: ['carrental invoice <invoice-uuid>'],
     module: () => import('../commands/invoice.js'),
   },

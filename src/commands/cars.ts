@@ -93,7 +93,7 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
   headers.push('HOT DEAL');
   const rows = page.cars.map((car) => carRow(car, dated));
   if (rows.length === 0) out.info('no cars match');
-  else out.table(headers, rows, dated ? [4, 5, 7] : [4, 5]);
+  else out.table(headers, rows, { alignRight: dated ? [4, 5, 7] : [4, 5], ids: [0], text: [1] });
 
   const offset = query.offset ?? 0;
   if (input.available && out.tty) out.info(`${page.cars.length} of the ${fetched} cars fetched are available`);

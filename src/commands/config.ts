@@ -68,7 +68,7 @@ export async function list(_input: ConfigInput, ctx: Context): Promise<number> {
   for (const [name, p] of Object.entries(profiles).sort(([a], [b]) => a.localeCompare(b))) {
     for (const key of [...SETTING_KEYS, 'api_key'] as const) if (p[key] !== undefined) rows.push([name, key, p[key]!]);
   }
-  if (rows.length) out.table(['PROFILE', 'SETTING', 'VALUE'], rows);
+  if (rows.length) out.table(['PROFILE', 'SETTING', 'VALUE'], rows, { ids: [0, 1] });
   else out.info(`no settings yet (${config.path})`);
   if (out.tty) out.info(`active profile: ${ctx.globals.profile}; file: ${config.path}`);
   return 0;

@@ -444,7 +444,7 @@ function print(out: Output, report: DoctorReport): void {
     out.printJson(report);
   } else {
     out.heading('Checks');
-    out.table(['CHECK', 'RESULT', 'DETAIL'], report.checks.map((k) => [k.name, k.status, k.detail]));
+    out.table(['CHECK', 'RESULT', 'DETAIL'], report.checks.map((k) => [k.name, k.status, k.detail]), { text: [2] });
     if (report.operations.length) {
       out.line();
       out.heading('Operations');
@@ -457,6 +457,8 @@ function print(out: Output, report: DoctorReport): void {
           OP_WORDS[r.status],
           r.detail,
         ]),
+        // the operation id is what --require takes: never cut
+        { ids: [0], text: [2, 4] },
       );
       out.info('* required: marked available in the spec, or named with --require');
     }

@@ -19,7 +19,7 @@ import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
-import { parseUuid } from './parse.js';
+import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
 import { checkPartialDates, clockNow, zoneOrRefuse } from './trip-dates.js';
 
@@ -67,7 +67,7 @@ function previewPairs(trip: Trip, to: string, price: ExtensionPrice): Array<[str
 }
 
 export async function run(input: ExtendLinkInput, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   // absolute, or relative (`+2d 10:00`) and read in the car's zone once the trip is read
   let to = input.to !== undefined ? checkPartialDates({ to: input.to }).to : undefined;
   if (input.dryRun && !to) throw usageError('--dry-run previews the price of an extension to a date: give --to (YYYY-MM-DD HH:MM, or relative as "+5d 10:00")');
@@ -75,6 +75,8 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
+  // a prefix becomes the one reservation of the customer it names, before anything else
+  const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const cli = cliPrefix(ctx);
 
   let trip: Trip | undefined;

@@ -17,7 +17,8 @@ import { clean } from '../render/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
 import { depositState } from '../render/trip-booking.js';
 import { cliPrefix } from './confirm.js';
-import { parseSeconds, parseUuid } from './parse.js';
+import { parseSeconds } from './parse.js';
+import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { askedWaitMs, readReservation } from './trips.js';
 
 export interface PayLinkInput {
@@ -53,13 +54,15 @@ function explainLinkError(err: unknown, uuid: string, type: 'rent' | 'deposit', 
 }
 
 export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const type = input.type ?? 'rent';
   const timeoutS = parseSeconds(input.waitTimeout, '--wait-timeout', 1);
   if (timeoutS !== undefined && !input.wait) throw usageError('--wait-timeout goes with --wait');
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
+  // a prefix becomes the one reservation of the customer it names, before anything else
+  const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const cli = cliPrefix(ctx);
   const served = target.embedded?.links === 'shared' ? undefined : target.embedded;
   if (input.wait && served) {

@@ -2,7 +2,7 @@
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
 import type { Context } from '../cli/context.js';
-import { renderPairs, renderTable } from './table.js';
+import { renderPairs, renderTable, type Pair, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
 import { makeStyle, type Style } from './style.js';
 
@@ -48,16 +48,29 @@ export class Output {
     else this.line(`# ${clean(text)}`);
   }
 
-  table(headers: string[], rows: unknown[][], alignRight: number[] = []): void {
+  /**
+   * A heading on a terminal only: in a pipe, data lines carry no section lines (a pipe form
+   * says what a line is in its fields instead).
+   */
+  section(text: string): void {
+    if (this.tty) this.heading(text);
+  }
+
+  /**
+   * A table fitted to the terminal. `layout` marks the id columns (never cut) and the free
+   * text (narrowed first); a bare array is the right-aligned columns.
+   */
+  table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();
+    const marks = Array.isArray(layout) ? { alignRight: layout } : layout;
     this.ctx.io.stdout.write(
-      renderTable(headers, rows, { tty: this.tty, alignRight, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
+      renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
     );
   }
 
-  pairs(pairs: Array<[string, unknown]>): void {
+  pairs(pairs: Pair[]): void {
     this.clearProgress();
-    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s) }));
+    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s), columns: this.ctx.io.stdout.columns }));
   }
 
   /** An action link on its own line on stdout: nothing else on that line, so scripts can take it. */
