@@ -32,6 +32,9 @@ export interface CommandSpec {
   module?: () => Promise<unknown>;
 }
 
+/** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
+export const JSON_OUTPUT_MODULE = () => import('../commands/json-output.js');
+
 const dateRange: OptionSpec[] = [
   { flags: '--from <date>', description: 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)' },
   { flags: '--to <date>', description: 'check-out, car-local YYYY-MM-DDTHH:MM' },
@@ -66,7 +69,8 @@ export const COMMANDS: CommandSpec[] = [
     examples: [
       'carrental cars --city la',
       'carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --sort price_asc',
-      "carrental cars --city la --all --json | jq '.cars | length'",
+      "carrental cars --city la --all --jq '.cars | length'",
+      'carrental cars --city la --json car_alias,name',
     ],
     module: () => import('../commands/cars.js'),
   },
@@ -288,9 +292,10 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--body <json>', description: 'request body as JSON, or - to read it from stdin' },
       { flags: '-H, --header <header>', description: 'extra header "Name: value" (repeatable)', repeatable: true },
       { flags: '-i, --include', description: 'print the status line and response headers to stderr' },
-      { flags: '--anonymous', description: 'send no credential' },
+      { flags: '--anonymous', description: 'send no credential (never sent on the anonymous operations anyway)' },
+      { flags: '--paginate', description: 'GET every page (offset until has_more is false) and print one merged document' },
     ],
-    examples: ['carrental api GET /my/profile', 'carrental api POST /reservation/quote --anonymous --body \'{"car_alias":"...","date_checkin":"2026-12-01T10:00","date_checkout":"2026-12-03T10:00"}\''],
+    examples: ['carrental api GET /my/profile', "carrental api GET '/cars?city=la&limit=200' --paginate --jq '.data.cars | length'", 'carrental api POST /reservation/quote --anonymous --body \'{"car_alias":"...","date_checkin":"2026-12-01T10:00","date_checkout":"2026-12-03T10:00"}\''],
     module: () => import('../commands/api.js'),
   },
   {

@@ -5,7 +5,7 @@ import { KEY_TOKEN_RE, maskKey } from '../api/redact.js';
 import { CliError, formatErrorLine, usageError } from '../errors.js';
 import { fstatSync, writeSync } from 'node:fs';
 import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
-import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
+import { COMMANDS, JSON_OUTPUT_MODULE, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS } from './global-options.js';
 
 declare const __CARRENTAL_VERSION__: string;
@@ -133,7 +133,7 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
   program.allowUnknownOption(true);
   program.addHelpText(
     'after',
-    `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --json | jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n`,
+    `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n`,
   );
   return { program, exitCode: () => exitCode };
 }
@@ -216,7 +216,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     if (options.signal.aborted) controller.abort();
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
-  let jsonErrors = argv.includes('--json');
+  argv = jsonBeforeCommand(argv);
+  let jsonErrors = argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '--jq');
   const keyArgument = argv.find((a) => new RegExp(`^(--?[\\w-]+=)?${KEY_TOKEN_RE.source}$`).test(a));
   if (keyArgument) {
     return reportError(
@@ -244,6 +245,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       canPrompt: () => globals.input && !!io.stdin.isTTY && !!io.stdout.isTTY,
       onCleanup: (fn) => cleanups.push(fn),
     };
+    // a bad field list or jq expression is a usage error before anything is sent
+    if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);
     const mod = (await spec.module!()) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
     const code = await mod.run(input, ctx);
     return code ?? 0;
@@ -275,6 +278,18 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       }
     }
   }
+}
+
+/**
+ * `--json [fields]` takes an optional value, so in `carrental --json cars --all` commander
+ * would read `cars` as the field list. A bare --json right before the command name is
+ * written `--json=` (no fields) instead; after the command, `--json a,b` is a field list.
+ */
+export function jsonBeforeCommand(argv: string[]): string[] {
+  const command = commandNamed(argv);
+  const at = command === undefined ? -1 : argv.indexOf(command);
+  if (at > 0 && argv[at - 1] === '--json') return [...argv.slice(0, at - 1), '--json=', ...argv.slice(at)];
+  return argv;
 }
 
 function redactKeys(text: string): string {

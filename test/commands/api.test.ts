@@ -100,11 +100,25 @@ describe('api', () => {
   });
 
   it('without a key sends none and says so', async () => {
-    const r = await run(['api', 'GET', '/cars?limit=1'], { key: null });
-    expect(r.code).toBe(0);
+    const r = await run(['api', 'GET', '/my/profile'], { key: null });
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain('no API key configured');
-    expect(JSON.parse(r.stdout).data.cars).toHaveLength(1);
     expect((await sb.requests())[0].credentials).toBe('none');
+  });
+
+  it('sends no key to the operations the spec marks anonymous, even with one configured', async () => {
+    const cars = await run(['api', 'GET', '/cars?limit=1']);
+    expect(cars.code).toBe(0);
+    expect(cars.stderr).toBe('');
+    expect(JSON.parse(cars.stdout).data.cars).toHaveLength(1);
+    const alias = JSON.parse(cars.stdout).data.cars[0].car_alias;
+    expect((await run(['api', 'GET', `/cars/${alias}`])).code).toBe(0);
+    expect((await run(['api', 'GET', '/my/profile'])).code).toBe(0);
+    expect((await sb.requests()).map((r) => [r.operation, r.credentials])).toEqual([
+      ['listCars', 'none'],
+      ['getCar', 'none'],
+      ['getProfile', 'authorization'],
+    ]);
   });
 
   it('a 403 api_key_operation_not_enabled exits 3 with the explanation', async () => {
