@@ -299,6 +299,13 @@ export const COMMANDS: CommandSpec[] = [
     module: () => import('../commands/api.js'),
   },
   {
+    name: 'status',
+    description: 'what each active trip still needs (rent, deposit, extension, refund) and the next command',
+    options: [{ flags: '--exit-status', description: 'exit 8 when something needs you (for a CI gate)' }],
+    examples: ['carrental status', 'carrental status --exit-status || echo "something needs paying"', "carrental status --jq '.trips[] | select(.needs_action) | .items[].next'"],
+    module: () => import('../commands/status.js'),
+  },
+  {
     name: 'doctor',
     description: 'check config, reachability, credential, capability and which operations are deployed',
     options: [
