@@ -244,9 +244,10 @@ async function paginate(ctx: Context, req: { path: string; headers: Record<strin
     start,
     size: Number.isInteger(limit) && limit > 0 ? limit : 50,
     concurrency: 1,
+    // the first page goes out as the user wrote it: it may not be a paged list at all
     fetch: async (offset) => {
       const label = `GET ${bare}`;
-      const res = await client.request<unknown>({ method: 'GET', path: bare, query: { ...query, offset }, headers: req.headers, auth: req.withKey ? 'key' : 'none', envelope: false, allowErrorStatus: true });
+      const res = await client.request<unknown>({ method: 'GET', path: bare, query: offset === start ? query : { ...query, offset }, headers: req.headers, auth: req.withKey ? 'key' : 'none', envelope: false, allowErrorStatus: true });
       if (res.status >= 300) {
         printResponse(out, res, target.apiKey, req.include);
         throw errorFromResponse(res.status, scrubbedBody(res, target.apiKey), res.headers, label);
