@@ -254,6 +254,8 @@ export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchP
     }
     pages++;
     out.progress(`fetched ${seen.size} of ${page.total} cars`);
+    // a slow reader holds the walk back (backpressure), instead of the fleet piling up in memory
+    await out.drain();
   }
   out.clearProgress();
 

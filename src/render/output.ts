@@ -60,6 +60,26 @@ export class Output {
     this.ctx.io.stdout.write((more ? ',' : '') + safe.slice(1, -1));
   }
 
+  /**
+   * Waits until stdout has taken what was written: a pipe whose reader is slower than the
+   * API would otherwise queue the whole fleet in memory (cars --all).
+   */
+  async drain(): Promise<void> {
+    const stdout = this.ctx.io.stdout;
+    if (!stdout.writableNeedDrain) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        stdout.off('drain', done);
+        stdout.off('close', done);
+        stdout.off('error', done);
+        resolve();
+      };
+      stdout.on('drain', done);
+      stdout.on('close', done);
+      stdout.on('error', done);
+    });
+  }
+
   /** Raw text of a JSON document being streamed: separators and brackets (no server data). */
   jsonSyntax(text: string): void {
     this.clearProgress();

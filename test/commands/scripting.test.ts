@@ -166,6 +166,37 @@ describe('cars --all', () => {
     }
   });
 
+  it('a slow reader holds the walk back: what waits for stdout stays about a page, not the fleet', async () => {
+    class SlowOut extends FakeOut {
+      maxQueued = 0;
+      constructor() {
+        super(false);
+      }
+      override _write(chunk: Buffer | string, enc: BufferEncoding, cb: () => void) {
+        this.maxQueued = Math.max(this.maxQueued, this.writableLength);
+        setTimeout(() => super._write(chunk, enc, cb), 3);
+      }
+    }
+    const stdout = new SlowOut();
+    const pageBytes = JSON.stringify(Array.from({ length: 200 }, (_, k) => stubCar(`car-${k}`))).length;
+    const stub = await StubServer.start((req) => {
+      const offset = Number(req.query.get('offset'));
+      return { json: { data: { cars: Array.from({ length: 200 }, (_, k) => stubCar(`car-${offset + k}`)), total: 4_000, has_more: offset + 200 < 4_000 } } };
+    });
+    try {
+      const stdin = new PassThrough() as unknown as InStream;
+      (stdin as unknown as PassThrough).end();
+      const code = await runCli(['--base-url', stub.baseUrl, 'cars', '--all', '--json'], { io: { stdin, stdout, stderr: new FakeOut(false) }, env: home.env() });
+      expect(code).toBe(0);
+      // what is still queued is written before the process exits
+      while (stdout.writableLength > 0) await new Promise((r) => setTimeout(r, 5));
+      expect(JSON.parse(stdout.text()).cars).toHaveLength(4_000);
+      expect(stdout.maxQueued).toBeLessThan(2 * pageBytes);
+    } finally {
+      await stub.close();
+    }
+  });
+
   it('stops at has_more false whatever total says, and says on stderr that they disagree', async () => {
     const stub = await StubServer.start((req) => {
       const offset = Number(req.query.get('offset'));
