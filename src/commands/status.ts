@@ -7,6 +7,7 @@ import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { formatLocal } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
+import { clean } from '../render/sanitize.js';
 import { cliPrefix } from './confirm.js';
 import { readReservation } from './trips.js';
 
@@ -115,6 +116,8 @@ function describe(item: StatusItem): string {
   }
 }
 
+const settled = (t: TripStatus) => (t.status === 'cancelled' ? 'cancellation settled' : 'nothing to do');
+
 const recentlyCancelled = (trip: Trip, now: Date) =>
   trip.status === 'cancelled' && typeof trip.date_checkout === 'string' && Date.parse(`${trip.date_checkout}Z`) > now.getTime() - RECENT_CANCELLED_DAYS * 86_400_000;
 
@@ -136,15 +139,27 @@ export async function run(input: StatusInput, ctx: Context): Promise<number> {
     out.printJson({ needs_action: needsAction, trips }, { lists: ['trips'] });
   } else if (trips.length === 0) {
     out.info('no active trips');
-  } else {
+  } else if (!out.tty) {
+    // a pipe: one line per item, one value per field
     const rows: unknown[][] = [];
     for (const t of trips) {
       const when = formatLocal(t.date_checkin, t.city);
-      if (t.items.length === 0) rows.push([t.uuid, t.car_alias ?? '', when, t.status === 'cancelled' ? 'cancellation settled' : 'nothing to do', '']);
+      if (t.items.length === 0) rows.push([t.uuid, t.car_alias ?? '', when, settled(t), '']);
       for (const item of t.items) rows.push([t.uuid, t.car_alias ?? '', when, describe(item), item.next ?? '']);
     }
     out.table(['RESERVATION', 'CAR', 'CHECK-IN', 'STATUS', 'NEXT'], rows);
-    if (out.tty) out.info(needsAction ? 'something needs you: run the NEXT command of each line' : 'nothing needs you now');
+  } else {
+    // a terminal: a block per trip, so no uuid or command is ever cut to fit a column
+    const c = out.color;
+    for (const t of trips) {
+      out.line(`${c.bold(t.uuid)}  ${clean(t.car_name ?? t.car_alias ?? '')}  ${t.status === 'cancelled' ? 'cancelled, ' : ''}check-in ${formatLocal(t.date_checkin, t.city)}`);
+      if (t.items.length === 0) out.line(`  ${c.green(settled(t))}`);
+      for (const item of t.items) {
+        const what = describe(item);
+        out.line(`  ${item.needs_action ? c.yellow(what) : what}${item.next ? `\n    next: ${item.next}` : ''}`);
+      }
+    }
+    out.info(needsAction ? 'something needs you: run the `next:` commands above' : 'nothing needs you now');
   }
   return input.exitStatus && needsAction ? NEEDS_ACTION_EXIT : 0;
 }

@@ -54,6 +54,18 @@ describe('carrental status', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('on a terminal: a block per trip, every uuid and next command whole', async () => {
+    await sb.admin('POST', '/reset');
+    const doc = JSON.parse((await status(['--json'])).stdout) as { trips: TripStatus[] };
+    const r = await status([], true);
+    expect(r.code).toBe(0);
+    for (const t of doc.trips) {
+      expect(r.stdout).toContain(t.uuid);
+      for (const item of t.items) if (item.next) expect(r.stdout).toContain(`next: ${item.next}`);
+    }
+    expect(r.stderr).toContain('something needs you');
+  });
+
   it('--jq picks the commands to run', async () => {
     await sb.admin('POST', '/reset');
     const r = await status(['--jq', '.trips[] | select(.needs_action) | .items[] | select(.needs_action) | .next']);
