@@ -8,7 +8,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { parseDateRange } from '../render/dates.js';
 import { arrayElements, memberSpan, rootSpan } from '../render/json-scan.js';
-import { selectFields } from '../render/json-select.js';
+import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { parseIntOption } from './parse.js';
@@ -243,7 +243,9 @@ export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchP
       }
     });
     if (streamJson) {
-      const texts = fresh.map((i) => (jsonFields ? JSON.stringify(selectFields(page.cars[i], jsonFields, { known: CAR_FIELDS })) : page.texts[i]));
+      // the field list is checked once, on the first page, before anything is written
+      if (jsonFields && pages === 0) selectFields({ cars: page.cars }, jsonFields, { lists: ['cars'], known: CAR_FIELDS });
+      const texts = fresh.map((i) => (jsonFields ? JSON.stringify(pick(page.cars[i], jsonFields)) : page.texts[i]));
       if (pages === 0) out.jsonSyntax('{"cars":[');
       if (texts.length) out.jsonItems(texts, written > 0);
       written += texts.length;

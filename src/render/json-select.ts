@@ -33,7 +33,8 @@ function itemLists(value: unknown, lists?: readonly string[]): string[] | 'self'
   return 'self';
 }
 
-function pick(item: unknown, fields: string[]): unknown {
+/** The item with only `fields` (those it has), unchecked: for items of a list already checked. */
+export function pick(item: unknown, fields: string[]): unknown {
   if (!isObject(item)) return item;
   const out: Record<string, unknown> = {};
   for (const f of fields) if (Object.hasOwn(item, f)) out[f] = item[f];

@@ -267,3 +267,26 @@ describe('cars --all', () => {
     }
   });
 });
+
+describe('cars --all --json FIELDS', () => {
+  it('checks the field list once, on the first page, before writing anything; fields some cars lack are simply absent there', async () => {
+    const stub = await StubServer.start((req) => {
+      const offset = Number(req.query.get('offset'));
+      const cars = Array.from({ length: 200 }, (_, k) => stubCar(`car-${offset + k}`, offset + k === 5 ? { badge: 'new' } : {}));
+      return { json: { data: { cars, total: 400, has_more: offset === 0 } } };
+    });
+    try {
+      const ok = await runCommand(['--base-url', stub.baseUrl, 'cars', '--all', '--json', 'car_alias,badge'], { env: home.env() });
+      expect(ok.code, ok.stderr).toBe(0);
+      const cars = JSON.parse(ok.stdout).cars;
+      expect(cars).toHaveLength(400);
+      expect(cars[5]).toEqual({ car_alias: 'car-5', badge: 'new' });
+      expect(cars[6]).toEqual({ car_alias: 'car-6' });
+      const bad = await runCommand(['--base-url', stub.baseUrl, 'cars', '--all', '--json', 'car_alias,bdage'], { env: home.env() });
+      expect(bad.code).toBe(2);
+      expect(bad.stdout).toBe('');
+    } finally {
+      await stub.close();
+    }
+  });
+});
