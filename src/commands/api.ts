@@ -141,7 +141,7 @@ export async function run(input: ApiInput, ctx: Context): Promise<number> {
   const withKey = !anonymous && client.hasKey;
   if (!anonymous && !client.hasKey) out.info('no API key configured: sending the request without credentials');
 
-  if (operation?.idempotent) return journaledWrite(ctx, { method, path, headers, rawBody, operation, input });
+  if (operation?.idempotent && !input.anonymous) return journaledWrite(ctx, { method, path, headers, rawBody, operation, input });
   if (input.paginate) return paginate(ctx, { path, headers, withKey, include: input.include });
 
   const res = await client.request<unknown>({
