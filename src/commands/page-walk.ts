@@ -6,6 +6,9 @@
 // earned, not assumed. The walk starts one page at a time; only after pages have agreed
 // with `total` (full pages, has_more true exactly while offset + count < total) does it ask
 // ahead, one more page per agreeing page up to `concurrency`, and never at or past `total`.
+// And only when waiting is what is slow: a page that was there within `askAheadAfterMs`
+// (a server on loopback) earns nothing, since asking ahead then only adds work to a walk
+// that is busy anyway; so on loopback the walk stays the plain sequential one.
 // Any page that disagrees (short, or has_more contradicting total) drops what was asked
 // ahead and goes on one page at a time from the offset the answers give. So a server
 // whose `total` is wrong costs no request beyond the spec's walk; one whose list shrinks
@@ -30,6 +33,8 @@ export interface WalkOptions<P> {
   fetch(offset: number, limit: number, ctl: { signal: AbortSignal; onRetryWait(ms: number): void }): Promise<P>;
   facts(page: P): PageFacts;
   now?: () => number;
+  /** A page waited for at least this long (the network is the slow part) earns asking ahead; default 20 ms. */
+  askAheadAfterMs?: number;
 }
 
 export interface WalkedPage<P> {
@@ -79,6 +84,7 @@ export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<Walked
     for (;;) {
       const head = queue.shift()!;
       let page: P;
+      const waitStart = now();
       try {
         page = await head.result;
       } catch (err) {
@@ -99,7 +105,8 @@ export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<Walked
           dropAhead();
           nextOffset = after;
           agreeing = 0;
-        } else {
+          // a page that agrees but was there at once (the walk keeps up) neither earns nor loses
+        } else if (now() - waitStart >= (opts.askAheadAfterMs ?? 20)) {
           agreeing++;
         }
         fill();

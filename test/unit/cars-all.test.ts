@@ -37,13 +37,14 @@ const honest = (total: number) => (offset: number, limit: number) => {
   return { cars: n, total, has_more: offset + n < total };
 };
 
-async function walk(s: ReturnType<typeof server>, opts: { start?: number; size?: number; concurrency?: number } = {}) {
+async function walk(s: ReturnType<typeof server>, opts: { start?: number; size?: number; concurrency?: number; askAheadAfterMs?: number } = {}) {
   const offsets: number[] = [];
   const aliases: string[] = [];
   for await (const { page, offset } of walkPages<CarsPage>({
     start: opts.start ?? 0,
     size: opts.size ?? 100,
     concurrency: opts.concurrency ?? 4,
+    askAheadAfterMs: opts.askAheadAfterMs ?? 0,
     fetch: (o, l, ctl) => s.fetch(o, l, ctl),
     facts: (p) => ({ count: p.cars.length, total: p.total, hasMore: p.has_more }),
   })) {
@@ -88,6 +89,15 @@ describe('walkPages', () => {
     expect(aliases).toEqual(Array.from({ length: 300 }, (_, i) => `car-${i}`));
   });
 
+  it('asks ahead only when pages keep it waiting: a server that answers at once gets the sequential walk', async () => {
+    const fast = server(honest(1_000), () => 1);
+    await walk(fast, { askAheadAfterMs: 20 });
+    expect(fast.maxInFlight()).toBe(1);
+    const slow = server(honest(1_000), () => 30);
+    await walk(slow, { askAheadAfterMs: 20 });
+    expect(slow.maxInFlight()).toBe(4);
+  });
+
   it('concurrency 1 is the plain sequential walk', async () => {
     const s = server(honest(500));
     await walk(s, { concurrency: 1, size: 200 });
@@ -114,6 +124,7 @@ describe('walkPages', () => {
       start: 0,
       size: 100,
       concurrency: 4,
+      askAheadAfterMs: 0,
       fetch: async (offset, _l, ctl) => {
         asked++;
         signals.push(ctl.signal);
@@ -139,6 +150,7 @@ describe('walkPages', () => {
       start: 0,
       size: 100,
       concurrency: 4,
+      askAheadAfterMs: 0,
       now: () => now,
       fetch: async (offset, _l, ctl) => {
         asked.push(offset);
