@@ -6,9 +6,9 @@
 // earned, not assumed. The walk starts one page at a time; only after pages have agreed
 // with `total` (full pages, has_more true exactly while offset + count < total) does it ask
 // ahead, one more page per agreeing page up to `concurrency`, and never at or past `total`.
-// And only when waiting is what is slow: a page that was there within `askAheadAfterMs`
-// (a server on loopback) earns nothing, since asking ahead then only adds work to a walk
-// that is busy anyway; so on loopback the walk stays the plain sequential one.
+// And only when the network is what is slow: a page answered within `askAheadAfterMs` of
+// being asked (a server on loopback) earns nothing, since asking ahead then only adds work
+// to a walk that is busy anyway; so on loopback the walk stays the plain sequential one.
 // Any page that disagrees (short, or has_more contradicting total) drops what was asked
 // ahead and goes on one page at a time from the offset the answers give. So a server
 // whose `total` is wrong costs no request beyond the spec's walk; one whose list shrinks
@@ -33,7 +33,7 @@ export interface WalkOptions<P> {
   fetch(offset: number, limit: number, ctl: { signal: AbortSignal; onRetryWait(ms: number): void }): Promise<P>;
   facts(page: P): PageFacts;
   now?: () => number;
-  /** A page waited for at least this long (the network is the slow part) earns asking ahead; default 20 ms. */
+  /** A page that took at least this long to answer (the network is the slow part) earns asking ahead; default 20 ms. */
   askAheadAfterMs?: number;
 }
 
@@ -46,6 +46,8 @@ interface InFlight<P> {
   offset: number;
   controller: AbortController;
   result: Promise<P>;
+  /** How long the answer took, once it is there. */
+  tookMs?: number;
 }
 
 export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<WalkedPage<P>> {
@@ -66,9 +68,14 @@ export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<Walked
         pausedUntil = Math.max(pausedUntil, now() + ms);
       },
     });
+    const started = now();
+    const flight: InFlight<P> = { offset, controller, result };
     // awaited in order later; a page asked ahead may fail before then
-    result.catch(() => {});
-    queue.push({ offset, controller, result });
+    result.then(
+      () => (flight.tookMs = now() - started),
+      () => {},
+    );
+    queue.push(flight);
   };
   const dropAhead = () => {
     for (const f of queue.splice(0)) f.controller.abort();
@@ -84,7 +91,6 @@ export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<Walked
     for (;;) {
       const head = queue.shift()!;
       let page: P;
-      const waitStart = now();
       try {
         page = await head.result;
       } catch (err) {
@@ -105,8 +111,8 @@ export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<Walked
           dropAhead();
           nextOffset = after;
           agreeing = 0;
-          // a page that agrees but was there at once (the walk keeps up) neither earns nor loses
-        } else if (now() - waitStart >= (opts.askAheadAfterMs ?? 20)) {
+          // a page that agrees but came at once (loopback) neither earns nor loses
+        } else if ((head.tookMs ?? 0) >= (opts.askAheadAfterMs ?? 20)) {
           agreeing++;
         }
         fill();
