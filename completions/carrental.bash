@@ -6,7 +6,7 @@
 
 __carrental_subcommands() {
   case "$1" in
-    'carrental') echo 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion mcp sandbox help' ;;
+    'carrental') echo 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api status doctor completion mcp sandbox help' ;;
     'carrental auth') echo 'login status logout' ;;
     'carrental config') echo 'get set unset list path' ;;
     'carrental pending') echo 'list clear' ;;
@@ -15,7 +15,7 @@ __carrental_subcommands() {
 }
 
 __carrental_options() {
-  local globals='--profile --base-url --sandbox --json --no-color --no-input --yes -y --debug --timeout'
+  local globals='--profile --base-url --sandbox --json --jq --no-color --no-input --yes -y --debug --timeout'
   case "$1" in
     'carrental') echo '--help -h --version -V' ;;
     'carrental cars') echo '--city --from --to --days --body-type --make-id --model-id --sort --limit --offset --all --available --help -h' ;;
@@ -45,7 +45,8 @@ __carrental_options() {
     'carrental pending') echo '--help -h' ;;
     'carrental pending list') echo '--all --help -h' ;;
     'carrental pending clear') echo '--all --help -h' ;;
-    'carrental api') echo '--body --header -H --include -i --anonymous --help -h' ;;
+    'carrental api') echo '--body --header -H --include -i --anonymous --paginate --help -h' ;;
+    'carrental status') echo '--exit-status --help -h' ;;
     'carrental doctor') echo '--require --write --help -h' ;;
     'carrental completion') echo '--help -h' ;;
     'carrental mcp') echo '--allow-booking --help -h' ;;
@@ -61,7 +62,7 @@ __carrental_options() {
 # Does the flag $2 of the command at path $1 take a value?
 __carrental_takes_value() {
   case "$2" in
-    --profile|--base-url|--timeout) return 0 ;;
+    --profile|--base-url|--json|--jq|--timeout) return 0 ;;
   esac
   case "$1" in
     'carrental cars') case "$2" in --city|--from|--to|--days|--body-type|--make-id|--model-id|--sort|--limit|--offset) return 0 ;; esac ;;
@@ -115,7 +116,7 @@ __carrental_args() {
     'carrental config unset 0') COMPREPLY=($(compgen -W 'base_url app_url city' -- "$cur")) ;;
     'carrental api 0') COMPREPLY=($(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur")) ;;
     'carrental completion 0') COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
-    'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion mcp sandbox help environment exit-codes files formatting idempotency' -- "$cur")) ;;
+    'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api status doctor completion mcp sandbox help environment exit-codes files formatting idempotency' -- "$cur")) ;;
   esac
 }
 

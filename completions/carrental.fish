@@ -7,7 +7,7 @@
 function __carrental_subcommands --argument-names path
     switch $path
         case 'carrental'
-            printf '%s\n' 'cars' 'car' 'quote' 'trips' 'reserve' 'cancel' 'pay-link' 'extend-link' 'invoices' 'invoice' 'profile' 'verification' 'cards' 'card-link' 'auth' 'config' 'pending' 'api' 'doctor' 'completion' 'mcp' 'sandbox' 'help'
+            printf '%s\n' 'cars' 'car' 'quote' 'trips' 'reserve' 'cancel' 'pay-link' 'extend-link' 'invoices' 'invoice' 'profile' 'verification' 'cards' 'card-link' 'auth' 'config' 'pending' 'api' 'status' 'doctor' 'completion' 'mcp' 'sandbox' 'help'
         case 'carrental auth'
             printf '%s\n' 'login' 'status' 'logout'
         case 'carrental config'
@@ -20,7 +20,7 @@ function __carrental_subcommands --argument-names path
 end
 
 function __carrental_value_flags --argument-names path
-    printf '%s\n' --profile --base-url --timeout
+    printf '%s\n' --profile --base-url --json --jq --timeout
     switch $path
         case 'carrental cars'
             printf '%s\n' --city --from --to --days --body-type --make-id --model-id --sort --limit --offset
@@ -111,7 +111,8 @@ complete -c carrental -f
 complete -c carrental -l profile -x -a '(__carrental_dynamic profiles)' -d 'configuration profile (env CARRENTAL_PROFILE; default "default")'
 complete -c carrental -l base-url -x -d 'API base address ending in /v1 (env CARRENTAL_BASE_URL)'
 complete -c carrental -l sandbox -d 'use the embedded sandbox instead of a remote API (env CARRENTAL_SANDBOX=1)'
-complete -c carrental -l json -d 'print the response payload as JSON on stdout, nothing else'
+complete -c carrental -l json -x -d 'print the response payload as received, as JSON on stdout; with fields (a,b,c) only those, of each item of a list'
+complete -c carrental -l jq -x -d 'filter the JSON output with a jq expression (no jq needed)'
 complete -c carrental -l no-color -d 'no colour (also NO_COLOR; off whenever stdout is not a terminal)'
 complete -c carrental -l no-input -d 'never prompt; a missing value is a usage error (also when CI is set)'
 complete -c carrental -s y -l yes -d 'answer yes to confirmations'
@@ -138,6 +139,7 @@ complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'auth' -d 'store, 
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'config' -d 'read and change settings of a profile (base_url, app_url, city)'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'pending' -d 'reserve and cancel commands whose outcome is not known yet (rerun them to finish)'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'api' -d 'make a raw API call with the profile’s credentials and print the body'
+complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'status' -d 'what each active trip still needs (rent, deposit, extension, refund) and the next command'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'doctor' -d 'check config, reachability, credential, capability and which operations are deployed'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'completion' -d 'print a shell completion script'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'mcp' -d 'run a Model Context Protocol server over stdio: the API as tools for AI agents (read-only unless --allow-booking)'
@@ -299,9 +301,14 @@ complete -c carrental -n '__carrental_at \'carrental pending clear\'' -s h -l he
 complete -c carrental -n '__carrental_at \'carrental api\'' -l body -x -d 'request body as JSON, or - to read it from stdin'
 complete -c carrental -n '__carrental_at \'carrental api\'' -s H -l header -x -d 'extra header "Name: value" (repeatable)'
 complete -c carrental -n '__carrental_at \'carrental api\'' -s i -l include -d 'print the status line and response headers to stderr'
-complete -c carrental -n '__carrental_at \'carrental api\'' -l anonymous -d 'send no credential'
+complete -c carrental -n '__carrental_at \'carrental api\'' -l anonymous -d 'send no credential (never sent on the anonymous operations anyway)'
+complete -c carrental -n '__carrental_at \'carrental api\'' -l paginate -d 'GET every page (offset until has_more is false) and print one merged document'
 complete -c carrental -n '__carrental_at \'carrental api\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental api\' 0' -a 'GET POST PUT PATCH DELETE'
+
+# carrental status
+complete -c carrental -n '__carrental_at \'carrental status\'' -l exit-status -d 'exit 8 when something needs you (for a CI gate)'
+complete -c carrental -n '__carrental_at \'carrental status\'' -s h -l help -d 'display help for command'
 
 # carrental doctor
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -l require -x -a 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -d 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)'
@@ -336,4 +343,4 @@ complete -c carrental -n '__carrental_at \'carrental sandbox reset\'' -s h -l he
 
 # carrental help
 complete -c carrental -n '__carrental_at \'carrental help\'' -s h -l help -d 'display help for command'
-complete -c carrental -n '__carrental_arg \'carrental help\' 0' -a 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion mcp sandbox help environment exit-codes files formatting idempotency'
+complete -c carrental -n '__carrental_arg \'carrental help\' 0' -a 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api status doctor completion mcp sandbox help environment exit-codes files formatting idempotency'

@@ -11,3 +11,4 @@ import '../src/cli/help-text.js';
 import '../src/cli/help-topics.js';
 import '../src/render/sanitize.js';
 import '../src/render/json-text.js';
+import '../src/cli/argv.js';

@@ -89,6 +89,11 @@ export interface RequestSpec<T> {
   retry?: RetryPolicy;
   /** Return non-2xx responses instead of throwing (the `api` command). */
   allowErrorStatus?: boolean;
+  /**
+   * Abandons this request, its retries and their waits (a page of `cars --all` that is no
+   * longer wanted): nothing is sent after it fires.
+   */
+  signal?: AbortSignal;
   /** Called before each retry with the wait, e.g. to show progress; awaited, so it can record the attempt first. */
   onRetry?: (info: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => void | Promise<void>;
 }
@@ -204,6 +209,7 @@ export class ApiClient {
     for (let attempt = 1; ; attempt++) {
       let failure: Failure;
       let error: CliError;
+      if (spec.signal?.aborted) throw abandoned(label);
       try {
         const res = await this.once(spec, label);
         if (res.status < 300 || spec.allowErrorStatus) return this.finish(spec, res, label);
@@ -221,7 +227,7 @@ export class ApiClient {
       if (Date.now() - started + delayMs > policy.maxTotalMs) throw error;
       await (spec.onRetry ?? this.opts.onRetry)?.({ attempt, maxAttempts: policy.maxAttempts, delayMs, failure });
       this.debug?.(`* retry ${attempt + 1}/${policy.maxAttempts} of ${label} in ${delayMs} ms`);
-      await this.sleep(delayMs);
+      await untilAborted(this.sleep(delayMs), spec.signal, label);
     }
   }
 
@@ -264,7 +270,8 @@ export class ApiClient {
       if (body !== undefined) debug(`> ${truncate(traceBody(body, this.opts.apiKey))}`);
     }
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
-    const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, timeout]) : timeout;
+    const signals = [this.opts.signal, timeout, spec.signal].filter((x): x is AbortSignal => x !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : timeout;
     const t0 = Date.now();
     let status: number;
     let text: string;
@@ -277,6 +284,7 @@ export class ApiClient {
     } catch (err) {
       if (this.opts.signal?.aborted) throw new CliError('interrupted', 'interrupted');
       if (err instanceof CliError) throw err;
+      if (spec.signal?.aborted) throw abandoned(label);
       const timedOut = timeout.aborted || /timeout/i.test((err as Error)?.name ?? '') || /Timeout/.test((err as { code?: string })?.code ?? '');
       const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
       debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
@@ -366,6 +374,31 @@ export class ApiClient {
     }
     return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
   }
+}
+
+/** The error of a request whose RequestSpec.signal fired: its caller no longer wants it. */
+function abandoned(label: string): CliError {
+  return new CliError('interrupted', `${label} abandoned`);
+}
+
+/** A retry's wait, cut short (as a rejection) when the request is abandoned. */
+function untilAborted(wait: Promise<void>, signal: AbortSignal | undefined, label: string): Promise<void> {
+  if (!signal) return wait;
+  if (signal.aborted) return Promise.reject(abandoned(label));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abandoned(label));
+    signal.addEventListener('abort', onAbort, { once: true });
+    wait.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** A server that echoes the key back, in any field, must not make us print it. */

@@ -34,6 +34,9 @@ export interface CommandSpec {
   module?: () => Promise<unknown>;
 }
 
+/** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
+export const JSON_OUTPUT_MODULE = () => import('../commands/json-output.js');
+
 const dateRange: OptionSpec[] = [
   { flags: '--from <date>', description: 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"' },
   { flags: '--to <date>', description: 'check-out, car-local, in the same forms as --from' },
@@ -70,7 +73,8 @@ export const COMMANDS: CommandSpec[] = [
     examples: [
       'carrental cars --city la',
       'carrental cars --city miami --from "tomorrow 10:00" --days 3 --sort price_asc',
-      "carrental cars --city la --all --json | jq '.cars | length'",
+      "carrental cars --city la --all --jq '.cars | length'",
+      'carrental cars --city la --json car_alias,name',
     ],
     module: () => import('../commands/cars.js'),
   },
@@ -295,10 +299,18 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--body <json>', description: 'request body as JSON, or - to read it from stdin' },
       { flags: '-H, --header <header>', description: 'extra header "Name: value" (repeatable)', repeatable: true },
       { flags: '-i, --include', description: 'print the status line and response headers to stderr' },
-      { flags: '--anonymous', description: 'send no credential' },
+      { flags: '--anonymous', description: 'send no credential (never sent on the anonymous operations anyway)' },
+      { flags: '--paginate', description: 'GET every page (offset until has_more is false) and print one merged document' },
     ],
-    examples: ['carrental api GET /my/profile', "carrental api GET '/cars?city=la&limit=3' --anonymous"],
+    examples: ['carrental api GET /my/profile', "carrental api GET '/cars?city=la&limit=200' --paginate --jq '.data.cars | length'", "carrental api GET '/cars?city=la&limit=3' --anonymous"],
     module: () => import('../commands/api.js'),
+  },
+  {
+    name: 'status',
+    description: 'what each active trip still needs (rent, deposit, extension, refund) and the next command',
+    options: [{ flags: '--exit-status', description: 'exit 8 when something needs you (for a CI gate)' }],
+    examples: ['carrental status', 'carrental status --exit-status || echo "something needs paying"', "carrental status --jq '.trips[] | select(.needs_action) | .items[].next'"],
+    module: () => import('../commands/status.js'),
   },
   {
     name: 'doctor',

@@ -8,7 +8,8 @@ import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../render/json-text.js';
 import { clean, cleanText } from '../render/sanitize.js';
 import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
-import type { CommandSpec } from './commands.js';
+import { jsonBeforeCommand } from './argv.js';
+import { JSON_OUTPUT_MODULE, type CommandSpec } from './commands.js';
 import { helpRequest, renderHelp } from './help-text.js';
 
 // Not `import ... from 'node:fs'`: the ES-module view of a builtin reads every export, and
@@ -99,7 +100,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     if (options.signal.aborted) controller.abort();
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
-  let jsonErrors = argv.some((a) => a === '--json' || a.startsWith('--json='));
+  argv = jsonBeforeCommand(argv);
+  let jsonErrors = argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '--jq');
   // the keys every error printed by this run is scrubbed of (whatever field a server echoed
   // them in): the environment's now, the one the command resolves once it does
   const secrets: string[] = [];
@@ -132,6 +134,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       onCleanup: (fn) => cleanups.push(fn),
       activeKey,
     };
+    // a bad field list or jq expression is a usage error before anything is sent
+    if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);
     const mod = (await spec.module!()) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
     const code = await mod.run(input, ctx);
     return code ?? 0;

@@ -6,6 +6,7 @@ import { cleanText } from '../render/sanitize.js';
 import type { IO, RawGlobals } from './context.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS } from './global-options.js';
+import { commandNamed } from './argv.js';
 import { examplesText, PROGRAM_DESCRIPTION, ROOT_HELP_AFTER } from './help-text.js';
 
 declare const __CARRENTAL_VERSION__: string;
@@ -29,25 +30,6 @@ Use a real API:
 Run \`carrental --help\` for every command, \`carrental <command> --help\` for one,
 \`carrental help <topic>\` for a page of the manual (exit-codes, environment, formatting, ...).
 `;
-
-/**
- * The top-level command the arguments name (`help <command>`'s too), skipping global
- * options and their values; undefined when they name none.
- */
-export function commandNamed(argv: string[]): string | undefined {
-  const takesValue = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).flatMap((o) => o.flags.split(/[\s,]+/).filter((f) => f.startsWith('-'))));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') return argv[i + 1];
-    if (arg.startsWith('-')) {
-      if (takesValue.has(arg)) i++;
-      continue;
-    }
-    if (arg === 'help') return argv.slice(i + 1).find((a) => !a.startsWith('-')) ?? arg;
-    return arg;
-  }
-  return undefined;
-}
 
 /**
  * The commander tree. With `argv`, only the command it names is built in full; the others

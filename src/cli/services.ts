@@ -115,7 +115,9 @@ export interface Services {
 const cache = new WeakMap<Context, Promise<Services>>();
 
 export function output(ctx: Context): Output {
-  return new Output(ctx);
+  const out = new Output(ctx);
+  out.setSecrets([ctx.env.CARRENTAL_API_KEY]);
+  return out;
 }
 
 export function openConfig(ctx: Context): ConfigStore {
@@ -270,6 +272,7 @@ export function services(ctx: Context): Promise<Services> {
       const out = output(ctx);
       const config = openConfig(ctx);
       const target = await resolveTarget(ctx, config);
+      out.setSecrets([target.apiKey]);
       const client = makeClient(ctx, target, out);
       return { config, target, client, api: new Api(client, `carrental/${ctx.version}`), out };
     })();

@@ -5,6 +5,11 @@ import type { Context } from '../cli/context.js';
 import { renderPairs, renderTable, type Pair, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
 import { makeStyle, type Style } from './style.js';
+import { safeJsonText } from './json-text.js';
+import { selectFields, type SelectOptions } from './json-select.js';
+import { RawJson } from './raw-json.js';
+import { reindent } from './json-scan.js';
+import { runJq } from './jq.js';
 
 export class Output {
   readonly tty: boolean;
@@ -12,6 +17,8 @@ export class Output {
   readonly color: Style;
   private progressShown = false;
   private progressText: string | undefined;
+  /** The active key: never printed, whatever field it hides in. */
+  private secrets: Array<string | undefined> = [];
 
   constructor(private readonly ctx: Pick<Context, 'io' | 'globals'>) {
     this.tty = !!ctx.io.stdout.isTTY;
@@ -19,10 +26,65 @@ export class Output {
     this.color = makeStyle(ctx.globals.color);
   }
 
-  /** The payload as JSON on stdout, nothing else. */
-  printJson(payload: unknown): void {
+  setSecrets(secrets: Array<string | undefined>): void {
+    this.secrets = secrets;
+  }
+
+  /**
+   * The payload as JSON on stdout, nothing else. A RawJson (the server's bytes) is printed
+   * as received; `--json a,b` keeps those fields (of each item of `opts.lists`, or of an
+   * array's items); `--jq` filters the result. Always through safeJsonText: C1 and bidi
+   * characters escaped, the key masked.
+   */
+  printJson(payload: unknown, opts: SelectOptions = {}): void {
+    const { jsonFields, jq } = this.ctx.globals;
+    let text: string;
+    // a pipe gets the server's bytes; a terminal the same tokens, indented
+    if (!jsonFields) text = payload instanceof RawJson ? (this.tty && jq === undefined ? reindent(payload.text) : payload.text) : JSON.stringify(payload, null, this.tty ? 2 : 0);
+    else text = JSON.stringify(selectFields(payload instanceof RawJson ? payload.value : payload, jsonFields, opts), null, this.tty && !jq ? 2 : 0);
     this.clearProgress();
-    this.ctx.io.stdout.write(JSON.stringify(payload, null, this.tty ? 2 : 0) + '\n');
+    if (jq !== undefined) {
+      const result = runJq(jq, text, { tty: this.tty, secrets: this.secrets });
+      if (result !== '') this.ctx.io.stdout.write(result.endsWith('\n') ? result : `${result}\n`);
+      return;
+    }
+    this.ctx.io.stdout.write(safeJsonText(text, this.secrets) + '\n');
+  }
+
+  /**
+   * Items of a JSON array being streamed (cars --all): each JSON text as is, made safe,
+   * comma-separated (and after a comma when `more` items came before), in one write.
+   */
+  jsonItems(texts: string[], more: boolean): void {
+    this.clearProgress();
+    const safe = safeJsonText(`[${texts.join(',')}]`, this.secrets);
+    this.ctx.io.stdout.write((more ? ',' : '') + safe.slice(1, -1));
+  }
+
+  /**
+   * Waits until stdout has taken what was written: a pipe whose reader is slower than the
+   * API would otherwise queue the whole fleet in memory (cars --all).
+   */
+  async drain(): Promise<void> {
+    const stdout = this.ctx.io.stdout;
+    if (!stdout.writableNeedDrain) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        stdout.off('drain', done);
+        stdout.off('close', done);
+        stdout.off('error', done);
+        resolve();
+      };
+      stdout.on('drain', done);
+      stdout.on('close', done);
+      stdout.on('error', done);
+    });
+  }
+
+  /** Raw text of a JSON document being streamed: separators and brackets (no server data). */
+  jsonSyntax(text: string): void {
+    this.clearProgress();
+    this.ctx.io.stdout.write(text);
   }
 
   /** A line of data on stdout. */
