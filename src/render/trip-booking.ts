@@ -8,7 +8,8 @@ import { formatCents } from './money.js';
 import type { Output } from './output.js';
 import { clean } from './sanitize.js';
 
-type Pairs = Array<[string, string]>;
+/** [label, what a terminal shows, the bare value a pipe gets]. */
+type Pairs = Array<[string, string | null, string]>;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const record = (value: unknown): Record<string, unknown> | undefined =>
@@ -31,20 +32,22 @@ export function bookingPairs(trip: Trip): Pairs {
   const options = record(raw.options);
   const rows: Pairs = [];
   const protection = text(options?.protection_plan);
-  if (protection) rows.push(['protection', PROTECTION[protection] ?? clean(protection)]);
+  if (protection) rows.push(['protection', PROTECTION[protection] ?? clean(protection), clean(protection)]);
   const mileage = text(options?.mileage_type);
-  if (mileage) rows.push(['mileage', MILEAGE[mileage] ?? clean(mileage)]);
+  if (mileage) rows.push(['mileage', MILEAGE[mileage] ?? clean(mileage), clean(mileage)]);
   const delivery = text(options?.delivery_type);
   const address = text(options?.delivery_address);
-  if (delivery === 'delivery') rows.push(['delivery', `to ${address ? clean(address) : 'an address not stated'}`]);
-  else if (delivery === 'pickup') rows.push(['delivery', 'none: picked up at the car (the default)']);
-  else if (delivery) rows.push(['delivery', `${clean(delivery)}${address ? ` to ${clean(address)}` : ''}`]);
+  if (delivery === 'delivery') rows.push(['delivery', `to ${address ? clean(address) : 'an address not stated'}`, 'delivery']);
+  else if (delivery === 'pickup') rows.push(['delivery', 'none: picked up at the car (the default)', 'pickup']);
+  else if (delivery) rows.push(['delivery', `${clean(delivery)}${address ? ` to ${clean(address)}` : ''}`, clean(delivery)]);
+  // its own field in a pipe; a terminal reads it in the delivery line (null: not shown there)
+  if (delivery && address) rows.push(['delivery address', null, clean(address)]);
   if (Array.isArray(raw.extras)) {
     const types = raw.extras.filter((e): e is string => typeof e === 'string' && e !== '');
-    rows.push(['extras', types.length ? types.map((t) => extraTitle(trip, t)).join(', ') : 'none']);
+    rows.push(['extras', types.length ? types.map((t) => extraTitle(trip, t)).join(', ') : 'none', types.map((t) => clean(t)).join(',')]);
   }
   if ('promo_code' in raw && (raw.promo_code === null || typeof raw.promo_code === 'string')) {
-    rows.push(['promo code', text(raw.promo_code) ? clean(raw.promo_code as string) : 'none']);
+    rows.push(['promo code', text(raw.promo_code) ? clean(raw.promo_code as string) : 'none', text(raw.promo_code) ? clean(raw.promo_code as string) : '']);
   }
   return rows;
 }
@@ -62,7 +65,7 @@ export function depositState(invoices: readonly Invoice[] | undefined): DepositS
 }
 
 /** The deposit, in words: due (and how to pay it), authorised, paid, or no open deposit invoice. */
-export function depositPair(trip: Trip, cli: string, uuid: string | undefined): [string, string] | undefined {
+export function depositPair(trip: Trip, cli: string, uuid: string | undefined): [string, string, string] | undefined {
   const state = depositState(trip.invoices);
   if (state === 'unknown') return undefined;
   const deposits = (trip.invoices ?? []).filter((i) => i.type.toUpperCase() === 'DEPOSIT');
@@ -70,13 +73,13 @@ export function depositPair(trip: Trip, cli: string, uuid: string | undefined): 
   const amount = open ? `${formatCents(Math.abs(open.amount))} ` : '';
   switch (state) {
     case 'due':
-      return ['deposit', `${amount}due, not authorised yet${uuid ? ` (the customer authorises it on the page from \`${cli} pay-link ${uuid} --type deposit\`)` : ''}`];
+      return ['deposit', `${amount}due, not authorised yet${uuid ? ` (the customer authorises it on the page from \`${cli} pay-link ${uuid} --type deposit\`)` : ''}`, 'due'];
     case 'held':
-      return ['deposit', `${amount}authorised: a hold on the card, not a charge`];
+      return ['deposit', `${amount}authorised: a hold on the card, not a charge`, 'held'];
     case 'paid':
-      return ['deposit', `${amount}paid`];
+      return ['deposit', `${amount}paid`, 'paid'];
     default:
-      return ['deposit', deposits.length ? 'no open deposit invoice (cancelled or released)' : 'no deposit invoice'];
+      return ['deposit', deposits.length ? 'no open deposit invoice (cancelled or released)' : 'no deposit invoice', 'none'];
   }
 }
 
@@ -86,7 +89,8 @@ export function renderBooking(out: Output, trip: Trip, cli: string, uuid: string
   const deposit = depositPair(trip, cli, uuid);
   if (deposit) rows.push(deposit);
   if (rows.length === 0) return;
-  out.line();
-  out.heading('Booking');
-  out.pairs(rows);
+  // a terminal gets a section in words; a pipe one `label<TAB>value` line each, bare values
+  if (out.tty) out.line();
+  out.section('Booking');
+  out.pairs(rows.map(([label, shown, bare]) => [label, bare, shown]));
 }

@@ -24,7 +24,10 @@ beforeEach(async () => {
 });
 afterEach(() => home.cleanup());
 
-const cli = (args: string[]) => runCommand(['--base-url', sb.baseUrl, ...args], { env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }) });
+// a terminal's text without its styles
+// eslint-disable-next-line no-control-regex
+const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+const cli = (args: string[], tty = false) => runCommand(['--base-url', sb.baseUrl, ...args], { env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }), tty });
 
 /** A free LA car with at least two extras, and those extras' item types and titles. */
 async function carWithExtras(): Promise<{ alias: string; extras: Array<{ item_type: string; title: string }> }> {
@@ -47,15 +50,24 @@ describe('trips <uuid>: the Booking section', () => {
     expect(reserved.code, reserved.stderr).toBe(0);
     const uuid = reserved.stdout.trim();
 
+    // in a pipe: one bare value per field
     const res = await cli(['trips', uuid]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('protection\tstandard');
     expect(res.stdout).toContain('mileage\tunlimited');
-    expect(res.stdout).toContain('delivery\tto 1 Main St, Los Angeles');
+    expect(res.stdout).toContain('delivery\tdelivery');
+    expect(res.stdout).toContain('delivery address\t1 Main St, Los Angeles');
     const extrasLine = res.stdout.split('\n').find((l) => l.startsWith('extras\t'));
-    expect(extrasLine?.split('\t')[1].split(', ').sort()).toEqual([`${a.title} (${a.item_type})`, `${b.title} (${b.item_type})`].sort());
+    expect(extrasLine?.split('\t')[1].split(',').sort()).toEqual([a.item_type, b.item_type].sort());
     expect(res.stdout).toContain('promo code\tSAVE50');
-    expect(res.stdout).toMatch(new RegExp(`deposit\\t\\$[\\d,.]+ due, not authorised yet \\(the customer authorises it on the page from \`carrental pay-link ${uuid} --type deposit\`\\)`));
+    expect(res.stdout).toContain('deposit\tdue');
+    expect(res.stdout).not.toMatch(/^#/m);
+    // on a terminal: in words
+    const shown = plain((await cli(['trips', uuid], true)).stdout);
+    expect(shown).toContain('Booking');
+    expect(shown).toMatch(/delivery\s+to 1 Main St, Los Angeles/);
+    for (const e of [a, b]) expect(shown).toContain(`${e.title} (${e.item_type})`);
+    expect(shown.replace(/\s+/g, ' ')).toMatch(new RegExp(`deposit \\$[\\d,.]+ due, not authorised yet \\(the customer authorises it on the page from \`carrental pay-link ${uuid} --type deposit\`\\)`));
   });
 
   it('the defaults read as such, and the deposit reads authorised once held', async () => {
@@ -64,12 +76,18 @@ describe('trips <uuid>: the Booking section', () => {
     await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'deposit' });
     const res = await cli(['trips', uuid]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toContain('protection\tminimum (the default)');
-    expect(res.stdout).toContain('mileage\tlimited (the default)');
-    expect(res.stdout).toContain('delivery\tnone: picked up at the car (the default)');
-    expect(res.stdout).toContain('extras\tnone');
-    expect(res.stdout).toContain('promo code\tnone');
-    expect(res.stdout).toMatch(/deposit\t\$[\d,.]+ authorised: a hold on the card, not a charge/);
+    expect(res.stdout).toContain('protection\tminimum\n');
+    expect(res.stdout).toContain('mileage\tlimited\n');
+    expect(res.stdout).toContain('delivery\tpickup\n');
+    expect(res.stdout).toContain('extras\t\n');
+    expect(res.stdout).toContain('deposit\theld\n');
+    const shown = plain((await cli(['trips', uuid], true)).stdout).replace(/\s+/g, ' ');
+    expect(shown).toContain('protection minimum (the default)');
+    expect(shown).toContain('mileage limited (the default)');
+    expect(shown).toContain('delivery none: picked up at the car (the default)');
+    expect(shown).toContain('extras none');
+    expect(shown).toContain('promo code none');
+    expect(shown).toMatch(/deposit \$[\d,.]+ authorised: a hold on the card, not a charge/);
   });
 });
 

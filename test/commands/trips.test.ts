@@ -329,7 +329,7 @@ describe('trips <uuid> --watch', () => {
       const r = await run(['trips', t.uuid, '--watch'], { sleep: async (ms) => void sleeps.push(ms) });
       expect(r.code, r.stderr).toBe(0);
       expect(sleeps).toEqual([]);
-      expect(r.stdout).toContain(`Trip ${t.uuid}`);
+      expect(r.stdout).toContain(`reservation\t${t.uuid}`);
       expect(r.stderr).toContain(`not watching: the reservation is ${t.status} and settled (nothing owed, no refund on its way): neither its status nor its payment status can change any more`);
       expect((await sb.requests()).filter((q) => q.operation === 'getReservation')).toHaveLength(1);
     }
