@@ -12,7 +12,7 @@ import { ApiError, apiError } from './errors.js';
 import { sandboxExtraCredentials, sandboxKeys } from './fixtures.js';
 import { type Reply, errorReply, jsonReply, newRequestId, parseJsonBody, readBody, send } from './http.js';
 import { confirmRefunds, effectiveStatus, extendCheckout, payRentInvoice, placeDepositHold, saveCard } from './rules.js';
-import { anchorDay, findCustomer, reservationsOf } from './state.js';
+import { anchorDay, findCustomer, readTagged, reservationsOf } from './state.js';
 
 type AdminHandler = (ctx: SandboxContext, body: unknown, url: URL) => Reply | Promise<Reply>;
 
@@ -165,7 +165,7 @@ const agentFlows: AdminHandler = (ctx, _body, url) => {
   const state = ctx.store.read();
   const who = url.searchParams.get('customer');
   const customer = who === null ? null : customerParam(ctx, who);
-  const flows = Object.values(state.agentFlows).filter((f) => !customer || f.customer_id === customer.id);
+  const flows = customer ? readTagged(state, 'agentFlows', `c:${customer.id}`) : Object.values(state.agentFlows);
   return ok({ count: flows.length, flows });
 };
 

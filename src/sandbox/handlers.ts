@@ -298,7 +298,7 @@ const paymentLink: QueryHandler = (r) => {
     const customer = customerOf(r, draft);
     const res = reservationOf(draft, customer, uuid);
     if (res.status === 'cancelled') throw apiError('reservation_cancelled', 'The reservation is cancelled');
-    const invoices = Object.values(draft.invoices).filter((i) => i.reservation_uuid === uuid);
+    const invoices = invoicesOf(draft, uuid);
     const owed =
       type === 'rent' ? balanceOf(invoices) > 0 : invoices.some((i) => i.type === 'DEPOSIT' && i.billing_status === 'ISSUED');
     if (!owed) throw apiError('nothing_to_pay', `No unpaid ${type === 'rent' ? 'rent' : 'deposit'} invoice on this reservation`);

@@ -1,6 +1,7 @@
 // Business rules and every state transition of the sandbox. Each mutation validates first
-// and mutates after, so a refused command leaves the state untouched, and calls
-// forgetIndexes once it has mutated, so cached read indexes never go stale.
+// and mutates after, and calls forgetIndexes once it has mutated, so cached read indexes of
+// a plain state object never go stale. Records a rule changes are reached through the draft
+// (draftTagged, state.x[key]), never through the read-only lookups (invoicesOf, readTagged).
 // The customer pages (pages.ts) and the admin endpoints use the same transitions:
 // payRentInvoice, placeDepositHold, saveCard, extendCheckout, confirmRefunds.
 import { PROTECTION_PLANS } from '../api/schemas.js';
@@ -21,10 +22,10 @@ import {
   type ReservationRec,
   type ReservationStatus,
   type SandboxState,
-  cached,
+  draftTagged,
   forgetIndexes,
   invoicesOf,
-  reservationsOf,
+  readTagged,
 } from './state.js';
 
 export interface RuleEnv {
@@ -79,23 +80,15 @@ interface Block extends BlockedRangeRec {
   reservation_uuid?: string;
 }
 
-function reservationBlocks(state: SandboxState): Map<number, Block[]> {
-  return cached(state, 'reservationBlocks', () => {
-    const byCar = new Map<number, Block[]>();
-    for (const r of Object.values(state.reservations)) {
-      if (!isBooked(r, invoicesOf(state, r.uuid))) continue;
-      const list = byCar.get(r.car_id) ?? [];
-      list.push({ from: r.date_checkin, to: r.date_checkout, kind: 'booked', reservation_uuid: r.uuid });
-      byCar.set(r.car_id, list);
-    }
-    return byCar;
-  });
-}
-
 /** Fixture blocks plus paid trips, ordered by start. */
 export function carBlocks(state: SandboxState, car: CarRec): Block[] {
-  const extra = reservationBlocks(state).get(car.car_id);
-  if (!extra) return car.blocked;
+  const extra: Block[] = [];
+  for (const r of readTagged(state, 'reservations', `car:${car.car_id}`)) {
+    if (r.car_id === car.car_id && isBooked(r, invoicesOf(state, r.uuid))) {
+      extra.push({ from: r.date_checkin, to: r.date_checkout, kind: 'booked', reservation_uuid: r.uuid });
+    }
+  }
+  if (extra.length === 0) return car.blocked;
   return [...car.blocked, ...extra].sort((a, b) => a.from.localeCompare(b.from));
 }
 
@@ -325,7 +318,7 @@ export function licenceState(customer: CustomerRec, now: Date) {
 const isApprovedToDrive = (customer: CustomerRec, now: Date) => licenceState(customer, now).approved;
 
 export const activeReservations = (state: SandboxState, env: RuleEnv, customerId: string) =>
-  reservationsOf(state, customerId).filter((r) => effectiveStatus(r, env) === 'new');
+  readTagged(state, 'reservations', `n:${customerId}`).filter((r) => r.customer_id === customerId && effectiveStatus(r, env) === 'new');
 
 // ---------------------------------------------------------------- reservations
 
@@ -366,8 +359,8 @@ function addInvoice(
   return inv;
 }
 
-const scanInvoices = (state: SandboxState, uuid: string) =>
-  Object.values(state.invoices).filter((i) => i.reservation_uuid === uuid);
+/** A reservation's invoices through the draft, for rules that change them. */
+const scanInvoices = (state: SandboxState, uuid: string) => draftTagged(state, 'invoices', `r:${uuid}`).filter((i) => i.reservation_uuid === uuid);
 
 /** Creates the reservation with its RENT and DEPOSIT invoices, both ISSUED (unpaid). */
 export function insertReservation(state: SandboxState, env: RuleEnv, customer: CustomerRec, trip: CheckedTrip): ReservationRec {
@@ -497,7 +490,7 @@ export function cancelReservation(state: SandboxState, env: RuleEnv, customer: C
 export function confirmRefunds(state: SandboxState, env: RuleEnv, uuid: string): number {
   const r = state.reservations[uuid];
   if (!r) throw apiError('reservation_not_found', `No reservation ${uuid}`);
-  const pending = Object.values(state.refunds).filter((f) => f.reservation_uuid === uuid && f.status === 'recorded_unconfirmed');
+  const pending = draftTagged(state, 'refunds', `r:${uuid}`).filter((f) => f.reservation_uuid === uuid && f.status === 'recorded_unconfirmed');
   for (const f of pending) {
     f.status = 'confirmed';
     f.confirmed_at = utcStamp(env.now);
