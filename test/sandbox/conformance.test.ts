@@ -4,14 +4,14 @@
 // per type, the client's side of "never a credential on anonymous calls", and the pricing
 // rule "quotes, car-list totals and reservation amounts agree to the cent" as a property
 // over many cars, dates and options.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hintFor } from '../../src/api/hints.js';
 import { Api } from '../../src/api/endpoints.js';
 import { Car, CarsPage, Invoice, InvoiceList, Quote, Trip, TripsList } from '../../src/api/schemas.js';
-import { type Harness, availableCar, expectError, newKey, reserve, startHarness, tempDir, tripBody } from './harness.js';
+import { openStore } from '../../src/sandbox/store.js';
+import { FIXED_NOW, type Harness, availableCar, expectError, newKey, reserve, startHarness, tempDir, tripBody } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -232,9 +232,11 @@ describe('every error carries its request id', () => {
       const key = own.sb.keys.booking_write;
       const uuid = (await own.call('GET', '/my/trips', { key })).json.data.active[0].uuid;
       // a reservation whose car left the fleet: a state no rule can produce, so the read fails inside
-      const state = JSON.parse(readFileSync(statePath, 'utf8'));
-      state.reservations[uuid].car_id = 9_999_999;
-      writeFileSync(statePath, JSON.stringify(state));
+      const other = await openStore({ statePath, now: () => FIXED_NOW });
+      await other.transact((s) => {
+        s.reservations[uuid].car_id = 9_999_999;
+      });
+      await other.close();
       expectError(await own.call('GET', `/my/reservation/${uuid}`, { key }), 500, 'internal_error');
     } finally {
       await own.close();
