@@ -341,6 +341,8 @@ export const COMMANDS: CommandSpec[] = [
           { flags: '--fleet-size <n>', description: 'number of cars in the seeded fleet (default 300)', hidden: true },
           { flags: '--seed <n>', description: 'fixture seed (default 1)', hidden: true },
           { flags: '--no-rate-limit', description: 'disable rate budgets (for load tests)', hidden: true },
+          { flags: '--log', description: 'print one line per request on stderr (default: when stderr is a terminal)' },
+          { flags: '--no-log', description: 'print no request lines', hidden: true },
         ],
         examples: ['carrental sandbox serve --port 8787', 'carrental sandbox serve --port 0 --state /tmp/sb.json --json'],
         module: () => import('../commands/sandbox-serve.js'),

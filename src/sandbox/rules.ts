@@ -83,7 +83,7 @@ interface Block extends BlockedRangeRec {
 /** Fixture blocks plus paid trips, ordered by start. */
 export function carBlocks(state: SandboxState, car: CarRec): Block[] {
   const extra: Block[] = [];
-  for (const r of readTagged(state, 'reservations', `car:${car.car_id}`)) {
+  for (const r of readTagged(state, 'reservations', `nc:${car.car_id}`)) {
     if (r.car_id === car.car_id && isBooked(r, invoicesOf(state, r.uuid))) {
       extra.push({ from: r.date_checkin, to: r.date_checkout, kind: 'booked', reservation_uuid: r.uuid });
     }

@@ -157,14 +157,15 @@ export type Collection = (typeof COLLECTIONS)[number];
 
 /**
  * The index tags of a record: what the read paths look records up by (a customer's
- * reservations, a car's, a reservation's invoices and refunds). `n:` marks a reservation
- * stored as `new`, the only ones that can be active.
+ * reservations, a reservation's invoices and refunds). `n:` (by customer) and `nc:` (by
+ * car) mark a reservation stored as `new`, the only ones that can be active or hold a car:
+ * a cancelled history is never read to answer a create or an availability question.
  */
 export function tagsOf(coll: Collection, rec: unknown): string[] {
   const r = rec as Record<string, unknown>;
   switch (coll) {
     case 'reservations':
-      return r.status === 'new' ? [`c:${r.customer_id}`, `car:${r.car_id}`, `n:${r.customer_id}`] : [`c:${r.customer_id}`, `car:${r.car_id}`];
+      return r.status === 'new' ? [`c:${r.customer_id}`, `n:${r.customer_id}`, `nc:${r.car_id}`] : [`c:${r.customer_id}`];
     case 'invoices':
     case 'refunds':
       return [`r:${r.reservation_uuid}`];

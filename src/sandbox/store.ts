@@ -127,6 +127,7 @@ function parseVersion1(path: string, text: string): SandboxState {
 // ---------------------------------------------------------------- log lines
 
 const hashOf = (body: string) => createHash('sha1').update(body).digest('hex').slice(0, 16);
+const NULL_HASH = hashOf('null');
 
 function recordLine(coll: string, key: string, tags: readonly string[], body: string): string {
   // Keys are uuids, customer ids and Idempotency-Keys (printable ASCII): never a tab or newline.
@@ -134,59 +135,64 @@ function recordLine(coll: string, key: string, tags: readonly string[], body: st
   return `${hashOf(body)}\t${coll}\t${key}\t${tags.join(' ')}\t${body}\n`;
 }
 
+/** A record line as found in the file; it becomes the record's index entry as it is. */
 interface ScannedRecord {
-  hash: string;
+  obj: null;
   coll: string;
   key: string;
-  tags: string[];
-  /** Absolute file offsets of the JSON body. */
-  bodyPos: number;
-  bodyLen: number;
+  hash: string;
+  /** Absolute file offset and length of the JSON body. */
+  pos: number;
+  len: number;
   /** The whole line's length, newline included. */
   lineLen: number;
+  tags: string[];
 }
 
 /**
  * Splits `buf` (the file's bytes from absolute offset `base`) into committed groups. Returns
  * the records of complete groups and the offset just past the last commit line; bytes after
- * it are an unfinished append.
+ * it are an unfinished append. The bytes are read as latin1, one character per byte, so a
+ * character index is a byte offset and the slices cost no copy.
  */
 function scan(path: string, buf: Buffer, base: number): { records: ScannedRecord[]; end: number } {
+  const text = buf.toString('latin1');
   const records: ScannedRecord[] = [];
-  let group: ScannedRecord[] = [];
+  let groupFirst = 0;
   let groupStart = 0;
   let pos = 0;
   const corrupt = (what: string) => new StateFileError(path, `damaged at byte ${base + pos}: ${what}`);
   for (;;) {
-    const nl = buf.indexOf(10, pos);
+    const nl = text.indexOf('\n', pos);
     if (nl < 0) break;
-    if (buf[pos] === 0x23) {
-      const [mark, n, bytes, extra] = buf.toString('latin1', pos, nl).split('\t');
-      if (mark !== '#' || extra !== undefined || Number(n) !== group.length || Number(bytes) !== pos - groupStart) throw corrupt('a commit line that does not match its group');
-      for (const r of group) records.push(r);
-      group = [];
+    if (text.charCodeAt(pos) === 0x23) {
+      const [mark, n, bytes, extra] = text.slice(pos, nl).split('\t');
+      if (mark !== '#' || extra !== undefined || Number(n) !== records.length - groupFirst || Number(bytes) !== pos - groupStart) throw corrupt('a commit line that does not match its group');
+      groupFirst = records.length;
       groupStart = nl + 1;
     } else {
-      const t1 = buf.indexOf(9, pos);
-      const t2 = t1 < 0 ? -1 : buf.indexOf(9, t1 + 1);
-      const t3 = t2 < 0 ? -1 : buf.indexOf(9, t2 + 1);
-      const t4 = t3 < 0 ? -1 : buf.indexOf(9, t3 + 1);
-      if (t4 < 0 || t4 > nl || t1 - pos !== 16) throw corrupt('not a record');
-      const coll = buf.toString('latin1', t1 + 1, t2);
+      const t1 = pos + 16;
+      const t2 = text.indexOf('\t', t1 + 1);
+      const t3 = t2 < 0 ? -1 : text.indexOf('\t', t2 + 1);
+      const t4 = t3 < 0 ? -1 : text.indexOf('\t', t3 + 1);
+      if (text.charCodeAt(t1) !== 9 || t4 < 0 || t4 > nl) throw corrupt('not a record');
+      const coll = text.slice(t1 + 1, t2);
       if (coll !== META_KEY && !(COLLECTIONS as readonly string[]).includes(coll)) throw corrupt(`unknown collection ${coll}`);
-      const tagText = buf.toString('latin1', t3 + 1, t4);
-      group.push({
-        hash: buf.toString('latin1', pos, t1),
+      records.push({
+        obj: null,
         coll,
-        key: buf.toString('utf8', t2 + 1, t3),
-        tags: tagText === '' ? [] : tagText.split(' '),
-        bodyPos: base + t4 + 1,
-        bodyLen: nl - t4 - 1,
+        key: text.slice(t2 + 1, t3),
+        hash: text.slice(pos, t1),
+        pos: base + t4 + 1,
+        len: nl - t4 - 1,
         lineLen: nl + 1 - pos,
+        tags: t4 === t3 + 1 ? [] : text.slice(t3 + 1, t4).split(' '),
       });
     }
     pos = nl + 1;
   }
+  // Records after the last commit line belong to an unfinished append.
+  records.length = groupFirst;
   return { records, end: base + groupStart };
 }
 
@@ -233,8 +239,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let meta: Meta = { seed, fleetSize, anchor: '', clockOffsetMs: 0, customers: [] };
   let metaEntry: Entry | null = null;
   const maps = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, Entry>()])) as Record<Collection, Map<string, Entry>>;
-  /** `<collection>\t<tag>` -> keys carrying the tag. */
-  const tagIndex = new Map<string, Set<string>>();
+  /** Per collection: tag -> keys carrying the tag. */
+  const tagIndex = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, Set<string>>()])) as Record<Collection, Map<string, Set<string>>>;
   let fd: number | null = null;
   /** Offset just past the last commit we have applied. */
   let end = 0;
@@ -244,16 +250,16 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   // ------------------------------------------------ index and records
 
-  const indexAdd = (coll: string, key: string, tags: readonly string[]) => {
+  const indexAdd = (coll: Collection, key: string, tags: readonly string[]) => {
+    const index = tagIndex[coll];
     for (const t of tags) {
-      const k = `${coll}\t${t}`;
-      let set = tagIndex.get(k);
-      if (!set) tagIndex.set(k, (set = new Set()));
-      set.add(key);
+      const set = index.get(t);
+      if (set) set.add(key);
+      else index.set(t, new Set([key]));
     }
   };
-  const indexRemove = (coll: string, key: string, tags: readonly string[]) => {
-    for (const t of tags) tagIndex.get(`${coll}\t${t}`)?.delete(key);
+  const indexRemove = (coll: Collection, key: string, tags: readonly string[]) => {
+    for (const t of tags) tagIndex[coll].get(t)?.delete(key);
   };
   const retag = (coll: Collection, key: string, e: Entry, obj: unknown) => {
     const tags = tagsOf(coll, obj);
@@ -316,7 +322,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   const clearAll = () => {
     for (const c of COLLECTIONS) maps[c].clear();
-    tagIndex.clear();
+    for (const c of COLLECTIONS) tagIndex[c].clear();
     liveBytes = 0;
     parsed = 0;
   };
@@ -325,7 +331,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const applyScanned = (records: ScannedRecord[]) => {
     for (const r of records) {
       if (r.coll === META_KEY) {
-        const e: Entry = { obj: null, pos: r.bodyPos, len: r.bodyLen, hash: r.hash, lineLen: r.lineLen, tags: [] };
+        const e: Entry = r;
         if (metaEntry) liveBytes -= metaEntry.lineLen;
         metaEntry = e;
         liveBytes += r.lineLen;
@@ -339,16 +345,15 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         liveBytes -= old.lineLen;
       }
       // A deletion is written as the JSON `null`.
-      if (r.bodyLen === 4 && r.tags.length === 0 && readTombstone(r)) {
+      if (r.len === 4 && r.tags.length === 0 && r.hash === NULL_HASH) {
         maps[coll].delete(r.key);
         continue;
       }
-      maps[coll].set(r.key, { obj: null, pos: r.bodyPos, len: r.bodyLen, hash: r.hash, lineLen: r.lineLen, tags: r.tags });
+      maps[coll].set(r.key, r);
       indexAdd(coll, r.key, r.tags);
       liveBytes += r.lineLen;
     }
   };
-  const readTombstone = (r: ScannedRecord) => r.hash === hashOf('null');
 
   // ------------------------------------------------ the file
 
@@ -543,7 +548,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     ]),
   ) as Record<Collection, Record<string, never>>;
 
-  const tagged = (coll: Collection, tag: string): readonly string[] => [...(tagIndex.get(`${coll}\t${tag}`) ?? [])];
+  const tagged = (coll: Collection, tag: string): readonly string[] => [...(tagIndex[coll].get(tag) ?? [])];
 
   let facade: SandboxState;
   const refreshFacade = () => {
@@ -744,6 +749,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const now = maps[coll].get(key);
       const text = now === undefined ? MISSING : JSON.stringify(now.obj);
       if (text === before) continue;
+      // Changed in place (a reservation cancelled): its index tags follow.
+      if (now) retag(coll, key, now, now.obj);
       lines.push(text === MISSING ? recordLine(coll, key, [], 'null') : recordLine(coll, key, now!.tags, text));
       written.push({ coll, key, obj: now?.obj });
     }
