@@ -12,7 +12,11 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+// Unique per request, not secret: a random prefix per process and a counter. A fresh
+// randomBytes per request was a system call on every request.
+const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+let requestCounter = 0;
+export const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(16).padStart(12, '0')}`;
 
 /** Reads the whole body; an oversized body is drained and reported as too large. */
 export function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {

@@ -826,10 +826,17 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     });
 
   let closed = false;
+  let checkedThisTurn = false;
   return {
     path,
     read: () => {
-      if (path && !inGroup && !closed) {
+      // One look at the file per event-loop turn: every request that turn arrived after it
+      // began, so one check covers them all (a turn's reads used to stat once each).
+      if (path && !inGroup && !closed && !checkedThisTurn) {
+        checkedThisTurn = true;
+        setImmediate(() => {
+          checkedThisTurn = false;
+        }).unref();
         const before = end;
         const beforeFd = fd;
         catchUp();
