@@ -32,6 +32,14 @@ export function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge
   });
 }
 
+/** `application/json` or `application/<something>+json`, parameters (charset) allowed; exactly one header. */
+export function isJsonMediaType(values: string[] | string | undefined): boolean {
+  const list = typeof values === 'string' ? [values] : values;
+  if (!list || list.length !== 1) return false;
+  const type = list[0].split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
+}
+
 /** Parses a JSON body; undefined when empty and not required. */
 export function parseJsonBody(text: string, required: boolean): unknown {
   if (text.trim() === '') {

@@ -145,7 +145,7 @@ function parseEnum<T extends string>(
   code: 'invalid_options' | 'invalid_protection_plan',
 ): T {
   const value = options[field];
-  if (value === undefined || value === null) {
+  if (value === undefined) {
     if (fallback !== null) return fallback;
     throw apiError('invalid_options', `options.${field} is required: one of ${allowed.join(', ')}`);
   }
@@ -168,7 +168,8 @@ export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripR
   const checkin = parseDateField(body, 'date_checkin');
   const checkout = parseDateField(body, 'date_checkout');
   const rawOptions = body.options;
-  if (rawOptions === undefined || rawOptions === null) {
+  // `null` is not a value the spec gives these fields (options, extras, promo_code): refused, not read as absent.
+  if (rawOptions === undefined) {
     if (mode === 'create') throw apiError('invalid_options', 'options is required with protection_plan, mileage_type and delivery_type');
   } else if (!isObject(rawOptions)) {
     throw apiError('invalid_options', 'options must be an object');
@@ -188,7 +189,7 @@ export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripR
     throw apiError('delivery_address_required', 'options.delivery_address is required when delivery_type is delivery');
   }
   let extras: string[] = [];
-  if (body.extras !== undefined && body.extras !== null) {
+  if (body.extras !== undefined) {
     if (!Array.isArray(body.extras) || body.extras.some((e) => typeof e !== 'string')) {
       throw apiError('invalid_request', 'extras must be an array of item_type strings');
     }
@@ -197,7 +198,7 @@ export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripR
     if (dup !== undefined) throw apiError('invalid_extra', `extra ${dup} is listed twice`);
   }
   let promo_code: string | null = null;
-  if (body.promo_code !== undefined && body.promo_code !== null) {
+  if (body.promo_code !== undefined) {
     if (typeof body.promo_code !== 'string') throw apiError('invalid_request', 'promo_code must be a string');
     promo_code = body.promo_code;
   }
@@ -242,9 +243,14 @@ export interface CheckedTrip {
  * promo code. `customer` is null for an anonymous quote, which skips personal promo
  * eligibility (checked again at creation).
  */
-export function checkTrip(state: SandboxState, env: RuleEnv, req: TripRequest, customer: CustomerRec | null): CheckedTrip {
+export function checkTrip(state: SandboxState, env: RuleEnv, req: TripRequest, customer: CustomerRec | null, mode: 'quote' | 'create' = 'quote'): CheckedTrip {
   const car = env.fleet.byAlias.get(req.car_alias);
-  if (!car) throw apiError('car_not_found', `No car with alias ${req.car_alias}`);
+  if (!car) {
+    // The spec lists 404 for an unknown car on the quote, and no 404 for creation, whose
+    // invalid input is a 400 (a sandbox choice, docs/sandbox.md).
+    if (mode === 'create') throw apiError('invalid_request', `car_alias: no car with alias ${req.car_alias}`);
+    throw apiError('car_not_found', `No car with alias ${req.car_alias}`);
+  }
   if (req.checkout <= req.checkin) throw apiError('invalid_date_range', 'date_checkout must be after date_checkin');
   const nowLocal = localNowMinutes(env.now, car.timeZone);
   if (req.checkin < nowLocal) {
@@ -401,7 +407,7 @@ export function insertReservation(state: SandboxState, env: RuleEnv, customer: C
 
 /** POST /my/reservation: revalidates price, eligibility and availability, then creates. */
 export function createReservation(state: SandboxState, env: RuleEnv, customer: CustomerRec, body: unknown): string {
-  const trip = checkTrip(state, env, parseTripRequest(body, 'create'), customer);
+  const trip = checkTrip(state, env, parseTripRequest(body, 'create'), customer, 'create');
   if (!isApprovedToDrive(customer, env.now)) {
     throw apiError('driver_not_approved', 'The driver is not approved to drive: check GET /my/verification');
   }
