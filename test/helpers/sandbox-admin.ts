@@ -52,7 +52,8 @@ export class TestSandbox {
   async admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(this.sb.adminUrl + path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      // the admin endpoints refuse a state change without it (docs/sandbox.md)
+    headers: body === undefined && method === 'GET' ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);

@@ -186,7 +186,7 @@ describe('state file', () => {
   it('keeps the clock offset set through the admin endpoint', async () => {
     const statePath = join(dir, 'state.json');
     const a = await startSandbox({ statePath, now, quiet: true });
-    await fetch(`${a.adminUrl}/clock`, { method: 'POST', body: JSON.stringify({ advance_seconds: 3600 }) });
+    await fetch(`${a.adminUrl}/clock`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ advance_seconds: 3600 }) });
     await a.close();
     const b = await startSandbox({ statePath, now, quiet: true });
     const clock = await fetch(`${b.adminUrl}/clock`).then((r) => r.json() as Promise<any>);
