@@ -9,7 +9,7 @@ __carrental_subcommands() {
     'carrental auth') echo 'login status logout' ;;
     'carrental config') echo 'get set unset list path' ;;
     'carrental pending') echo 'list clear' ;;
-    'carrental sandbox') echo 'serve openapi reset' ;;
+    'carrental sandbox') echo 'serve openapi reset pay card extend clock fault keys' ;;
   esac
 }
 
@@ -48,9 +48,15 @@ __carrental_options() {
     'carrental doctor') echo '--require --write --help -h' ;;
     'carrental completion') echo '--help -h' ;;
     'carrental sandbox') echo '--help -h' ;;
-    'carrental sandbox serve') echo '--port --state --reset --help -h' ;;
+    'carrental sandbox serve') echo '--port --state --reset --log --help -h' ;;
     'carrental sandbox openapi') echo '--help -h' ;;
     'carrental sandbox reset') echo '--help -h' ;;
+    'carrental sandbox pay') echo '--type --port --help -h' ;;
+    'carrental sandbox card') echo '--customer --brand --last4 --exp --port --help -h' ;;
+    'carrental sandbox extend') echo '--to --port --help -h' ;;
+    'carrental sandbox clock') echo '--port --help -h' ;;
+    'carrental sandbox fault') echo '--operation --code --commit --ms --when --body --times --port --help -h' ;;
+    'carrental sandbox keys') echo '--port --help -h' ;;
     'carrental help') echo '--help -h' ;;
   esac
   echo "$globals"
@@ -72,6 +78,12 @@ __carrental_takes_value() {
     'carrental api') case "$2" in --body|--header|-H) return 0 ;; esac ;;
     'carrental doctor') case "$2" in --require) return 0 ;; esac ;;
     'carrental sandbox serve') case "$2" in --port|--state) return 0 ;; esac ;;
+    'carrental sandbox pay') case "$2" in --type|--port) return 0 ;; esac ;;
+    'carrental sandbox card') case "$2" in --customer|--brand|--last4|--exp|--port) return 0 ;; esac ;;
+    'carrental sandbox extend') case "$2" in --to|--port) return 0 ;; esac ;;
+    'carrental sandbox clock') case "$2" in --port) return 0 ;; esac ;;
+    'carrental sandbox fault') case "$2" in --operation|--code|--ms|--when|--body|--times|--port) return 0 ;; esac ;;
+    'carrental sandbox keys') case "$2" in --port) return 0 ;; esac ;;
   esac
   return 1
 }
@@ -90,6 +102,9 @@ __carrental_values() {
     'carrental reserve --mileage') COMPREPLY=($(compgen -W 'limited unlimited' -- "$cur")) ;;
     'carrental pay-link --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
     'carrental sandbox serve --state') __carrental_files ;;
+    'carrental sandbox pay --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
+    'carrental sandbox fault --when') COMPREPLY=($(compgen -W 'before_commit after_commit' -- "$cur")) ;;
+    'carrental sandbox fault --body') COMPREPLY=($(compgen -W 'invalid_json schema' -- "$cur")) ;;
   esac
 }
 
@@ -110,6 +125,11 @@ __carrental_args() {
     'carrental config unset 0') COMPREPLY=($(compgen -W 'base_url app_url city' -- "$cur")) ;;
     'carrental api 0') COMPREPLY=($(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur")) ;;
     'carrental completion 0') COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
+    'carrental sandbox pay 0') __carrental_dynamic reservations ;;
+    'carrental sandbox card 0') COMPREPLY=($(compgen -W 'add remove' -- "$cur")) ;;
+    'carrental sandbox extend 0') __carrental_dynamic reservations ;;
+    'carrental sandbox clock 0') COMPREPLY=($(compgen -W 'show set advance' -- "$cur")) ;;
+    'carrental sandbox fault 0') COMPREPLY=($(compgen -W 'add list clear' -- "$cur")) ;;
     'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox' -- "$cur")) ;;
   esac
 }

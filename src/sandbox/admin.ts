@@ -150,6 +150,18 @@ const addCard: AdminHandler = async (ctx, body) => {
   return ok(card, 201);
 };
 
+const removeCard: AdminHandler = async (ctx, body) => {
+  const b = parse(z.strictObject({ customer: z.string() }), body);
+  const customer = customerParam(ctx, b.customer);
+  const removed = await ctx.store.transact((draft) => {
+    const c = draft.customers.find((x) => x.id === customer.id);
+    if (!c || c.card === null) return false;
+    c.card = null;
+    return true;
+  });
+  return ok({ customer: customer.handle, removed });
+};
+
 const ExtendBody = z.strictObject({ reservation_uuid: z.string(), checkout: z.string() });
 
 const extend: AdminHandler = async (ctx, body) => {
@@ -216,6 +228,7 @@ const ROUTES: Record<string, AdminHandler> = {
   'GET /reservations': listReservations,
   'POST /pay': pay,
   'POST /cards': addCard,
+  'DELETE /cards': removeCard,
   'POST /extend': extend,
   'POST /refunds/confirm': refundsConfirm,
   'GET /agent-flows': agentFlows,
