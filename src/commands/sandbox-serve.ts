@@ -51,6 +51,8 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
       statePath,
       port,
       reset: input.reset === true,
+      // a long-running server checks every record once, so damage is reported at start
+      verify: true,
       seed,
       fleetSize,
       config:

@@ -149,44 +149,45 @@ interface ScannedRecord {
   tags: string[];
 }
 
+const COLLECTION_BY_NAME = new Map<string, string>([[META_KEY, META_KEY], ...COLLECTIONS.map((c): [string, string] => [c, c])]);
+
 /**
  * Splits `buf` (the file's bytes from absolute offset `base`) into committed groups. Returns
  * the records of complete groups and the offset just past the last commit line; bytes after
- * it are an unfinished append. The bytes are read as latin1, one character per byte, so a
- * character index is a byte offset and the slices cost no copy.
+ * it are an unfinished append. Every string kept is a copy of its few bytes, never a slice
+ * of something larger, so nothing holds the file's bytes in memory after the scan.
  */
 function scan(path: string, buf: Buffer, base: number): { records: ScannedRecord[]; end: number } {
-  const text = buf.toString('latin1');
   const records: ScannedRecord[] = [];
   let groupFirst = 0;
   let groupStart = 0;
   let pos = 0;
   const corrupt = (what: string) => new StateFileError(path, `damaged at byte ${base + pos}: ${what}`);
   for (;;) {
-    const nl = text.indexOf('\n', pos);
+    const nl = buf.indexOf(10, pos);
     if (nl < 0) break;
-    if (text.charCodeAt(pos) === 0x23) {
-      const [mark, n, bytes, extra] = text.slice(pos, nl).split('\t');
+    if (buf[pos] === 0x23) {
+      const [mark, n, bytes, extra] = buf.toString('latin1', pos, nl).split('\t');
       if (mark !== '#' || extra !== undefined || Number(n) !== records.length - groupFirst || Number(bytes) !== pos - groupStart) throw corrupt('a commit line that does not match its group');
       groupFirst = records.length;
       groupStart = nl + 1;
     } else {
       const t1 = pos + 16;
-      const t2 = text.indexOf('\t', t1 + 1);
-      const t3 = t2 < 0 ? -1 : text.indexOf('\t', t2 + 1);
-      const t4 = t3 < 0 ? -1 : text.indexOf('\t', t3 + 1);
-      if (text.charCodeAt(t1) !== 9 || t4 < 0 || t4 > nl) throw corrupt('not a record');
-      const coll = text.slice(t1 + 1, t2);
-      if (coll !== META_KEY && !(COLLECTIONS as readonly string[]).includes(coll)) throw corrupt(`unknown collection ${coll}`);
+      const t2 = buf.indexOf(9, t1 + 1);
+      const t3 = t2 < 0 ? -1 : buf.indexOf(9, t2 + 1);
+      const t4 = t3 < 0 ? -1 : buf.indexOf(9, t3 + 1);
+      if (buf[t1] !== 9 || t4 < 0 || t4 > nl) throw corrupt('not a record');
+      const coll = COLLECTION_BY_NAME.get(buf.toString('latin1', t1 + 1, t2));
+      if (coll === undefined) throw corrupt(`unknown collection ${buf.toString('latin1', t1 + 1, t2)}`);
       records.push({
         obj: null,
         coll,
-        key: text.slice(t2 + 1, t3),
-        hash: text.slice(pos, t1),
+        key: buf.toString('latin1', t2 + 1, t3),
+        hash: buf.toString('latin1', pos, t1),
         pos: base + t4 + 1,
         len: nl - t4 - 1,
         lineLen: nl + 1 - pos,
-        tags: t4 === t3 + 1 ? [] : text.slice(t3 + 1, t4).split(' '),
+        tags: t4 === t3 + 1 ? [] : buf.toString('latin1', t3 + 1, t4).split(' '),
       });
     }
     pos = nl + 1;
@@ -490,7 +491,10 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     return i;
   };
 
-  /** Appends one group: every byte written and fsynced, or the file cut back and an error thrown. */
+  /**
+   * Writes one group at the end of the file, every byte checked, or cuts the file back and
+   * throws. The caller fsyncs it (asynchronously, still under the lock) before answering.
+   */
   const appendGroup = (lines: string[]): number[] => {
     const recordsText = lines.join('');
     const recordBytes = Buffer.byteLength(recordsText);
@@ -504,7 +508,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
           if (!(n > 0)) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: 'ENOSPC' });
           offset += n;
         }
-        fs.fsyncSync(fd);
       } catch (err) {
         try {
           fs.ftruncateSync(fd, at);
@@ -524,6 +527,30 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     end += bytes.length;
     return starts;
   };
+
+  /**
+   * fsync on the thread pool: the event loop keeps reading requests meanwhile, which join
+   * the next group. What this process reads before the fsync returns is in the page cache
+   * and survives a killed process (not a power loss); no caller is answered before it.
+   */
+  const syncAppended = (groupStart: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (!path || fd === null) return resolve();
+      const syncedFd = fd;
+      fs.fsync(syncedFd, (err) => {
+        if (!err) return resolve();
+        // Not durable: cut the group off and reload what is on disk, then refuse everyone.
+        try {
+          if (fd === syncedFd) {
+            fs.ftruncateSync(syncedFd, groupStart);
+            loadFile(false);
+          }
+        } catch {
+          // The error that matters is already on its way.
+        }
+        reject(err);
+      });
+    });
 
   // ------------------------------------------------ state objects handed out
 
@@ -698,26 +725,29 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     meta = JSON.parse(undo.meta) as Meta;
   };
 
+  /** One group under the lock: catch up, apply, append, fsync; then answer its callers. */
   const runGroup = async (group: Pending[]) => {
     let answers: { p: Pending; ok: boolean; value: unknown }[];
     try {
-      answers = await withLock(() => {
-        catchUpForWrite();
-        inGroup = true;
-        try {
-          return applyGroup(group);
-        } finally {
-          inGroup = false;
-        }
-      });
+      catchUpForWrite();
+      const groupStart = end;
+      inGroup = true;
+      try {
+        answers = applyGroup(group);
+      } finally {
+        inGroup = false;
+      }
+      refreshFacade();
+      if (end !== groupStart) {
+        await syncAppended(groupStart);
+        if (path && end > 2 * liveBytes + COMPACT_SLACK_BYTES) writeSnapshot(null);
+      }
     } catch (err) {
-      // Lock, catch-up or write failed: nothing was committed for anyone still waiting.
+      // Catch-up, write or fsync failed: nothing was committed for anyone in the group.
       refreshFacade();
       for (const p of group) p.reject(err);
       return;
     }
-    refreshFacade();
-    // Answered once the lock is released: a caller that resumes finds the transaction done.
     for (const a of answers) (a.ok ? a.p.resolve : a.p.reject)(a.value);
   };
 
@@ -784,7 +814,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         }
         liveBytes += lineLen;
       });
-      if (path && end > 2 * liveBytes + COMPACT_SLACK_BYTES) writeSnapshot(null);
     }
     return answers;
   };
@@ -804,19 +833,37 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let queue: Pending[] = [];
   let draining: Promise<void> | null = null;
 
+  /**
+   * Commits what is queued. The lock is taken once for a run of groups and released when
+   * the queue is empty (or after a second, so other processes get their turn): taking it
+   * costs two directory operations, which under load would be paid per group.
+   */
   const drain = async () => {
-    while (queue.length > 0) {
-      // A reset runs alone; the transactions before it commit first, those after it see the fresh world.
-      const i = queue.findIndex((p) => p.step.kind === 'reseed');
-      if (i === 0) {
-        await runReseed(queue.shift() as Pending);
-        continue;
+    try {
+      while (queue.length > 0) {
+        // A reset runs alone; the transactions before it commit first, those after it see the fresh world.
+        if (queue[0].step.kind === 'reseed') {
+          await runReseed(queue.shift() as Pending);
+          continue;
+        }
+        const taken = Date.now();
+        await withLock(async () => {
+          while (queue.length > 0 && queue[0].step.kind !== 'reseed' && Date.now() - taken < 1000) {
+            const i = queue.findIndex((p) => p.step.kind === 'reseed');
+            const group = i < 0 ? queue : queue.slice(0, i);
+            queue = i < 0 ? [] : queue.slice(i);
+            await runGroup(group);
+          }
+        }).catch((err: unknown) => {
+          // The lock could not be taken: everyone waiting is told.
+          const waiting = queue.filter((p) => p.step.kind !== 'reseed');
+          queue = queue.filter((p) => p.step.kind === 'reseed');
+          for (const p of waiting) p.reject(err);
+        });
       }
-      const group = i < 0 ? queue : queue.slice(0, i);
-      queue = i < 0 ? [] : queue.slice(i);
-      await runGroup(group);
+    } finally {
+      draining = null;
     }
-    draining = null;
   };
 
   const enqueue = <T>(step: Step) =>
