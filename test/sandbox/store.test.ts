@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import nodeFs, { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StateFileError, startSandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/sandbox/store.js';
 import { FIXED_NOW, newKey, tempDir, tripBody } from './harness.js';
@@ -136,6 +137,42 @@ describe('state file', () => {
     expect(statSync(statePath).size).toBe(file_bytes);
     await store.close();
     expect((await readState(statePath)).usedPromos.big[0]).toMatch(/^399\./);
+  });
+
+  it('refuses a write whose append came out short, cuts the file back, and keeps going', async () => {
+    const statePath = join(dir, 'state.json');
+    const store = await openStore({ statePath, now });
+    await store.transact((s) => {
+      s.usedPromos.before = ['x'];
+    });
+    const good = readFileSync(statePath);
+    // the next write() writes half of what it was given, then none: a disk that fills up
+    const real = nodeFs.writeSync;
+    let calls = 0;
+    const spy = vi.spyOn(nodeFs, 'writeSync').mockImplementation(((fd: number, buf: Uint8Array, off: number, len: number, pos: number) => {
+      calls++;
+      return calls === 1 ? real(fd, buf, off, Math.floor(len / 2), pos) : 0;
+    }) as typeof nodeFs.writeSync);
+    syncBuiltinESMExports();
+    try {
+      const err = await store.transact((s) => {
+        s.usedPromos.refused = ['y'.repeat(5000)];
+      }).catch((e: unknown) => e);
+      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    } finally {
+      spy.mockRestore();
+      syncBuiltinESMExports();
+    }
+    expect(calls).toBe(2);
+    expect(readFileSync(statePath).equals(good)).toBe(true);
+    expect(store.read().usedPromos.refused).toBeUndefined();
+    await store.transact((s) => {
+      s.usedPromos.after = ['z'];
+    });
+    await store.close();
+    const state = await readState(statePath);
+    expect(state.usedPromos).toMatchObject({ before: ['x'], after: ['z'] });
+    expect(state.usedPromos.refused).toBeUndefined();
   });
 
   it('keeps the old file and answers with the error when the disk is full', async () => {
