@@ -240,8 +240,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let meta: Meta = { seed, fleetSize, anchor: '', clockOffsetMs: 0, customers: [] };
   let metaEntry: Entry | null = null;
   const maps = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, Entry>()])) as Record<Collection, Map<string, Entry>>;
-  /** Per collection: tag -> keys carrying the tag. */
-  const tagIndex = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, Set<string>>()])) as Record<Collection, Map<string, Set<string>>>;
+  /** Per collection: tag -> keys carrying the tag (arrays: most hold a few keys, and only small ones shrink). */
+  const tagIndex = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, string[]>()])) as Record<Collection, Map<string, string[]>>;
   let fd: number | null = null;
   /** Offset just past the last commit we have applied. */
   let end = 0;
@@ -254,21 +254,27 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const indexAdd = (coll: Collection, key: string, tags: readonly string[]) => {
     const index = tagIndex[coll];
     for (const t of tags) {
-      const set = index.get(t);
-      if (set) set.add(key);
-      else index.set(t, new Set([key]));
+      const list = index.get(t);
+      if (list === undefined) index.set(t, [key]);
+      else list.push(key);
     }
   };
   const indexRemove = (coll: Collection, key: string, tags: readonly string[]) => {
-    for (const t of tags) tagIndex[coll].get(t)?.delete(key);
+    for (const t of tags) {
+      const list = tagIndex[coll].get(t);
+      const i = list ? list.indexOf(key) : -1;
+      if (i >= 0) list!.splice(i, 1);
+    }
   };
-  const retag = (coll: Collection, key: string, e: Entry, obj: unknown) => {
-    const tags = tagsOf(coll, obj);
-    if (tags.length === e.tags.length && tags.every((t, i) => t === e.tags[i])) return;
-    indexRemove(coll, key, e.tags);
+  /** Moves a record's index entries from its old tags to `tags`, touching only those that differ. */
+  const moveTags = (coll: Collection, key: string, e: Entry, tags: string[]) => {
+    const old = e.tags;
+    if (tags.length === old.length && tags.every((t, i) => t === old[i])) return;
+    indexRemove(coll, key, old.filter((t) => !tags.includes(t)));
+    indexAdd(coll, key, tags.filter((t) => !old.includes(t)));
     e.tags = tags;
-    indexAdd(coll, key, tags);
   };
+  const retag = (coll: Collection, key: string, e: Entry, obj: unknown) => moveTags(coll, key, e, tagsOf(coll, obj));
 
   const readBody = (e: Entry): string => {
     const buf = Buffer.allocUnsafe(e.len);
@@ -341,17 +347,22 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       }
       const coll = r.coll as Collection;
       const old = maps[coll].get(r.key);
-      if (old) {
-        indexRemove(coll, r.key, old.tags);
-        liveBytes -= old.lineLen;
-      }
+      if (old) liveBytes -= old.lineLen;
       // A deletion is written as the JSON `null`.
       if (r.len === 4 && r.tags.length === 0 && r.hash === NULL_HASH) {
+        if (old) indexRemove(coll, r.key, old.tags);
         maps[coll].delete(r.key);
         continue;
       }
+      if (old) {
+        // A newer version: the same entry, so the index moves only the tags that changed.
+        const tags = r.tags;
+        r.tags = old.tags;
+        moveTags(coll, r.key, r, tags);
+      } else {
+        indexAdd(coll, r.key, r.tags);
+      }
       maps[coll].set(r.key, r);
-      indexAdd(coll, r.key, r.tags);
       liveBytes += r.lineLen;
     }
   };
@@ -580,7 +591,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     ]),
   ) as Record<Collection, Record<string, never>>;
 
-  const tagged = (coll: Collection, tag: string): readonly string[] => [...(tagIndex[coll].get(tag) ?? [])];
+  const tagged = (coll: Collection, tag: string): readonly string[] => tagIndex[coll].get(tag)?.slice() ?? [];
 
   let facade: SandboxState;
   const refreshFacade = () => {
