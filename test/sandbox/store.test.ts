@@ -267,6 +267,43 @@ describe('two sandboxes on one state file', () => {
   });
 });
 
+describe('a file replaced under another process', () => {
+  it('by a compaction or a reset: the other process reloads it and keeps writing', async () => {
+    const statePath = join(dir, 'state.json');
+    const a = await openStore({ statePath, now });
+    const b = await openStore({ statePath, now });
+    await b.transact((s) => {
+      s.usedPromos.fromB = ['1'];
+    });
+    const inode = statSync(statePath).ino;
+    for (let i = 0; statSync(statePath).ino === inode; i++) {
+      expect(i, 'a compaction happens').toBeLessThan(1000);
+      await a.transact((s) => {
+        s.usedPromos.big = [String(i).padEnd(4000, '.')];
+      });
+    }
+    const last = a.read().usedPromos.big[0];
+    await new Promise((r) => setImmediate(r));
+    expect(b.read().usedPromos.big[0]).toBe(last);
+    expect(b.read().usedPromos.fromB).toEqual(['1']);
+    await b.transact((s) => {
+      s.usedPromos.afterCompaction = ['2'];
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(a.read().usedPromos.afterCompaction).toEqual(['2']);
+    // a reset by another process: both see the fresh world
+    await b.reseed();
+    await new Promise((r) => setImmediate(r));
+    expect(a.read().usedPromos.big).toBeUndefined();
+    await a.transact((s) => {
+      s.usedPromos.afterReset = ['3'];
+    });
+    await a.close();
+    await b.close();
+    expect((await readState(statePath)).usedPromos).toMatchObject({ afterReset: ['3'] });
+  });
+});
+
 describe('a writer killed with SIGKILL', () => {
   it('never leaves a file that fails to load, nor loses an acknowledged write', async () => {
     const statePath = join(dir, 'state.json');
