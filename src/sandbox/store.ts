@@ -251,7 +251,13 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   // ------------------------------------------------ index and records
 
+  /**
+   * Collections whose tag index is built. An index is built when first asked for, from the
+   * entries' tags: a command that never looks a collection up by tag never pays for it.
+   */
+  const indexed = new Set<Collection>();
   const indexAdd = (coll: Collection, key: string, tags: readonly string[]) => {
+    if (!indexed.has(coll)) return;
     const index = tagIndex[coll];
     for (const t of tags) {
       const list = index.get(t);
@@ -260,6 +266,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     }
   };
   const indexRemove = (coll: Collection, key: string, tags: readonly string[]) => {
+    if (!indexed.has(coll)) return;
     for (const t of tags) {
       const list = tagIndex[coll].get(t);
       const i = list ? list.indexOf(key) : -1;
@@ -330,6 +337,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const clearAll = () => {
     for (const c of COLLECTIONS) maps[c].clear();
     for (const c of COLLECTIONS) tagIndex[c].clear();
+    indexed.clear();
     liveBytes = 0;
     parsed = 0;
   };
@@ -591,7 +599,13 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     ]),
   ) as Record<Collection, Record<string, never>>;
 
-  const tagged = (coll: Collection, tag: string): readonly string[] => tagIndex[coll].get(tag)?.slice() ?? [];
+  const tagged = (coll: Collection, tag: string): readonly string[] => {
+    if (!indexed.has(coll)) {
+      indexed.add(coll);
+      for (const [key, e] of maps[coll]) indexAdd(coll, key, e.tags);
+    }
+    return tagIndex[coll].get(tag)?.slice() ?? [];
+  };
 
   let facade: SandboxState;
   const refreshFacade = () => {
