@@ -127,7 +127,6 @@ function parseVersion1(path: string, text: string): SandboxState {
 // ---------------------------------------------------------------- log lines
 
 const hashOf = (body: string) => createHash('sha1').update(body).digest('hex').slice(0, 16);
-const NULL_HASH = hashOf('null');
 
 function recordLine(coll: string, key: string, tags: readonly string[], body: string): string {
   // Keys are uuids, customer ids and Idempotency-Keys (printable ASCII): never a tab or newline.
@@ -147,7 +146,12 @@ interface ScannedRecord {
   /** The whole line's length, newline included. */
   lineLen: number;
   tags: string[];
+  /** A deletion: the JSON `null`. */
+  deleted: boolean;
 }
+
+/** Shared by every record without tags; never mutated (tags are replaced, not changed). */
+const NO_TAGS: string[] = [];
 
 const COLLECTION_BY_NAME = new Map<string, string>([[META_KEY, META_KEY], ...COLLECTIONS.map((c): [string, string] => [c, c])]);
 
@@ -183,11 +187,13 @@ function scan(path: string, buf: Buffer, base: number): { records: ScannedRecord
         obj: null,
         coll,
         key: buf.toString('latin1', t2 + 1, t3),
-        hash: buf.toString('latin1', pos, t1),
+        // read from the line when the record is (no string per record until then)
+        hash: '',
         pos: base + t4 + 1,
         len: nl - t4 - 1,
         lineLen: nl + 1 - pos,
-        tags: t4 === t3 + 1 ? [] : buf.toString('latin1', t3 + 1, t4).split(' '),
+        tags: t4 === t3 + 1 ? NO_TAGS : buf.toString('latin1', t3 + 1, t4).split(' '),
+        deleted: nl - t4 - 1 === 4 && t4 === t3 + 1 && buf.toString('latin1', t4 + 1, nl) === 'null',
       });
     }
     pos = nl + 1;
@@ -283,16 +289,19 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
   const retag = (coll: Collection, key: string, e: Entry, obj: unknown) => moveTags(coll, key, e, tagsOf(coll, obj));
 
+  /** The record's JSON, checked against the hash at the start of its line. */
   const readBody = (e: Entry): string => {
-    const buf = Buffer.allocUnsafe(e.len);
+    const lineStart = e.pos + e.len + 1 - e.lineLen;
+    const buf = Buffer.allocUnsafe(e.lineLen);
     let got = 0;
-    while (got < e.len) {
-      const n = fs.readSync(fd as number, buf, got, e.len - got, e.pos + got);
+    while (got < e.lineLen) {
+      const n = fs.readSync(fd as number, buf, got, e.lineLen - got, lineStart + got);
       if (n === 0) throw new StateFileError(path as string, `ends inside a record at byte ${e.pos}`);
       got += n;
     }
-    const body = buf.toString('utf8');
-    if (hashOf(body) !== e.hash) throw new StateFileError(path as string, `the record at byte ${e.pos} does not match its hash`);
+    const body = buf.toString('utf8', e.lineLen - e.len - 1, e.lineLen - 1);
+    const hash = e.hash || buf.toString('latin1', 0, 16);
+    if (hashOf(body) !== hash) throw new StateFileError(path as string, `the record at byte ${e.pos} does not match its hash`);
     return body;
   };
 
@@ -357,7 +366,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const old = maps[coll].get(r.key);
       if (old) liveBytes -= old.lineLen;
       // A deletion is written as the JSON `null`.
-      if (r.len === 4 && r.tags.length === 0 && r.hash === NULL_HASH) {
+      if (r.deleted) {
         if (old) indexRemove(coll, r.key, old.tags);
         maps[coll].delete(r.key);
         continue;
@@ -419,7 +428,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       if (verify) {
         // Every committed record against its hash, straight from the bytes read: no strings.
         for (const r of scanned.records) {
-          if (createHash('sha1').update(buf.subarray(r.pos, r.pos + r.len)).digest('hex').slice(0, 16) !== r.hash) {
+          const lineStart = r.pos + r.len + 1 - r.lineLen;
+          if (createHash('sha1').update(buf.subarray(r.pos, r.pos + r.len)).digest('hex').slice(0, 16) !== buf.toString('latin1', lineStart, lineStart + 16)) {
             throw new StateFileError(path, `the record at byte ${r.pos} does not match its hash`);
           }
         }
