@@ -10,7 +10,7 @@ __carrental_subcommands() {
     'carrental auth') echo 'login status logout' ;;
     'carrental config') echo 'get set unset list path' ;;
     'carrental pending') echo 'list clear' ;;
-    'carrental sandbox') echo 'serve openapi reset' ;;
+    'carrental sandbox') echo 'serve openapi reset pay card extend clock fault keys' ;;
   esac
 }
 
@@ -51,9 +51,15 @@ __carrental_options() {
     'carrental completion') echo '--help -h' ;;
     'carrental mcp') echo '--allow-booking --help -h' ;;
     'carrental sandbox') echo '--help -h' ;;
-    'carrental sandbox serve') echo '--port --state --reset --help -h' ;;
+    'carrental sandbox serve') echo '--port --state --reset --log --help -h' ;;
     'carrental sandbox openapi') echo '--help -h' ;;
     'carrental sandbox reset') echo '--help -h' ;;
+    'carrental sandbox pay') echo '--type --port --help -h' ;;
+    'carrental sandbox card') echo '--customer --brand --last4 --exp --port --help -h' ;;
+    'carrental sandbox extend') echo '--to --port --help -h' ;;
+    'carrental sandbox clock') echo '--port --help -h' ;;
+    'carrental sandbox fault') echo '--operation --code --commit --ms --when --body --times --port --help -h' ;;
+    'carrental sandbox keys') echo '--port --help -h' ;;
     'carrental help') echo '--help -h' ;;
   esac
   echo "$globals"
@@ -75,6 +81,12 @@ __carrental_takes_value() {
     'carrental api') case "$2" in --body|--header|-H) return 0 ;; esac ;;
     'carrental doctor') case "$2" in --require) return 0 ;; esac ;;
     'carrental sandbox serve') case "$2" in --port|--state) return 0 ;; esac ;;
+    'carrental sandbox pay') case "$2" in --type|--port) return 0 ;; esac ;;
+    'carrental sandbox card') case "$2" in --customer|--brand|--last4|--exp|--port) return 0 ;; esac ;;
+    'carrental sandbox extend') case "$2" in --to|--port) return 0 ;; esac ;;
+    'carrental sandbox clock') case "$2" in --port) return 0 ;; esac ;;
+    'carrental sandbox fault') case "$2" in --operation|--code|--ms|--when|--body|--times|--port) return 0 ;; esac ;;
+    'carrental sandbox keys') case "$2" in --port) return 0 ;; esac ;;
   esac
   return 1
 }
@@ -96,6 +108,9 @@ __carrental_values() {
     'carrental pay-link --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
     'carrental doctor --require') COMPREPLY=($(compgen -W 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -- "$cur")) ;;
     'carrental sandbox serve --state') __carrental_files ;;
+    'carrental sandbox pay --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
+    'carrental sandbox fault --when') COMPREPLY=($(compgen -W 'before_commit after_commit' -- "$cur")) ;;
+    'carrental sandbox fault --body') COMPREPLY=($(compgen -W 'invalid_json schema' -- "$cur")) ;;
   esac
 }
 
@@ -116,6 +131,11 @@ __carrental_args() {
     'carrental config unset 0') COMPREPLY=($(compgen -W 'base_url app_url city' -- "$cur")) ;;
     'carrental api 0') COMPREPLY=($(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur")) ;;
     'carrental completion 0') COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
+    'carrental sandbox pay 0') __carrental_dynamic reservations ;;
+    'carrental sandbox card 0') COMPREPLY=($(compgen -W 'add remove' -- "$cur")) ;;
+    'carrental sandbox extend 0') __carrental_dynamic reservations ;;
+    'carrental sandbox clock 0') COMPREPLY=($(compgen -W 'show set advance' -- "$cur")) ;;
+    'carrental sandbox fault 0') COMPREPLY=($(compgen -W 'add list clear' -- "$cur")) ;;
     'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api status doctor completion mcp sandbox help environment exit-codes files formatting idempotency' -- "$cur")) ;;
   esac
 }

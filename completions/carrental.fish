@@ -15,7 +15,7 @@ function __carrental_subcommands --argument-names path
         case 'carrental pending'
             printf '%s\n' 'list' 'clear'
         case 'carrental sandbox'
-            printf '%s\n' 'serve' 'openapi' 'reset'
+            printf '%s\n' 'serve' 'openapi' 'reset' 'pay' 'card' 'extend' 'clock' 'fault' 'keys'
     end
 end
 
@@ -42,6 +42,18 @@ function __carrental_value_flags --argument-names path
             printf '%s\n' --require
         case 'carrental sandbox serve'
             printf '%s\n' --port --state
+        case 'carrental sandbox pay'
+            printf '%s\n' --type --port
+        case 'carrental sandbox card'
+            printf '%s\n' --customer --brand --last4 --exp --port
+        case 'carrental sandbox extend'
+            printf '%s\n' --to --port
+        case 'carrental sandbox clock'
+            printf '%s\n' --port
+        case 'carrental sandbox fault'
+            printf '%s\n' --operation --code --ms --when --body --times --port
+        case 'carrental sandbox keys'
+            printf '%s\n' --port
     end
 end
 
@@ -326,13 +338,20 @@ complete -c carrental -n '__carrental_at \'carrental mcp\'' -s h -l help -d 'dis
 # carrental sandbox
 complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'serve' -d 'run the sandbox as a server on 127.0.0.1 and print its base URL, app URL and demo keys'
 complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'openapi' -d 'print the OpenAPI 3.1 description of the API'
-complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'reset' -d 'discard the embedded sandbox state'
+complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'reset' -d 'discard the embedded sandbox state (asks first; -y where nobody can answer)'
+complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'pay' -d 'pay a reservation as its customer would on the payment page: the rent, or the deposit hold'
+complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'card' -d 'save a test card for a customer, or remove the saved one'
+complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'extend' -d 'confirm an extension as the customer would on the extension page'
+complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'clock' -d 'show, set or advance the sandbox clock (kept in its state)'
+complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'fault' -d 'inject faults into a running sandbox serve (latency, drops, error codes, malformed bodies)'
+complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'keys' -d 'the demo keys of the sandbox customers and the app token'
 complete -c carrental -n '__carrental_at \'carrental sandbox\'' -s h -l help -d 'display help for command'
 
 # carrental sandbox serve
 complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l port -x -d 'port (default 4780 or CARRENTAL_SANDBOX_PORT; 0 picks a free port)'
 complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l state -r -F -d 'state file (default: the embedded sandbox state in the data directory)'
 complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l reset -d 'discard the state and start from the seeded fixtures'
+complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -l log -d 'print one line per request on stderr (default: when stderr is a terminal)'
 complete -c carrental -n '__carrental_at \'carrental sandbox serve\'' -s h -l help -d 'display help for command'
 
 # carrental sandbox openapi
@@ -340,6 +359,48 @@ complete -c carrental -n '__carrental_at \'carrental sandbox openapi\'' -s h -l 
 
 # carrental sandbox reset
 complete -c carrental -n '__carrental_at \'carrental sandbox reset\'' -s h -l help -d 'display help for command'
+
+# carrental sandbox pay
+complete -c carrental -n '__carrental_at \'carrental sandbox pay\'' -l type -x -a 'rent deposit' -d 'rent (default) or deposit'
+complete -c carrental -n '__carrental_at \'carrental sandbox pay\'' -l port -x -d 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)'
+complete -c carrental -n '__carrental_at \'carrental sandbox pay\'' -s h -l help -d 'display help for command'
+complete -c carrental -n '__carrental_arg \'carrental sandbox pay\' 0' -a '(__carrental_dynamic reservations)'
+
+# carrental sandbox card
+complete -c carrental -n '__carrental_at \'carrental sandbox card\'' -l customer -x -d 'customer handle or id (default dana, whose keys the demo uses)'
+complete -c carrental -n '__carrental_at \'carrental sandbox card\'' -l brand -x -d 'card brand (default visa)'
+complete -c carrental -n '__carrental_at \'carrental sandbox card\'' -l last4 -x -d 'last four digits (default 4242)'
+complete -c carrental -n '__carrental_at \'carrental sandbox card\'' -l exp -x -d 'expiry (default December, three years ahead)'
+complete -c carrental -n '__carrental_at \'carrental sandbox card\'' -l port -x -d 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)'
+complete -c carrental -n '__carrental_at \'carrental sandbox card\'' -s h -l help -d 'display help for command'
+complete -c carrental -n '__carrental_arg \'carrental sandbox card\' 0' -a 'add remove'
+
+# carrental sandbox extend
+complete -c carrental -n '__carrental_at \'carrental sandbox extend\'' -l to -x -d 'new checkout, car-local YYYY-MM-DDTHH:MM'
+complete -c carrental -n '__carrental_at \'carrental sandbox extend\'' -l port -x -d 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)'
+complete -c carrental -n '__carrental_at \'carrental sandbox extend\'' -s h -l help -d 'display help for command'
+complete -c carrental -n '__carrental_arg \'carrental sandbox extend\' 0' -a '(__carrental_dynamic reservations)'
+
+# carrental sandbox clock
+complete -c carrental -n '__carrental_at \'carrental sandbox clock\'' -l port -x -d 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)'
+complete -c carrental -n '__carrental_at \'carrental sandbox clock\'' -s h -l help -d 'display help for command'
+complete -c carrental -n '__carrental_arg \'carrental sandbox clock\' 0' -a 'show set advance'
+
+# carrental sandbox fault
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l operation -x -d 'operation id, e.g. createReservation (default *: every operation)'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l code -x -d 'error: the error code to answer with'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l commit -d 'error: run and commit the command first, then answer with the error'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l ms -x -d 'latency: milliseconds'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l when -x -a 'before_commit after_commit' -d 'latency or drop: before_commit or after_commit'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l body -x -a 'invalid_json schema' -d 'malformed: invalid_json or schema'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l times -x -d 'only the next n matching requests (default: until cleared)'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -l port -x -d 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)'
+complete -c carrental -n '__carrental_at \'carrental sandbox fault\'' -s h -l help -d 'display help for command'
+complete -c carrental -n '__carrental_arg \'carrental sandbox fault\' 0' -a 'add list clear'
+
+# carrental sandbox keys
+complete -c carrental -n '__carrental_at \'carrental sandbox keys\'' -l port -x -d 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)'
+complete -c carrental -n '__carrental_at \'carrental sandbox keys\'' -s h -l help -d 'display help for command'
 
 # carrental help
 complete -c carrental -n '__carrental_at \'carrental help\'' -s h -l help -d 'display help for command'

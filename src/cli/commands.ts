@@ -54,6 +54,9 @@ export const QUOTE_OPTIONS: OptionSpec[] = [
 
 const uuidArg = (description: string, complete: ArgSpec['complete'] = 'reservation-uuid'): ArgSpec => ({ syntax: '<uuid>', key: 'uuid', description, complete });
 
+/** The sandbox control commands act on a running `sandbox serve` found by this, or --base-url. */
+const PORT: OptionSpec = { flags: '--port <n>', description: 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)' };
+
 export const COMMANDS: CommandSpec[] = [
   {
     name: 'cars',
@@ -379,6 +382,8 @@ export const COMMANDS: CommandSpec[] = [
           { flags: '--fleet-size <n>', description: 'number of cars in the seeded fleet (default 300)', hidden: true },
           { flags: '--seed <n>', description: 'fixture seed (default 1)', hidden: true },
           { flags: '--no-rate-limit', description: 'disable rate budgets (for load tests)', hidden: true },
+          { flags: '--log', description: 'print one line per request on stderr (default: when stderr is a terminal)' },
+          { flags: '--no-log', description: 'print no request lines', hidden: true },
         ],
         examples: ['carrental sandbox serve --port 8787', 'carrental sandbox serve --port 0 --state /tmp/sb.json --json'],
         module: () => import('../commands/sandbox-serve.js'),
@@ -391,9 +396,81 @@ export const COMMANDS: CommandSpec[] = [
       },
       {
         name: 'reset',
-        description: 'discard the embedded sandbox state',
-        examples: ['carrental sandbox reset'],
+        description: 'discard the embedded sandbox state (asks first; -y where nobody can answer)',
+        examples: ['carrental sandbox reset', 'carrental sandbox reset -y'],
         module: () => import('../commands/sandbox-reset.js'),
+      },
+      {
+        name: 'pay',
+        description: 'pay a reservation as its customer would on the payment page: the rent, or the deposit hold',
+        args: [uuidArg('reservation uuid')],
+        options: [{ flags: '--type <type>', description: 'rent (default) or deposit', choices: ['rent', 'deposit'] }, PORT],
+        examples: ['carrental sandbox pay 0b4852a1-1b05-42e2-9d0f-e74bf9033781', 'carrental sandbox pay 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --type deposit --port 4780'],
+        module: () => import('../commands/sandbox-pay.js'),
+      },
+      {
+        name: 'card',
+        description: 'save a test card for a customer, or remove the saved one',
+        args: [{ syntax: '<action>', key: 'action', description: 'add or remove', complete: ['add', 'remove'] }],
+        options: [
+          { flags: '--customer <who>', description: 'customer handle or id (default dana, whose keys the demo uses)' },
+          { flags: '--brand <brand>', description: 'card brand (default visa)' },
+          { flags: '--last4 <digits>', description: 'last four digits (default 4242)' },
+          { flags: '--exp <MM/YYYY>', description: 'expiry (default December, three years ahead)' },
+          PORT,
+        ],
+        examples: ['carrental sandbox card add --customer lee', 'carrental sandbox card remove --customer dana'],
+        module: () => import('../commands/sandbox-card.js'),
+      },
+      {
+        name: 'extend',
+        description: 'confirm an extension as the customer would on the extension page',
+        args: [uuidArg('reservation uuid')],
+        options: [{ flags: '--to <date>', description: 'new checkout, car-local YYYY-MM-DDTHH:MM' }, PORT],
+        examples: ['carrental sandbox extend 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --to 2026-12-06T10:00'],
+        module: () => import('../commands/sandbox-extend.js'),
+      },
+      {
+        name: 'clock',
+        description: 'show, set or advance the sandbox clock (kept in its state)',
+        args: [
+          { syntax: '[action]', key: 'action', description: 'show (default), set or advance', complete: ['show', 'set', 'advance'] },
+          { syntax: '[value]', key: 'value', description: 'set: an ISO instant with a zone; advance: a duration such as 2d, 3h, 1d12h' },
+        ],
+        options: [PORT],
+        examples: ['carrental sandbox clock', 'carrental sandbox clock advance 2d', 'carrental sandbox clock set 2026-12-01T09:00:00Z'],
+        module: () => import('../commands/sandbox-clock.js'),
+      },
+      {
+        name: 'fault',
+        description: 'inject faults into a running sandbox serve (latency, drops, error codes, malformed bodies)',
+        args: [
+          { syntax: '<action>', key: 'action', description: 'add, list or clear', complete: ['add', 'list', 'clear'] },
+          { syntax: '[kind]', key: 'kind', description: 'add: latency, drop, error, malformed or operation_not_enabled; clear: a fault id (default all)' },
+        ],
+        options: [
+          { flags: '--operation <id>', description: 'operation id, e.g. createReservation (default *: every operation)' },
+          { flags: '--code <code>', description: 'error: the error code to answer with' },
+          { flags: '--commit', description: 'error: run and commit the command first, then answer with the error' },
+          { flags: '--ms <n>', description: 'latency: milliseconds' },
+          { flags: '--when <when>', description: 'latency or drop: before_commit or after_commit', choices: ['before_commit', 'after_commit'] },
+          { flags: '--body <body>', description: 'malformed: invalid_json or schema', choices: ['invalid_json', 'schema'] },
+          { flags: '--times <n>', description: 'only the next n matching requests (default: until cleared)' },
+          PORT,
+        ],
+        examples: [
+          'carrental sandbox fault add error --operation createReservation --code operation_outcome_unknown --commit --times 1 --port 4780',
+          'carrental sandbox fault list --port 4780',
+          'carrental sandbox fault clear --port 4780',
+        ],
+        module: () => import('../commands/sandbox-fault.js'),
+      },
+      {
+        name: 'keys',
+        description: 'the demo keys of the sandbox customers and the app token',
+        options: [PORT],
+        examples: ['carrental sandbox keys --json'],
+        module: () => import('../commands/sandbox-keys.js'),
       },
     ],
   },
