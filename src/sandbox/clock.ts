@@ -4,6 +4,8 @@
 //   string read as if it were UTC). Trip lengths are wall-clock differences, so a DST
 //   switch inside a trip neither adds nor removes an hour (documented in docs/sandbox.md).
 
+import { localNow as readZone } from '../render/dates.js';
+
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -47,7 +49,6 @@ export function utcStamp(instant: Date): string {
   return instant.toISOString().slice(0, 16);
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
 // Intl formatting is slow and its result has minute resolution: one entry per zone.
 const lastReading = new Map<string, { minute: number; value: string }>();
 
@@ -99,24 +100,9 @@ export function localNow(instant: Date, timeZone: string): string {
   return value;
 }
 
-/** Any other zone, through Intl. */
+/** Any other zone, through Intl (the CLI's own reading of a zone's wall clock). */
 export function intlLocalNow(instant: Date, timeZone: string): string {
-  let fmt = formatters.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, fmt);
-  }
-  const parts: Record<string, string> = {};
-  for (const p of fmt.formatToParts(instant)) parts[p.type] = p.value;
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+  return readZone(timeZone, instant);
 }
 
 export function localNowMinutes(instant: Date, timeZone: string): number {
