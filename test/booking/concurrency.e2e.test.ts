@@ -53,7 +53,8 @@ async function serve(): Promise<Served> {
 async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${server.adminUrl}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    // the sandbox takes a state change only as JSON (what a cross-site page cannot send)
+    headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await res.json()) as T;

@@ -69,7 +69,7 @@ describe('the stable port is free', () => {
     const run = runLive(['--sandbox', 'pay-link', uuid, '--wait'], {
       env,
       sleep: async (ms) => {
-        if (ms !== LINK_GRACE_MS) await fetch(`http://127.0.0.1:${probe}/__sandbox/pay`, { method: 'POST', body: JSON.stringify({ reservation_uuid: uuid, payment_type: 'rent' }) });
+        if (ms !== LINK_GRACE_MS) await fetch(`http://127.0.0.1:${probe}/__sandbox/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reservation_uuid: uuid, payment_type: 'rent' }) });
       },
     });
     expect(await run.done, run.stderr.text()).toBe(0);
@@ -91,7 +91,7 @@ describe('a carrental sandbox on this state file holds the stable port', () => {
       env: withPort,
       sleep: async (ms) => {
         sleeps.push(ms);
-        if (sleeps.length === 1) await fetch(`${shared.adminUrl}/pay`, { method: 'POST', body: JSON.stringify({ reservation_uuid: uuid, payment_type: 'rent' }) });
+        if (sleeps.length === 1) await fetch(`${shared.adminUrl}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reservation_uuid: uuid, payment_type: 'rent' }) });
       },
     });
     expect(res.code, res.stderr).toBe(0);
@@ -155,7 +155,7 @@ describe('no stable port (CARRENTAL_SANDBOX_PORT=0)', () => {
         sleeps.push(ms);
         const link = linkOf(run.stdout.text());
         // the customer pays on the command's own server (what the page's Pay button does)
-        if (sleeps.length === 1) await fetch(`${new URL(link).origin}/__sandbox/pay`, { method: 'POST', body: JSON.stringify({ reservation_uuid: uuid, payment_type: 'rent' }) });
+        if (sleeps.length === 1) await fetch(`${new URL(link).origin}/__sandbox/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reservation_uuid: uuid, payment_type: 'rent' }) });
         if (ms === LINK_GRACE_MS) served.push(await answers(link));
       },
     });

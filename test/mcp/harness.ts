@@ -39,7 +39,7 @@ export class Serve {
   async admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(this.adminUrl + path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const json = (await res.json()) as T;
