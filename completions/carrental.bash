@@ -68,7 +68,7 @@ __carrental_options() {
 # Does the flag $2 of the command at path $1 take a value?
 __carrental_takes_value() {
   case "$2" in
-    --profile|--base-url|--json|--jq|--timeout) return 0 ;;
+    --profile|--base-url|--jq|--timeout) return 0 ;;
   esac
   case "$1" in
     'carrental cars') case "$2" in --city|--from|--to|--days|--body-type|--make-id|--model-id|--sort|--limit|--offset) return 0 ;; esac ;;

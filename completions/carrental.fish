@@ -20,7 +20,7 @@ function __carrental_subcommands --argument-names path
 end
 
 function __carrental_value_flags --argument-names path
-    printf '%s\n' --profile --base-url --json --jq --timeout
+    printf '%s\n' --profile --base-url --jq --timeout
     switch $path
         case 'carrental cars'
             printf '%s\n' --city --from --to --days --body-type --make-id --model-id --sort --limit --offset
@@ -123,7 +123,7 @@ complete -c carrental -f
 complete -c carrental -l profile -x -a '(__carrental_dynamic profiles)' -d 'configuration profile (env CARRENTAL_PROFILE; default "default")'
 complete -c carrental -l base-url -x -d 'API base address ending in /v1 (env CARRENTAL_BASE_URL)'
 complete -c carrental -l sandbox -d 'use the embedded sandbox instead of a remote API (env CARRENTAL_SANDBOX=1)'
-complete -c carrental -l json -x -d 'print the response payload as received, as JSON on stdout; with fields (a,b,c) only those, of each item of a list'
+complete -c carrental -l json -d 'print the response payload as received, as JSON on stdout; with fields (a,b,c) only those, of each item of a list'
 complete -c carrental -l jq -x -d 'filter the JSON output with a jq expression (no jq needed)'
 complete -c carrental -l no-color -d 'no colour (also NO_COLOR; off whenever stdout is not a terminal)'
 complete -c carrental -l no-input -d 'never prompt; a missing value is a usage error (also when CI is set)'

@@ -68,7 +68,9 @@ function parseFlag(spec: Pick<OptionSpec, 'flags' | 'description' | 'choices' | 
     short: names.find((n) => /^-[^-]/.test(n)),
     long: names.find((n) => n.startsWith('--')),
     description: spec.description,
-    takesValue: /[<[]/.test(spec.flags),
+    // only a required value takes the next word: `--json [fields]` before a command name is
+    // a bare --json (main.ts reads `carrental --json cars` that way too)
+    takesValue: /</.test(spec.flags),
     values: valuesOf(spec.complete, spec.choices),
   };
 }

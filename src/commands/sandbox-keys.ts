@@ -8,6 +8,10 @@ export async function run(input: PortInput, ctx: Context): Promise<number> {
   const target = await adminTarget(ctx, input);
   const keys = await target.call<Record<string, string>>('GET', '/keys');
   const out = output(ctx);
+  // The one output that shows keys whole: these are a sandbox's published demo keys (also in
+  // docs/sandbox.md and on `sandbox serve`'s first lines), asked for by name. Every other
+  // output masks the active key and anything key-shaped.
+  out.setSecrets([]);
   if (ctx.globals.json) out.printJson(keys);
   else out.pairs(Object.entries(keys));
   return 0;

@@ -139,7 +139,7 @@ describe('bash (bash-completion)', () => {
 
   it('completes flags of the command and the global ones', async () => {
     expect(await complete('carrental cars --so')).toEqual(['--sort']);
-    expect(sorted(await complete('carrental cars --j'))).toEqual(['--json']);
+    expect(sorted(await complete('carrental cars --j'))).toEqual(['--jq', '--json']);
   });
 
   it('completes enum values, also after --flag=', async () => {
