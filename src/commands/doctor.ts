@@ -437,6 +437,14 @@ function opRow(op: Operation, required: boolean, probe: string | null, result: P
   return { id: op.id, method: op.method, path: op.path, availability: op.availability, phase: op.phase, required, status, http_status, error_code, detail, probe };
 }
 
+/** ok green, a failure red, a warning or a refusal yellow; the rest as is (terminal only: chalk's level). */
+function paintResult(out: Output, text: string): string {
+  if (text === 'ok') return out.color.green(text);
+  if (text === 'fail' || text === 'FAILED') return out.color.red(text);
+  if (text === 'warn' || text === 'refused' || text === 'not deployed') return out.color.yellow(text);
+  return text;
+}
+
 const OP_WORDS: Record<OpStatus, string> = { ok: 'ok', not_deployed: 'not deployed', refused: 'refused', failed: 'FAILED', skipped: 'skipped' };
 
 function print(out: Output, report: DoctorReport): void {
@@ -444,7 +452,7 @@ function print(out: Output, report: DoctorReport): void {
     out.printJson(report);
   } else {
     out.heading('Checks');
-    out.table(['CHECK', 'RESULT', 'DETAIL'], report.checks.map((k) => [k.name, k.status, k.detail]), { text: [2] });
+    out.table(['CHECK', 'RESULT', 'DETAIL'], report.checks.map((k) => [k.name, k.status, k.detail]), { text: [2], paint: (col, t) => (col === 1 ? paintResult(out, t) : t) });
     if (report.operations.length) {
       out.line();
       out.heading('Operations');
@@ -458,7 +466,7 @@ function print(out: Output, report: DoctorReport): void {
           r.detail,
         ]),
         // the operation id is what --require takes: never cut
-        { ids: [0], text: [2, 4] },
+        { ids: [0], text: [2, 4], paint: (col, t) => (col === 3 ? paintResult(out, t) : t) },
       );
       out.info('* required: marked available in the spec, or named with --require');
     }

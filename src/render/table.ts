@@ -30,6 +30,11 @@ export interface TableLayout {
   ids?: number[];
   /** Free text (names, descriptions): the first columns to give up width and wrap. */
   text?: number[];
+  /**
+   * Colour for a cell's text on a terminal (doctor's ok/FAILED), applied to each line of it
+   * after the layout is fitted, so styles never count toward a column's width.
+   */
+  paint?: (column: number, text: string) => string;
 }
 
 export interface TableOptions extends TableLayout {
@@ -74,7 +79,8 @@ function renderBoxed(headers: string[], cells: string[][], widths: number[], opt
     // wrapped here, not by cli-table3, which cuts a word longer than its column with "…"
     wordWrap: false,
   });
-  for (const row of cells) table.push(row.map((c, i) => wrap(c, widths[i]).join('\n')));
+  const paint = opts.paint ?? ((_i: number, t: string) => t);
+  for (const row of cells) table.push(row.map((c, i) => wrap(c, widths[i]).map((l) => (l ? paint(i, l) : l)).join('\n')));
   return table.toString() + '\n';
 }
 
@@ -170,7 +176,8 @@ function renderPlain(headers: string[], cells: string[][], widths: number[], opt
         .map((w, i) => {
           const text = w[l] ?? '';
           const padded = opts.alignRight?.includes(i) ? padStart(text, widths[i]) : padEnd(text, widths[i]);
-          return styled && text ? padded.replace(text, style(text)) : padded;
+          if (!text) return padded;
+          return padded.replace(text, styled ? style(text) : opts.paint ? opts.paint(i, text) : text);
         })
         .join('  ')
         .trimEnd(),
@@ -191,7 +198,7 @@ function renderRecords(headers: string[], cells: string[][], opts: TableOptions)
     const rule = `── ${r + 1} of ${cells.length} `;
     const body = row.flatMap((value, i) => {
       const wrapped = opts.ids?.includes(i) ? lines(value) : wrap(value, valueWidth);
-      return wrapped.map((l, j) => `${j === 0 ? style(padEnd(headers[i], labelWidth)) : ' '.repeat(labelWidth)}  ${l}`.trimEnd());
+      return wrapped.map((l, j) => `${j === 0 ? style(padEnd(headers[i], labelWidth)) : ' '.repeat(labelWidth)}  ${l && opts.paint ? opts.paint(i, l) : l}`.trimEnd());
     });
     return [rule.padEnd(Math.min(opts.columns ?? 40, 40), '─'), ...body].join('\n');
   });

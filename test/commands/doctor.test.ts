@@ -138,6 +138,17 @@ describe('doctor against the sandbox', () => {
     expect(r.stderr).toContain('doctor: everything required works');
   });
 
+  it('colours each result on a terminal (ok green, a refusal or warning yellow), and not with --no-color', async () => {
+    const env = home.env({ CARRENTAL_API_KEY: sb.keys.read_only });
+    const r = await runCommand(['--base-url', sb.baseUrl, 'doctor'], { env, tty: true });
+    // a read_only key: the reads are ok, the writes refused
+    expect(r.stdout).toContain('\u001b[32mok\u001b[39m');
+    expect(r.stdout).toContain('\u001b[33mrefused\u001b[39m');
+    const plain = await runCommand(['--base-url', sb.baseUrl, '--no-color', 'doctor'], { env, tty: true });
+    expect(plain.stdout).not.toMatch(/\u001b\[3\dm/);
+    expect(plain.stdout).toMatch(/│ ok\s/);
+  });
+
   it('refuses an unknown --require before sending anything (exit 2)', async () => {
     const r = await runCommand(['--base-url', sb.baseUrl, 'doctor', '--require', 'listTrip'], { env: home.env() });
     expect(r.code).toBe(2);
