@@ -31,14 +31,19 @@ function print(status: Status, out: Output, json: boolean): void {
     return;
   }
   const who = status.customer;
+  // a terminal gets sentences; a pipe one bare value per field (labels lower-case, as elsewhere)
+  const card = who?.payment_methods?.[0];
   out.pairs([
-    ['Profile', status.profile],
-    ['Base URL', status.sandbox ? `${status.base_url} (embedded sandbox)` : status.base_url],
-    ['Key', status.key ? `${status.key} (from ${SOURCES[status.key_source!]})` : 'none'],
+    ['profile', status.profile, status.profile],
+    ['base url', status.base_url, status.sandbox ? `${status.base_url} (embedded sandbox)` : status.base_url],
+    ['sandbox', status.sandbox ? 'yes' : 'no', null],
+    ['key', status.key ?? '', status.key ? `${status.key} (from ${SOURCES[status.key_source!]})` : 'none'],
+    ['key source', status.key_source ?? '', null],
     // the spec requires no profile field: what is left out reads "not stated"
-    ['Customer', who ? `${stated(who.first_name)} (${stated(who.uuid)})` : undefined],
-    ['Approved to drive', who ? stated(who.is_approved_to_drive, (yes) => (yes ? 'yes' : 'no')) : undefined],
-    ['Saved card', who ? stated(who.payment_methods, ([card]) => (card ? `${card.card_brand} ending ${card.last4}` : 'none')) : undefined],
+    ['customer', who?.uuid ?? '', who ? `${stated(who.first_name)} (${stated(who.uuid)})` : null],
+    ['first name', who?.first_name ?? '', null],
+    ['approved to drive', who?.is_approved_to_drive === undefined ? '' : who.is_approved_to_drive ? 'yes' : 'no', who ? stated(who.is_approved_to_drive, (yes) => (yes ? 'yes' : 'no')) : null],
+    ['saved card', card ? `${card.card_brand ?? ''} ${card.last4 ?? ''}`.trim() : who?.payment_methods ? 'none' : '', who ? stated(who.payment_methods, ([c]) => (c ? `${c.card_brand} ending ${c.last4}` : 'none')) : null],
   ]);
 }
 

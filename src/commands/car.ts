@@ -1,12 +1,13 @@
 // `carrental car <alias>`: one car with its specs, prices, extras, protection plans and
 // the date ranges it is blocked (car-local, labelled with the city's zone).
+import { payloadOf } from '../api/payload.js';
 import type { Car } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents, formatUsd } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { cleanText } from '../render/sanitize.js';
+import { clean, cleanText } from '../render/sanitize.js';
 import { cell, NOT_STATED, stated } from '../render/table.js';
 import { parseAlias } from './parse.js';
 
@@ -17,9 +18,10 @@ export interface CarInput {
 export async function run(input: CarInput, ctx: Context): Promise<number> {
   const alias = parseAlias(input.alias);
   const { api, out } = await services(ctx);
-  const car = (await api.getCar(alias)).data;
+  const res = await api.getCar(alias);
+  const car = res.data;
   if (ctx.globals.json) {
-    out.printJson(car);
+    out.printJson(payloadOf(res));
     return 0;
   }
   printCar(car, out);
@@ -35,6 +37,7 @@ function joined(parts: Array<string | null | undefined>, sep: string): string | 
 }
 
 export function printCar(car: Car, out: Output): void {
+  if (!out.tty) return pipeCar(car, out);
   const zone = zoneOf(car.city);
   out.heading(`${car.name} (${car.car_alias})`);
   out.pairs([
@@ -95,4 +98,52 @@ export function printCar(car: Car, out: Output): void {
       ranges.map((r) => [cell(r.from, (d) => formatLocal(d, car.city)), r.to === null ? 'open-ended' : cell(r.to, (d) => formatLocal(d, car.city)), r.kind]),
     );
   } else out.line('none');
+}
+
+/**
+ * A pipe: `label<TAB>value` lines with bare values (nothing for what the server left out),
+ * then one record per plan, extra and blocked range, named by its first field, so that
+ * `grep ^extra | cut -f2` gives the extras' types. No headings, no prose.
+ */
+function pipeCar(car: Car, out: Output): void {
+  const p = car.prices;
+  const c = p.car ?? {};
+  const money = (v: number | undefined) => (v === undefined ? '' : formatCents(v));
+  const plain = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+  out.pairs([
+    ['car alias', car.car_alias],
+    ['name', car.name],
+    ['city', plain(car.city)],
+    ['zone', zoneOf(car.city) ?? ''],
+    ['address', plain(car.address)],
+    ['area', plain(car.area)],
+    ['state', plain(car.state)],
+    ['zip code', plain(car.zip_code)],
+    ['year', plain(car.year)],
+    ['make', plain(car.make)],
+    ['model', plain(car.model)],
+    ['body type', plain(car.body_type)],
+    ['power', plain(car.power_type)],
+    ['seats', plain(car.seats)],
+    ['doors', plain(car.doors)],
+    ['mpg', plain(car.mpg)],
+    ['insurance coverage', car.insurance_coverage_usd == null ? '' : formatUsd(car.insurance_coverage_usd)],
+    ['day rate', money(car.discounted_day_rate_cents ?? car.blended_day_rate_cents)],
+    ['hot deal', car.is_hot_deal === undefined ? '' : car.is_hot_deal ? 'yes' : 'no'],
+    ['next blocked', car.date_next_block ? car.date_next_block.replace('T', ' ') : ''],
+    ['photos', car.photos ? String(car.photos.length) : ''],
+    ['description', plain(car.description)],
+    ['trip fee', money(p.trip_fee)],
+    ['deposit', money(c.price_deposit)],
+    ['delivery', money(c.price_delivery)],
+    ['miles included', plain(c.miles_included)],
+    ['extra mile', money(c.price_extra_mile)],
+    ['unlimited mileage per day', money(c.price_unlimited_mileage)],
+    ['minimum age', plain(c.min_age)],
+    ['no young-driver fee from age', plain(c.min_age_without_young_driver_fee)],
+  ]);
+  const record = (fields: unknown[]) => out.line(fields.map((f) => clean(f)).join('\t'));
+  for (const [plan, day] of Object.entries(p.protection ?? {})) record(['plan', plan, formatCents(day)]);
+  for (const e of p.extras ?? []) record(['extra', e.item_type ?? '', e.title ?? '', money(e.price_day)]);
+  for (const r of car.blocked_ranges ?? []) record(['blocked', (r.from ?? '').replace('T', ' '), r.to ? r.to.replace('T', ' ') : '', r.kind ?? '']);
 }

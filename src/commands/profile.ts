@@ -21,9 +21,15 @@ export async function run(_input: unknown, ctx: Context): Promise<number> {
     ['first name', stated(p.first_name)],
     ['last name', extra('last_name')],
     ['email', extra('email')],
-    ['approved to drive', stated(p.is_approved_to_drive, (yes) => (yes ? 'yes' : 'no (see `carrental verification`)'))],
+    // a pipe gets bare values (yes/no, the card's id), a terminal the words around them
+    [
+      'approved to drive',
+      p.is_approved_to_drive === undefined ? '' : p.is_approved_to_drive ? 'yes' : 'no',
+      stated(p.is_approved_to_drive, (yes) => (yes ? 'yes' : 'no (see `carrental verification`)')),
+    ],
     [
       'saved card',
+      card ? (card.id ?? '') : p.payment_methods ? 'none' : '',
       card ? describeCard(card, ctx.now()) : p.payment_methods ? 'no saved card (add one with `carrental card-link`)' : NOT_STATED,
     ],
   ]);

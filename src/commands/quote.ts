@@ -2,6 +2,7 @@
 // Anonymous unless a key is configured; then the key is sent (so personal promo codes are
 // checked) unless --anonymous. The refundable deposit is never part of the total.
 import { NO_RETRY } from '../api/client.js';
+import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, QuoteRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
@@ -9,6 +10,7 @@ import { usageError } from '../errors.js';
 import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 import { parseAlias } from './parse.js';
 import { clockNow, hasRelative, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
 
@@ -72,9 +74,10 @@ export async function run(input: QuoteInput, ctx: Context): Promise<number> {
     // time, and best effort: the quote is what matters
     car = api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
   }
-  const quote = (await api.quote(body, withKey)).data;
+  const res = await api.quote(body, withKey);
+  const quote = res.data;
   if (ctx.globals.json) {
-    out.printJson(quote);
+    out.printJson(payloadOf(res));
     return 0;
   }
   printQuote(quote, body, out, await car);
@@ -94,14 +97,6 @@ export function printQuote(quote: Quote, req: QuoteRequest, out: Output, carOrCi
   const extraTitle = (type: string) => car?.prices.extras?.find((e) => e.item_type === type)?.title ?? type;
   const plan = opts.protection_plan ?? 'minimum';
   const days = typeof quote.days === 'number' ? quote.days : undefined;
-  out.heading(`Quote for ${car ? `${car.name} (${req.car_alias})` : req.car_alias}`);
-  out.pairs([
-    ['Check-in', formatLocal(req.date_checkin, city)],
-    ['Check-out', formatLocal(req.date_checkout, city)],
-    ['Days', days === undefined ? undefined : String(days)],
-    ['Day rate', quote.discounted_day_rate !== quote.blended_day_rate ? `${formatCents(quote.discounted_day_rate)} (before discount ${formatCents(quote.blended_day_rate)})` : formatCents(quote.blended_day_rate)],
-  ]);
-  out.line();
   const rows: Array<[string, string]> = [
     ['Rent subtotal', formatCents(quote.rent_subtotal)],
     ['Duration discount', minus(quote.rent_discount_amount)],
@@ -112,8 +107,34 @@ export function printQuote(quote: Quote, req: QuoteRequest, out: Output, carOrCi
   if (quote.unlimited_mileage_total !== undefined) rows.push(['Unlimited mileage', formatCents(quote.unlimited_mileage_total)]);
   if (quote.promo_discount_amount !== undefined) rows.push([`Promo discount (${req.promo_code ?? ''})`, minus(quote.promo_discount_amount)]);
   rows.push(['Trip fee', formatCents(quote.trip_fee_total)]);
-  rows.push(['TOTAL', formatCents(quote.final_total)]);
-  out.table(['ITEM', 'AMOUNT'], rows, [1]);
+
+  if (!out.tty) {
+    // a pipe: one value per field, and each price line a record named by its first field
+    out.pairs([
+      ['car alias', req.car_alias],
+      ['check-in', req.date_checkin.replace('T', ' ')],
+      ['check-out', req.date_checkout.replace('T', ' ')],
+      ['zone', zoneOf(city) ?? ''],
+      ['days', days === undefined ? '' : String(days)],
+      ['day rate', formatCents(quote.discounted_day_rate)],
+      ['day rate before discount', formatCents(quote.blended_day_rate)],
+    ]);
+    for (const [label, amount] of rows) out.line(`item\t${clean(label)}\t${amount}`);
+    out.pairs([
+      ['total', formatCents(quote.final_total)],
+      ['deposit', formatCents(quote.deposit_cents)],
+    ]);
+    return;
+  }
+  out.heading(`Quote for ${car ? `${car.name} (${req.car_alias})` : req.car_alias}`);
+  out.pairs([
+    ['Check-in', formatLocal(req.date_checkin, city)],
+    ['Check-out', formatLocal(req.date_checkout, city)],
+    ['Days', days === undefined ? undefined : String(days)],
+    ['Day rate', quote.discounted_day_rate !== quote.blended_day_rate ? `${formatCents(quote.discounted_day_rate)} (before discount ${formatCents(quote.blended_day_rate)})` : formatCents(quote.blended_day_rate)],
+  ]);
+  out.line();
+  out.table(['ITEM', 'AMOUNT'], [...rows, ['TOTAL', formatCents(quote.final_total)]], [1]);
   out.line();
   out.pairs([['Refundable deposit', `${formatCents(quote.deposit_cents)} (not included in the total; held separately)`]]);
 }

@@ -40,7 +40,8 @@ export async function run(_input: unknown, ctx: Context): Promise<number> {
   const v = res.data;
   const expiry = licenceExpiry(v.drivers_license, ctx.now());
   out.pairs([
-    ['status', STATUS_MEANING[v.status] ? `${v.status} (${STATUS_MEANING[v.status]})` : v.status],
+    // a pipe gets the status as the API spells it; a terminal what it means
+    ['status', v.status, STATUS_MEANING[v.status] ? `${v.status} (${STATUS_MEANING[v.status]})` : v.status],
     ['approved to drive', v.is_approved_to_drive ? 'yes' : 'no'],
     ['licence status', v.drivers_license.status],
     ['licence expiry', expiry.text],

@@ -6,6 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
 import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 
+// a terminal's text without its styles
+// eslint-disable-next-line no-control-regex
+const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+
 let sb: TestSandbox;
 let home: TestHome;
 
@@ -112,7 +116,7 @@ describe('auth status', () => {
   it('no key: exit 3 and says how to log in', async () => {
     const r = await cli(['--base-url', sb.baseUrl, 'auth', 'status']);
     expect(r.code).toBe(3);
-    expect(r.stdout).toBe(`Profile\tdefault\nBase URL\t${sb.baseUrl}\nKey\tnone\n`);
+    expect(r.stdout).toBe(`profile\tdefault\nbase url\t${sb.baseUrl}\nsandbox\tno\nkey\t\nkey source\t\ncustomer\t\nfirst name\t\napproved to drive\t\nsaved card\t\n`);
     expect(r.stderr).toBe('error: no API key for profile "default"\nhint: run `carrental auth login`, or set CARRENTAL_API_KEY\n');
     expect(await sb.requests()).toEqual([]);
   });
@@ -121,10 +125,14 @@ describe('auth status', () => {
     await login(sb.keys.booking_write);
     const r = await cli(['auth', 'status']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`Base URL\t${sb.baseUrl}\n`);
-    expect(r.stdout).toContain(`Key\tsvc_…${sb.keys.booking_write.slice(-4)} (from profile)\n`);
-    expect(r.stdout).toMatch(/Customer\tDana \([0-9a-f-]{36}\)\n/);
-    expect(r.stdout).toContain('Approved to drive\tyes\n');
+    expect(r.stdout).toContain(`base url\t${sb.baseUrl}\n`);
+    expect(r.stdout).toContain(`key\tsvc_…${sb.keys.booking_write.slice(-4)}\nkey source\tprofile\n`);
+    expect(r.stdout).toMatch(/customer\t[0-9a-f-]{36}\nfirst name\tDana\n/);
+    expect(r.stdout).toContain('approved to drive\tyes\n');
+    // a terminal: the same in sentences
+    const shown = plain((await cli(['auth', 'status'], { tty: true })).stdout);
+    expect(shown).toMatch(/key\S*\s+svc_…\w{4} \(from profile\)/);
+    expect(shown).toMatch(/customer\S*\s+Dana \([0-9a-f-]{36}\)/);
     expect(r.stdout + r.stderr).not.toContain(sb.keys.booking_write);
   });
 
@@ -148,8 +156,8 @@ describe('auth status', () => {
   it('--sandbox without a key uses the sandbox demo customer', async () => {
     const r = await cli(['--sandbox', 'auth', 'status']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Base URL\thttp:\/\/127\.0\.0\.1:\d+\/v1 \(embedded sandbox\)\n/);
-    expect(r.stdout).toContain('(from the sandbox demo customer)');
+    expect(r.stdout).toMatch(/base url\thttp:\/\/127\.0\.0\.1:\d+\/v1\nsandbox\tyes\n/);
+    expect(r.stdout).toContain('key source\tsandbox-demo\n');
     expect(existsSync(join(home.dir, 'data', 'sandbox-state.json'))).toBe(true);
   });
 });

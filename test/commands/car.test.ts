@@ -33,24 +33,26 @@ afterEach(() => home.cleanup());
 const show = (args: string[], tty = false) => runCommand(['--base-url', sb.baseUrl, 'car', ...args], { env: home.env(), tty });
 
 describe('car <alias>', () => {
-  it('a pipe gets label<TAB>value lines and tab-separated tables, dates labelled with the city zone', async () => {
+  it('a pipe gets label<TAB>value lines with bare values, then plan, extra and blocked records', async () => {
     const r = await show([car.car_alias]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe(`# ${car.name} (${car.car_alias})`);
-    expect(lines).toContain('City\tla (America/Los_Angeles)');
-    expect(lines).toContain(`Insurance coverage\t$${car.insurance_coverage_usd!.toLocaleString('en-US')}`);
-    expect(lines).toContain(`Refundable deposit\t$${(car.prices.car!.price_deposit! / 100).toFixed(2)}`);
-    expect(lines).toContain('# Protection plans');
-    expect(lines).toContain(`standard\t$${(car.prices.protection!.standard / 100).toFixed(2)}`);
+    expect(lines[0]).toBe(`car alias\t${car.car_alias}`);
+    expect(lines).toContain(`name\t${car.name}`);
+    expect(lines).toContain('city\tla');
+    expect(lines).toContain('zone\tAmerica/Los_Angeles');
+    expect(lines).toContain(`insurance coverage\t$${car.insurance_coverage_usd!.toLocaleString('en-US')}`);
+    expect(lines).toContain(`deposit\t$${(car.prices.car!.price_deposit! / 100).toFixed(2)}`);
+    expect(lines).toContain(`plan\tstandard\t$${(car.prices.protection!.standard / 100).toFixed(2)}`);
     const extra = car.prices.extras![0];
-    expect(lines).toContain(`${extra.item_type}\t${extra.title}\t$${(extra.price_day! / 100).toFixed(2)}`);
-    expect(lines).toContain('# Blocked dates (America/Los_Angeles)');
+    expect(lines).toContain(`extra\t${extra.item_type}\t${extra.title}\t$${(extra.price_day! / 100).toFixed(2)}`);
     for (const b of car.blocked_ranges!) {
-      const to = b.to === null ? 'open-ended' : `${b.to!.replace('T', ' ')} America/Los_Angeles`;
-      expect(lines).toContain(`${b.from!.replace('T', ' ')} America/Los_Angeles\t${to}\t${b.kind}`);
+      expect(lines).toContain(`blocked\t${b.from!.replace('T', ' ')}\t${b.to === null ? '' : b.to!.replace('T', ' ')}\t${b.kind}`);
     }
+    // one value per field: no headings, no prose, and every line a label or a record
+    expect(r.stdout).not.toMatch(/^#/m);
+    for (const line of lines.filter(Boolean)) expect(line.split('\t').length, line).toBeGreaterThanOrEqual(2);
     expect(r.stdout).not.toContain('\u001b');
   });
 
@@ -106,8 +108,9 @@ describe('untrusted server strings', () => {
   it.each([[false], [true]])('strips control characters (tty: %s)', async (tty) => {
     const r = await runCommand(['--base-url', stub.baseUrl, 'car', 'evil-1'], { env: home.env(), tty });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Evil Red (evil-1)');
-    expect(r.stdout).toContain('line one\nline two blink');
+    // a terminal: the title and the description's lines; a pipe: one bare value per field
+    expect(r.stdout).toContain(tty ? 'Evil Red (evil-1)' : 'name\tEvil Red\n');
+    expect(r.stdout).toContain(tty ? 'line one\nline two blink' : 'description\tline one line two blink\n');
     expect(r.stdout).toContain('1 Main St Second line');
     expect(r.stdout).toContain('booked');
     expect(r.stdout).not.toContain('pwned');

@@ -61,20 +61,21 @@ describe('the breakdown', () => {
     expect(r.code).toBe(0);
     const q = JSON.parse((await quote([car.car_alias, ...dates, '--json'])).stdout) as Quote;
     expect(r.stdout).toBe(
+      // a pipe: one bare value per field, the price lines as `item` records; no heading, no prose
       [
-        `# Quote for ${car.name} (${car.car_alias})`,
-        'Check-in\t2026-12-01 10:00 America/Los_Angeles',
-        'Check-out\t2026-12-08 10:00 America/Los_Angeles',
-        'Days\t7',
-        `Day rate\t${formatCents(q.discounted_day_rate)} (before discount ${formatCents(q.blended_day_rate)})`,
-        '',
-        `Rent subtotal\t${formatCents(q.rent_subtotal)}`,
-        `Duration discount\t${formatCents(-q.rent_discount_amount)}`,
-        `Protection (minimum)\t${formatCents(q.protection_total)}`,
-        `Trip fee\t${formatCents(q.trip_fee_total)}`,
-        `TOTAL\t${formatCents(q.final_total)}`,
-        '',
-        `Refundable deposit\t${formatCents(q.deposit_cents)} (not included in the total; held separately)`,
+        `car alias\t${car.car_alias}`,
+        'check-in\t2026-12-01 10:00',
+        'check-out\t2026-12-08 10:00',
+        'zone\tAmerica/Los_Angeles',
+        'days\t7',
+        `day rate\t${formatCents(q.discounted_day_rate)}`,
+        `day rate before discount\t${formatCents(q.blended_day_rate)}`,
+        `item\tRent subtotal\t${formatCents(q.rent_subtotal)}`,
+        `item\tDuration discount\t${formatCents(-q.rent_discount_amount)}`,
+        `item\tProtection (minimum)\t${formatCents(q.protection_total)}`,
+        `item\tTrip fee\t${formatCents(q.trip_fee_total)}`,
+        `total\t${formatCents(q.final_total)}`,
+        `deposit\t${formatCents(q.deposit_cents)}`,
         '',
       ].join('\n'),
     );
@@ -97,12 +98,12 @@ describe('the breakdown', () => {
     const r = await quote(args!!!);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines).toContain(`Protection (standard)\t${formatCents(q.protection_total)}`);
-    expect(lines).toContain(`Extras (${car.prices.extras!.map((e) => e.title).join(', ')})\t${formatCents(q.extras_total!)}`);
-    expect(lines).toContain(`Delivery\t${formatCents(q.delivery_total!)}`);
-    expect(lines).toContain(`Unlimited mileage\t${formatCents(q.unlimited_mileage_total!)}`);
-    expect(lines).toContain('Promo discount (SAVE50)\t-$50.00');
-    expect(lines).toContain(`TOTAL\t${formatCents(q.final_total)}`);
+    expect(lines).toContain(`item\tProtection (standard)\t${formatCents(q.protection_total)}`);
+    expect(lines).toContain(`item\tExtras (${car.prices.extras!.map((e) => e.title).join(', ')})\t${formatCents(q.extras_total!)}`);
+    expect(lines).toContain(`item\tDelivery\t${formatCents(q.delivery_total!)}`);
+    expect(lines).toContain(`item\tUnlimited mileage\t${formatCents(q.unlimited_mileage_total!)}`);
+    expect(lines).toContain('item\tPromo discount (SAVE50)\t-$50.00');
+    expect(lines).toContain(`total\t${formatCents(q.final_total)}`);
     // the request carried every option
     const sent = await quotes();
     expect(sent.every((s) => s.status === 200)).toBe(true);
@@ -279,16 +280,14 @@ describe('relative dates, read in the car zone', () => {
     const r = await at(['--from', 'tomorrow 10:00', '--days', '3']);
     expect(r.stderr).toContain('dates: 2026-11-02 10:00 to 2026-11-05 10:00 America/Los_Angeles');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Check-in\s+2026-11-02 10:00 America\/Los_Angeles/);
-    expect(r.stdout).toMatch(/Check-out\s+2026-11-05 10:00 America\/Los_Angeles/);
-    expect(r.stdout).toMatch(/Days\s+3/);
+    expect(r.stdout).toContain('check-in\t2026-11-02 10:00\ncheck-out\t2026-11-05 10:00\nzone\tAmerica/Los_Angeles\n');
+    expect(r.stdout).toContain('days\t3\n');
   });
 
   it('+3d 10:00 with --to +5d 10:00', async () => {
     const r = await at(['--from', '+3d 10:00', '--to', '+5d 10:00']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Check-in\s+2026-11-04 10:00 America\/Los_Angeles/);
-    expect(r.stdout).toMatch(/Check-out\s+2026-11-06 10:00 America\/Los_Angeles/);
+    expect(r.stdout).toContain('check-in\t2026-11-04 10:00\ncheck-out\t2026-11-06 10:00\nzone\tAmerica/Los_Angeles\n');
   });
 
   it.each([

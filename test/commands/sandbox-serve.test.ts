@@ -57,7 +57,7 @@ describe('sandbox serve', () => {
     expect(cars.code).toBe(0);
     expect(cars.stdout.split('\n')).toHaveLength(3);
     const status = await runCommand(['--base-url', info.base_url, 'auth', 'status'], { env: home.env({ CARRENTAL_API_KEY: info.keys.read_only }) });
-    expect(status.stdout).toContain('Customer\tDana');
+    expect(status.stdout).toContain('first name\tDana\n');
 
     expect(s.settled()).toBeUndefined();
     expect(await s.stop()).toBe(0);

@@ -105,7 +105,7 @@ describe('in a pipe', () => {
     expect(login.code).toBe(0);
     const status = await runBin(['auth', 'status'], { env: home.env() });
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/Customer\t\S+/);
+    expect(status.stdout).toMatch(/^customer\t\S+$/m);
     expect(status.stdout + status.stderr + login.stdout + login.stderr).not.toContain(server.info.keys.read_only);
     expect((await runBin(['auth', 'logout'], { env: home.env() })).code).toBe(0);
   });

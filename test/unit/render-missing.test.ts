@@ -73,11 +73,18 @@ describe('missing values', () => {
   });
 
   it('a car with only its required members (and empty prices)', () => {
-    const { out, stdout } = fakeOutput();
+    // a terminal says what the server left out
+    const { out, stdout } = fakeOutput({ tty: true });
     printCar({ car_alias: 'kia-soul-1', name: 'Kia Soul', prices: {} }, out);
-    for (const label of ['Trip fee', 'Refundable deposit', 'Delivery', 'Miles included', 'Unlimited mileage', 'Minimum age']) expect(stdout()).toContain(`${label}\tnot stated`);
-    expect(stdout()).toMatch(/# Protection plans\nnot stated/);
-    expect(stdout()).toMatch(/# Extras\nnot stated/);
+    for (const label of ['Trip fee', 'Refundable deposit', 'Delivery', 'Miles included', 'Unlimited mileage', 'Minimum age']) expect(stdout()).toMatch(new RegExp(`${label}\\S*\\s+not stated`));
+    expect(stdout()).toMatch(/Protection plans\S*\nnot stated/);
+    expect(stdout()).toMatch(/Extras\S*\nnot stated/);
     expect(stdout()).not.toMatch(PLACEHOLDERS);
+    // a pipe leaves the field empty: one (absent) value, no prose
+    const pipe = fakeOutput();
+    printCar({ car_alias: 'kia-soul-1', name: 'Kia Soul', prices: {} }, pipe.out);
+    for (const label of ['trip fee', 'deposit', 'delivery', 'miles included', 'minimum age']) expect(pipe.stdout()).toContain(`\n${label}\t\n`);
+    expect(pipe.stdout()).not.toMatch(/^(plan|extra|blocked)\t/m);
+    expect(pipe.stdout()).not.toMatch(PLACEHOLDERS);
   });
 });
