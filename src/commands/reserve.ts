@@ -11,7 +11,7 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { formatAge, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
@@ -155,7 +155,20 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   // the choice as last settled (re-asked answers included), for the equivalent command
   const settled = { choice: complete };
   try {
-    return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps });
+    for (;;) {
+      try {
+        return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps });
+      } catch (err) {
+        // After prompts, the create itself may refuse an answer the quote accepted (the car
+        // taken meanwhile, a one-time promo used): the server decided and nothing was booked
+        // (the journal entry is settled), so ask again for that answer only, quote again.
+        const field = prompted && isDefinitiveRefusal(err) ? refusedField(err) : undefined;
+        if (!prompted || !field || !(err instanceof CliError)) throw err;
+        out.warn(`${formatErrorLine(err)}; nothing was booked, asking again`.replace(/^error: /, ''));
+        prompted = await reaskRefused(field, { ...prompted, ...settled.choice }, promptDeps);
+        settled.choice = prompted;
+      }
+    }
   } finally {
     // after prompts: the same reservation as one line, booked or not (to rerun or script it)
     if (prompted) out.info(`the same without prompts: ${equivalentCommand(cliPrefix(ctx), settled.choice)}`);

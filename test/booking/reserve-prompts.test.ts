@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 // The interactive flow of `reserve` with a scripted Prompter: what is asked, in which order,
 // with which choices (only cars free on the dates), and that answers become the request.
 import { join } from 'node:path';
@@ -246,6 +247,53 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
     expect(stderr.text()).toMatch(/warning: Outside operating hours: .*asking again/);
     expect(stderr.text()).toMatch(/warning: Promo code not found: .*asking again/);
     expect(stderr.text()).toMatch(/the same without prompts: carrental reserve [a-z0-9-]+ --from '2026-11-02 10:00' --to '2026-11-04 10:00' --protection standard --mileage limited\n/);
+  });
+  it('when the create itself refuses the dates (the car taken meanwhile), asks again for the dates only, quotes again and books', async () => {
+    const { ctx, stdout, stderr } = sandboxTerminal();
+    let alias = '';
+    const takeTheCar = async () => {
+      // another customer books the very car and dates between the quote and the create
+      const res = await fetch(`${sb.baseUrl}/my/reservation`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sb.keys.other_customer}`, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ car_alias: alias, date_checkin: '2026-11-02T10:00', date_checkout: '2026-11-04T10:00', options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' } }),
+      });
+      expect(res.status).toBe(200);
+      // ... and pays it: an unpaid reservation holds no calendar slot, a paid one does
+      const uuid = ((await res.json()) as { data: string }).data;
+      await sb.admin('POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
+      return true;
+    };
+    const prompter = new ScriptedPrompter([
+      'la',
+      '2026-11-02 10:00',
+      '2026-11-04 10:00',
+      // a car free on the first dates (the list) that is free on the second ones too
+      async (choices: Array<Choice<unknown>>) => {
+        const later = await fetch(`${sb.baseUrl}/cars?city=la&date_from=2026-11-10T10:00&date_to=2026-11-12T10:00&limit=200`);
+        const free = new Set(((await later.json()) as { data: { cars: Array<{ car_alias: string; is_available?: boolean }> } }).data.cars.filter((c) => c.is_available).map((c) => c.car_alias));
+        const car = choices.map((c) => c.value as { car_alias: string }).find((c) => free.has(c.car_alias))!;
+        alias = car.car_alias;
+        return car;
+      },
+      'minimum',
+      'limited',
+      'pickup',
+      [],
+      '',
+      takeTheCar, // confirm: yes, but the car is gone by the time the create arrives
+      '2026-11-10 10:00', // the dates, asked again
+      '2026-11-12 10:00',
+      true, // confirm the new quote
+    ]);
+    const code = await reserve({}, ctx, prompter);
+    expect(code, stderr.text()).toBe(0);
+    const messages = prompter.asked.map((a) => a.message);
+    expect(messages.filter((m) => m.startsWith('Check-in'))).toHaveLength(2);
+    expect(messages.filter((m) => m.startsWith('Protection'))).toHaveLength(1);
+    expect(stderr.text()).toMatch(/nothing was booked, asking again/);
+    expect(stdout.text()).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(stderr.text()).toContain("--from '2026-11-10 10:00' --to '2026-11-12 10:00'");
   });
 });
 
