@@ -5,7 +5,7 @@
 
 __carrental_subcommands() {
   case "$1" in
-    'carrental') echo 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox help' ;;
+    'carrental') echo 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion mcp sandbox help' ;;
     'carrental auth') echo 'login status logout' ;;
     'carrental config') echo 'get set unset list path' ;;
     'carrental pending') echo 'list clear' ;;
@@ -47,6 +47,7 @@ __carrental_options() {
     'carrental api') echo '--body --header -H --include -i --anonymous --help -h' ;;
     'carrental doctor') echo '--require --write --help -h' ;;
     'carrental completion') echo '--help -h' ;;
+    'carrental mcp') echo '--allow-booking --help -h' ;;
     'carrental sandbox') echo '--help -h' ;;
     'carrental sandbox serve') echo '--port --state --reset --help -h' ;;
     'carrental sandbox openapi') echo '--help -h' ;;
@@ -110,7 +111,7 @@ __carrental_args() {
     'carrental config unset 0') COMPREPLY=($(compgen -W 'base_url app_url city' -- "$cur")) ;;
     'carrental api 0') COMPREPLY=($(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur")) ;;
     'carrental completion 0') COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
-    'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox help environment exit-codes files formatting idempotency' -- "$cur")) ;;
+    'carrental help 0') COMPREPLY=($(compgen -W 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion mcp sandbox help environment exit-codes files formatting idempotency' -- "$cur")) ;;
   esac
 }
 

@@ -5,7 +5,7 @@
 function __carrental_subcommands --argument-names path
     switch $path
         case 'carrental'
-            printf '%s\n' 'cars' 'car' 'quote' 'trips' 'reserve' 'cancel' 'pay-link' 'extend-link' 'invoices' 'invoice' 'profile' 'verification' 'cards' 'card-link' 'auth' 'config' 'pending' 'api' 'doctor' 'completion' 'sandbox' 'help'
+            printf '%s\n' 'cars' 'car' 'quote' 'trips' 'reserve' 'cancel' 'pay-link' 'extend-link' 'invoices' 'invoice' 'profile' 'verification' 'cards' 'card-link' 'auth' 'config' 'pending' 'api' 'doctor' 'completion' 'mcp' 'sandbox' 'help'
         case 'carrental auth'
             printf '%s\n' 'login' 'status' 'logout'
         case 'carrental config'
@@ -132,6 +132,7 @@ complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'pending' -d 'rese
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'api' -d 'make a raw API call with the profile’s credentials and print the body'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'doctor' -d 'check config, reachability, credential, capability and which operations are deployed'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'completion' -d 'print a shell completion script'
+complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'mcp' -d 'run a Model Context Protocol server over stdio: the API as tools for AI agents (read-only unless --allow-booking)'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'sandbox' -d 'the embedded sandbox API and its customer pages'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'help' -d 'help for a command, or a topic of the manual: environment, exit-codes, files, formatting, idempotency'
 complete -c carrental -n '__carrental_at \'carrental\'' -s h -l help -d 'display help for command'
@@ -298,6 +299,10 @@ complete -c carrental -n '__carrental_at \'carrental doctor\'' -s h -l help -d '
 complete -c carrental -n '__carrental_at \'carrental completion\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental completion\' 0' -a 'bash zsh fish'
 
+# carrental mcp
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l allow-booking -d 'also offer reserve and cancel_reservation (needs a booking_write key)'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -s h -l help -d 'display help for command'
+
 # carrental sandbox
 complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'serve' -d 'run the sandbox as a server on 127.0.0.1 and print its base URL, app URL and demo keys'
 complete -c carrental -n '__carrental_arg \'carrental sandbox\' 0' -a 'openapi' -d 'print the OpenAPI 3.1 description of the API'
@@ -318,4 +323,4 @@ complete -c carrental -n '__carrental_at \'carrental sandbox reset\'' -s h -l he
 
 # carrental help
 complete -c carrental -n '__carrental_at \'carrental help\'' -s h -l help -d 'display help for command'
-complete -c carrental -n '__carrental_arg \'carrental help\' 0' -a 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion sandbox help environment exit-codes files formatting idempotency'
+complete -c carrental -n '__carrental_arg \'carrental help\' 0' -a 'cars car quote trips reserve cancel pay-link extend-link invoices invoice profile verification cards card-link auth config pending api doctor completion mcp sandbox help environment exit-codes files formatting idempotency'

@@ -330,6 +330,13 @@ export const COMMANDS: CommandSpec[] = [
     module: () => import('../commands/complete.js'),
   },
   {
+    name: 'mcp',
+    description: 'run a Model Context Protocol server over stdio: the API as tools for AI agents (read-only unless --allow-booking)',
+    options: [{ flags: '--allow-booking', description: 'also offer reserve and cancel_reservation (needs a booking_write key)' }],
+    examples: ['carrental mcp', 'carrental --sandbox mcp --allow-booking', 'carrental --profile work mcp'],
+    module: () => import('../commands/mcp.js'),
+  },
+  {
     name: 'sandbox',
     description: 'the embedded sandbox API and its customer pages',
     examples: ['carrental sandbox serve --port 8787', 'carrental --sandbox cars --city la'],

@@ -1,0 +1,92 @@
+// What a tool call answers: structured content with its JSON text, or a tool error
+// (`isError`) that says what went wrong, the API's error_code and description, what to do
+// next and, for 429/503, how long to wait. Nothing leaves here holding the API key.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { scrubSecrets } from '../api/redact.js';
+import { CliError } from '../errors.js';
+import { safeJsonText } from '../render/json-text.js';
+
+/** Said with every action link: the API hands over to the customer, it never completes anything. */
+export const LINK_REMINDER =
+  'Opening the link is not completion: the customer must open it, log in, review and confirm on that page. ' +
+  'Nothing is paid, saved or changed until then; read the reservation or account again to learn the outcome.';
+
+export function okResult(structured: Record<string, unknown>, secrets: Array<string | undefined>): CallToolResult {
+  // one scrub for both forms: the text is what the structured content is parsed back from.
+  // Compact: indentation would only cost the model tokens.
+  const text = safeJsonText(JSON.stringify(structured), secrets);
+  return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** Next steps in the words of an agent's tools (the CLI's hints name commands and flags). */
+const NEXT_STEP: Record<string, string | ((retryAfter?: number) => string)> = {
+  invalid_credentials: 'the API key is invalid, revoked or inactive: the user configures a current key (`carrental auth login`, or CARRENTAL_API_KEY in the server environment) and restarts the server',
+  conflicting_credentials: 'a proxy added a second credential header; only one may be sent',
+  api_key_write_upgrade_required: 'this key is read_only: the customer creates a booking_write key in the account settings, and the server is restarted with it and --allow-booking',
+  api_key_operation_not_enabled: 'this operation is not yet available to API keys on this deployment; nothing can be done from here',
+  card_payments_not_enabled: 'card payments are not enabled for this account; the customer contacts support',
+  rate_limited: (s) => `wait ${s ?? 'a few'} s, then call the tool again`,
+  authentication_unavailable: (s) => `wait ${s ?? 1} s, then call the tool again`,
+  rate_limit_unavailable: (s) => `wait ${s ?? 1} s, then call the tool again (the call was not executed)`,
+  manual_action_unavailable: (s) => `no link was recorded; wait ${s ?? 1} s, then call the tool again`,
+  idempotency_mismatch: 'this idempotency_key was already used for a different request: leave idempotency_key out, or use a fresh one for a new request',
+  active_reservation_exists: 'the customer already has the maximum number of active reservations: list_trips shows them',
+  nothing_to_pay: 'there is no unpaid invoice of that payment type: get_trip shows the payment status',
+  reservation_cancelled: 'the reservation is cancelled: there is nothing to pay; get_trip shows the cancellation outcome',
+  reservation_not_active: 'only a reservation in status new can be extended: get_trip shows its status',
+  invalid_checkout: 'the new check-out must be car-local YYYY-MM-DDTHH:MM, in the future and later than the current check-out (get_trip shows it)',
+  invalid_pagination: 'limit is 1..200',
+  promo_code_not_found: 'check the promo code spelling, or leave promo_code out',
+  promo_code_invalid: 'this promo code cannot be applied to this trip: leave promo_code out',
+  promo_already_used: 'this one-time promo code was already used by this customer: leave promo_code out',
+  promo_codes_disabled: 'promo codes are off: leave promo_code out',
+  reservation_not_found: 'no such reservation for this customer: list_trips lists theirs',
+  invalid_reservation_id: 'a reservation id is a UUID: list_trips lists them',
+};
+
+export interface ErrorContext {
+  secrets: Array<string | undefined>;
+  /** For a create or cancel whose outcome is unknown: how to finish it without doing it twice. */
+  resume?: string;
+}
+
+/** A tool error: the server keeps running, the agent learns what to fix. */
+export function errorResult(err: unknown, ctx: ErrorContext): CallToolResult {
+  const scrub = (text: string) => scrubSecrets(text, ctx.secrets);
+  if (!(err instanceof CliError)) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { isError: true, content: [{ type: 'text', text: scrub(`error: unexpected failure: ${message}`) }] };
+  }
+  const api = err.api;
+  const code = api?.error_code;
+  const step = code ? NEXT_STEP[code] : undefined;
+  let next = typeof step === 'function' ? step(api?.retryAfter) : step;
+  if (err.kind === 'usage') next = `${err.hint ? `${err.hint}; ` : ''}fix the argument and call the tool again: no request was sent`;
+  if (ctx.resume) next = ctx.resume;
+  next ??= api?.status === 404 ? 'check the alias or uuid: search_cars lists cars, list_trips lists reservations' : err.hint;
+  if (!next && (err.kind === 'unavailable' || (api && (api.status === 429 || api.status >= 500)))) {
+    next = `the service is busy or failing; wait${api?.retryAfter ? ` ${api.retryAfter} s` : ' a few seconds'} and call the tool again`;
+  }
+  const error = {
+    message: err.message,
+    kind: err.kind,
+    http_status: api?.status,
+    error_code: code,
+    description: api?.description,
+    request_id: api?.request_id,
+    retry_after_seconds: api?.retryAfter,
+    next_step: next,
+  };
+  const tags = [code, api?.request_id && `request ${api.request_id}`].filter(Boolean);
+  const lines = [`error: ${err.message}${tags.length ? ` (${tags.join(', ')})` : ''}`];
+  if (api?.description && api.description !== err.message) lines.push(`description: ${api.description}`);
+  if (api?.retryAfter !== undefined) lines.push(`retry after: ${api.retryAfter} s`);
+  if (next) lines.push(`next step: ${next}`);
+  return {
+    isError: true,
+    content: [
+      { type: 'text', text: scrub(lines.join('\n')) },
+      { type: 'text', text: safeJsonText(JSON.stringify({ error }), ctx.secrets) },
+    ],
+  };
+}

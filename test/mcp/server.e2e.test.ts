@@ -1,0 +1,480 @@
+// `carrental mcp` end to end: the built CLI spawned as an MCP server over stdio, driven by
+// the SDK's own client, against a spawned `carrental sandbox serve`. Every tool, the
+// read-only default, booking with --allow-booking, a reserve retried after the server was
+// killed, errors, and the key that never shows.
+import { spawn } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/api/operations.js';
+import { BIN } from '../helpers/bin.js';
+import { TestHome } from '../helpers/cli.js';
+import { connect, daysAhead, Serve, text, type Session } from './harness.js';
+
+const READ_TOOLS = [
+  'search_cars',
+  'get_car',
+  'quote',
+  'get_profile',
+  'get_verification',
+  'get_saved_card',
+  'card_link',
+  'list_trips',
+  'get_trip',
+  'list_invoices',
+  'get_invoice',
+  'payment_link',
+  'extension_price',
+  'extension_link',
+];
+const WRITE_TOOLS = ['reserve', 'cancel_reservation'];
+const FROM = daysAhead(30);
+const TO = daysAhead(33);
+
+let home: TestHome;
+let serve: Serve;
+const sessions: Session[] = [];
+
+beforeAll(async () => {
+  home = new TestHome();
+  serve = await Serve.start(home);
+});
+afterAll(async () => {
+  await serve.stop();
+  home.cleanup();
+});
+beforeEach(async () => {
+  await serve.admin('POST', '/reset');
+  await serve.admin('DELETE', '/faults');
+  await serve.admin('PATCH', '/config', { maxActiveReservations: 50 });
+  await serve.admin('DELETE', '/requests');
+});
+afterEach(async () => {
+  for (const s of sessions.splice(0)) await s.close().catch(() => undefined);
+});
+
+async function start(opts: { key?: string; allowBooking?: boolean; extra?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Session> {
+  const argv = ['--base-url', serve.info.base_url, ...(opts.extra ?? []), 'mcp', ...(opts.allowBooking ? ['--allow-booking'] : [])];
+  const s = await connect(argv, home.env({ CARRENTAL_API_KEY: opts.key ?? serve.info.keys.booking_write, ...opts.env }));
+  sessions.push(s);
+  return s;
+}
+
+async function freeCar(s: Session): Promise<string> {
+  const page = await s.call('search_cars', { city: 'la', date_from: FROM, date_to: TO, limit: 50, order_by: 'price_asc' });
+  const cars = (page.structuredContent as { cars: Array<{ car_alias: string; is_available: boolean }> }).cars;
+  return cars.find((c) => c.is_available)!.car_alias;
+}
+
+describe('registration', () => {
+  it('is read-only by default: the 14 read tools, each annotated readOnlyHint, with input and output schemas', async () => {
+    const s = await start();
+    const { tools } = await s.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
+    for (const t of tools) {
+      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      expect(t.outputSchema?.type, t.name).toBe('object');
+      expect(t.inputSchema.type, t.name).toBe('object');
+    }
+    const write = await s.call('reserve', { car_alias: 'x', date_checkin: FROM, date_checkout: TO });
+    expect(write.isError).toBe(true);
+    expect(text(write)).toMatch(/reserve not found/i);
+    expect(s.stderr()).toMatch(/\(read-only\)/);
+  });
+
+  it('with --allow-booking and a booking_write key: reserve and cancel_reservation, annotated as writes', async () => {
+    const s = await start({ allowBooking: true });
+    const { tools } = await s.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+    const reserve = tools.find((t) => t.name === 'reserve')!;
+    const cancel = tools.find((t) => t.name === 'cancel_reservation')!;
+    expect(reserve.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(cancel.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+  });
+
+  it('with --allow-booking but a read_only key: no write tools, and stderr says why', async () => {
+    const s = await start({ allowBooking: true, key: serve.info.keys.read_only });
+    const { tools } = await s.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
+    expect(s.stderr()).toMatch(/reserve and cancel_reservation are not offered: the key is read_only/);
+  });
+
+  it('with no key at all: the catalog works, the account tools say a key is needed, and booking is not offered', async () => {
+    const s = await connect(['--base-url', serve.info.base_url, 'mcp', '--allow-booking'], home.env());
+    sessions.push(s);
+    expect((await s.client.listTools()).tools.map((t) => t.name)).not.toContain('reserve');
+    expect(s.stderr()).toMatch(/not offered: no API key is configured/);
+    expect((await s.call('search_cars', { limit: 1 })).isError).toBeFalsy();
+    const trips = await s.call('list_trips');
+    expect(trips.isError).toBe(true);
+    expect(text(trips)).toMatch(/needs an API key/);
+  });
+
+  it('one tool per operation of the operations table', async () => {
+    const { toolsByOperation } = await import('../../src/mcp/server.js');
+    const map = toolsByOperation();
+    expect([...map.keys()].map((op) => op.id)).toEqual(OPERATIONS.map((op) => op.id));
+    expect(new Set([...map.values()].map((t) => t.name)).size).toBe(OPERATIONS.length);
+  });
+});
+
+describe('read tools', () => {
+  it('search_cars, get_car and quote: integer cents with dollars, car-local dates with their zone', async () => {
+    const s = await start();
+    const page = await s.call('search_cars', { city: 'la', date_from: FROM, date_to: TO, limit: 3 });
+    expect(page.isError).toBeFalsy();
+    const p = page.structuredContent as any;
+    expect(p.cars).toHaveLength(3);
+    expect(p.has_more).toBe(true);
+    expect(p.next_offset).toBe(3);
+    const car = p.cars[0];
+    expect(Number.isInteger(car.display_trip_total_cents)).toBe(true);
+    expect(car.display_trip_total_cents_formatted).toMatch(/^\$[\d,]+\.\d\d$/);
+    expect(car.prices.protection_formatted.minimum).toMatch(/^\$/);
+
+    const detail = (await s.call('get_car', { car_alias: car.car_alias })).structuredContent as any;
+    expect(detail.car_alias).toBe(car.car_alias);
+    for (const range of detail.blocked_ranges ?? []) expect(range.from_formatted).toMatch(/ America\/Los_Angeles$/);
+
+    const quote = await s.call('quote', { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'standard' } });
+    expect(quote.isError).toBeFalsy();
+    const q = quote.structuredContent as any;
+    expect(q.final_total_formatted).toBe(`$${(q.final_total / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`);
+    expect(q.deposit_cents_formatted).toMatch(/^\$/);
+    expect(q.date_checkin_formatted).toBe(`${FROM.replace('T', ' ')} America/Los_Angeles`);
+    expect(q.note).toMatch(/reserves nothing/);
+  });
+
+  it('search_cars all_pages walks every page of a catalog under the cap', async () => {
+    const s = await start();
+    const all = (await s.call('search_cars', { all_pages: true })).structuredContent as any;
+    expect(all.cars.length).toBe(all.total);
+    expect(new Set(all.cars.map((c: any) => c.car_alias)).size).toBe(all.total);
+    expect(all).toMatchObject({ has_more: false, truncated: false });
+  });
+
+  it('search_cars all_pages stops at the documented cap of 500 cars and says where to go on', async () => {
+    const big = await Serve.start(home, ['--fleet-size', '700'], 'big.json');
+    try {
+      const s = await connect(['--base-url', big.info.base_url, 'mcp'], home.env());
+      sessions.push(s);
+      const all = (await s.call('search_cars', { all_pages: true, offset: 10 })).structuredContent as any;
+      expect(all.cars).toHaveLength(500);
+      expect(new Set(all.cars.map((c: any) => c.car_alias)).size).toBe(500);
+      expect(all).toMatchObject({ has_more: true, truncated: true, next_offset: 510 });
+    } finally {
+      await big.stop();
+    }
+  });
+
+  it('account and trip tools, and the three link tools with their reminder and X-Agent-Client naming the host', async () => {
+    const s = await start();
+    const profile = (await s.call('get_profile')).structuredContent as any;
+    expect(profile.first_name).toBeTruthy();
+    const verification = (await s.call('get_verification')).structuredContent as any;
+    expect(['unknown', 'pending', 'verified']).toContain(verification.status);
+    const card = (await s.call('get_saved_card')).structuredContent as any;
+    expect(card).toHaveProperty('card');
+    expect(card.note).toMatch(/does not guarantee/);
+
+    const trips = (await s.call('list_trips')).structuredContent as any;
+    const all = [...trips.active, ...trips.history];
+    expect(all.length).toBeGreaterThan(0);
+    for (const t of all) expect(t.date_checkin_formatted).toMatch(/ America\/(Los_Angeles|New_York)$/);
+    const withInvoices = all.find((t: any) => t.status !== 'new') ?? all[0];
+    const trip = (await s.call('get_trip', { reservation_uuid: withInvoices.uuid })).structuredContent as any;
+    expect(trip.uuid).toBe(withInvoices.uuid);
+    expect(trip.financial_summary).toBeTruthy();
+    const invoices = (await s.call('list_invoices', { reservation_uuid: trip.uuid })).structuredContent as any;
+    expect(invoices.invoices.length).toBeGreaterThan(0);
+    const inv = invoices.invoices[0];
+    expect(inv.created_at_formatted).toMatch(/ UTC$/);
+    expect(inv.amount_formatted).toMatch(/\$/);
+    const one = (await s.call('get_invoice', { invoice_uuid: inv.id })).structuredContent as any;
+    expect(one.id).toBe(inv.id);
+
+    const cardLink = (await s.call('card_link')).structuredContent as any;
+    expect(cardLink.action).toBe('add_payment_card');
+    expect(cardLink.reminder).toMatch(/not completion/);
+
+    const active = trips.active.find((t: any) => t.status === 'new');
+    expect(active).toBeTruthy();
+    // two days after the current check-out, at 10:00
+    const day = active.date_checkout.slice(0, 10);
+    const newCheckout = `${new Date(Date.parse(`${day}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10)}T10:00`;
+    const preview = await s.call('extension_price', { reservation_uuid: active.uuid, new_checkout: newCheckout });
+    expect(preview.isError, text(preview)).toBeFalsy();
+    const pr = preview.structuredContent as any;
+    expect(pr.total_amount_formatted).toMatch(/\$/);
+    expect(pr.new_checkout_formatted).toMatch(/ America\//);
+    const extend = (await s.call('extension_link', { reservation_uuid: active.uuid, checkout: newCheckout })).structuredContent as any;
+    expect(extend.action).toBe('extend_reservation');
+    expect(extend.url).toContain('checkout=');
+    expect(extend.reminder).toMatch(/not completion/);
+
+    const pay = await s.call('payment_link', { reservation_uuid: active.uuid, payment_type: 'deposit' });
+    // a fixture trip may owe nothing: either a link or the API's nothing_to_pay, as a tool error
+    if (pay.isError) expect(text(pay)).toMatch(/nothing_to_pay/);
+    else expect((pay.structuredContent as any).reminder).toMatch(/not completion/);
+
+    const links = (await serve.requests()).filter((r) => ['cardAddLink', 'extensionLink', 'paymentLink'].includes(r.operation ?? ''));
+    expect(links.length).toBeGreaterThanOrEqual(2);
+    for (const r of links) expect(r.agent_client).toBe('mcp-test-host/1.2.3 carrental/0.1.0');
+  });
+
+  it('a host that names itself with no version, or not at all: X-Agent-Client says what it can', async () => {
+    const s = await connect(['--base-url', serve.info.base_url, 'mcp'], home.env({ CARRENTAL_API_KEY: serve.info.keys.booking_write }), { name: 'Höst Ä', version: '' });
+    sessions.push(s);
+    await s.call('card_link');
+    const link = (await serve.requests()).find((r) => r.operation === 'cardAddLink')!;
+    expect(link.agent_client).toBe('H-st carrental/0.1.0');
+  });
+});
+
+describe('booking', () => {
+  it('sandbox end to end: search, quote, reserve, payment link, the customer pays, the trip reads settled', async () => {
+    const s = await start({ allowBooking: true });
+    const alias = await freeCar(s);
+    const quote = await s.call('quote', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    expect(quote.isError).toBeFalsy();
+    const reserved = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    expect(reserved.isError, text(reserved)).toBeFalsy();
+    const r = reserved.structuredContent as any;
+    expect(r.reservation_uuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.resumed).toBe(false);
+    expect(r.date_checkin_formatted).toBe(`${FROM.replace('T', ' ')} America/Los_Angeles`);
+    expect(r.next_step).toMatch(/payment_link/);
+
+    const link = await s.call('payment_link', { reservation_uuid: r.reservation_uuid });
+    expect(link.isError, text(link)).toBeFalsy();
+    const l = link.structuredContent as any;
+    expect(l.action).toBe('pay_reservation');
+    expect(l.url).toContain(r.reservation_uuid);
+    expect(l.reminder).toMatch(/not completion/);
+
+    const before = (await s.call('get_trip', { reservation_uuid: r.reservation_uuid })).structuredContent as any;
+    expect(before.payment_status.type).toBe('to_pay');
+    // the customer pays on the page (the sandbox's admin endpoint does what the page does)
+    await serve.admin('POST', '/pay', { reservation_uuid: r.reservation_uuid, payment_type: 'rent' });
+    const after = (await s.call('get_trip', { reservation_uuid: r.reservation_uuid })).structuredContent as any;
+    expect(after.payment_status.type).toBe('settled');
+
+    // the same call again never books twice
+    const again = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    if (!again.isError) expect((again.structuredContent as any).reservation_uuid).toBe(r.reservation_uuid);
+    const mine = (await serve.reservations()).filter((x) => x.car_alias === alias && x.date_checkin === FROM);
+    expect(mine).toHaveLength(1);
+  });
+
+  it('the same reserve again, once the first has answered: the journal replays the same key, one reservation, also from a new server', async () => {
+    const s = await start({ allowBooking: true });
+    const alias = await freeCar(s);
+    const args = { car_alias: alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'standard' } };
+    const first = (await s.call('reserve', args)).structuredContent as any;
+    expect(first.sent).toBe(true);
+    const again = await s.call('reserve', args);
+    expect(again.isError, text(again)).toBeFalsy();
+    expect(again.structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, resumed: true });
+    await s.close();
+    const restarted = await start({ allowBooking: true });
+    expect((await restarted.call('reserve', args)).structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, resumed: true });
+    expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
+    // within the replay window every call sends the first call's key, and the server answers with the original
+    const creates = (await serve.requests()).filter((x) => x.operation === 'createReservation');
+    expect(creates.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(creates.map((x) => x.idempotency_key)).size).toBe(1);
+  });
+
+  it('cancel_reservation cancels once and shows the outcome; again, it replays the same key', async () => {
+    const s = await start({ allowBooking: true });
+    const alias = await freeCar(s);
+    const r = (await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO })).structuredContent as any;
+    const cancelled = await s.call('cancel_reservation', { reservation_uuid: r.reservation_uuid });
+    expect(cancelled.isError, text(cancelled)).toBeFalsy();
+    const c = cancelled.structuredContent as any;
+    expect(c).toMatchObject({ cancelled: true, sent: true });
+    expect(c.reservation.status).toBe('cancelled');
+    expect(c.reservation.cancellation_outcome.status).toBe('cancelled');
+    const again = (await s.call('cancel_reservation', { reservation_uuid: r.reservation_uuid })).structuredContent as any;
+    expect(again).toMatchObject({ cancelled: true });
+    // (the other DELETE of the log is the start-up capability probe, on a uuid that cannot exist)
+    const cancels = (await serve.requests()).filter((x) => x.operation === 'cancelReservation' && x.path.includes(r.reservation_uuid));
+    expect(new Set(cancels.map((x) => x.idempotency_key)).size).toBe(1);
+  });
+
+  it('a reserve retried after the MCP server was killed mid-call books once and answers the first reservation', async () => {
+    const first = await start({ allowBooking: true });
+    const alias = await freeCar(first);
+    // the server commits, then takes 4 s to answer: time to kill the MCP server in between
+    await serve.admin('POST', '/faults', { kind: 'latency', operation: 'createReservation', ms: 4000, when: 'after_commit', times: 1 });
+    const pending = first.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO }).catch((err: Error) => err);
+    const deadline = Date.now() + 10_000;
+    while ((await serve.reservations()).filter((x) => x.car_alias === alias).length === 0) {
+      if (Date.now() > deadline) throw new Error('the reservation was never committed');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    process.kill(first.transport.pid!, 'SIGKILL');
+    expect(await pending).toBeInstanceOf(Error);
+    const committed = (await serve.reservations()).filter((x) => x.car_alias === alias);
+    expect(committed).toHaveLength(1);
+
+    const second = await start({ allowBooking: true });
+    const retried = await second.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    expect(retried.isError, text(retried)).toBeFalsy();
+    const r = retried.structuredContent as any;
+    expect(r.reservation_uuid).toBe(committed[0].uuid);
+    expect(r.resumed).toBe(true);
+    expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
+    const creates = (await serve.requests()).filter((x) => x.operation === 'createReservation');
+    expect(new Set(creates.map((x) => x.idempotency_key)).size).toBe(1);
+  });
+
+  it('the same caller-supplied idempotency_key with different arguments is refused, and nothing is booked', async () => {
+    const s = await start({ allowBooking: true });
+    const alias = await freeCar(s);
+    const key = 'agent-chosen-key-0001';
+    const one = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO, idempotency_key: key });
+    expect(one.isError, text(one)).toBeFalsy();
+    expect((one.structuredContent as any).idempotency_key).toBe(key);
+    const other = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: daysAhead(34), idempotency_key: key });
+    expect(other.isError).toBe(true);
+    expect(text(other)).toMatch(/idempotency_mismatch/);
+    expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
+  });
+});
+
+describe('errors', () => {
+  it('a bad date is a tool error that says what to fix, and no request is sent', async () => {
+    const s = await start();
+    await serve.admin('DELETE', '/requests');
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['quote', { car_alias: 'x', date_checkin: '2026-02-30T10:00', date_checkout: '2026-03-04T10:00' }, /date_checkin is not a real date/],
+      ['quote', { car_alias: 'x', date_checkin: '2026-12-01 10:00', date_checkout: '2026-12-04T10:00' }, /YYYY-MM-DDTHH:MM/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: FROM }, /date_checkout .* must be after date_checkin/],
+      ['search_cars', { date_from: FROM }, /date_from and date_to go together/],
+      ['search_cars', { limit: 500 }, /limit/],
+      ['get_trip', { reservation_uuid: 'not-a-uuid' }, /UUID/],
+      ['extension_link', { reservation_uuid: '00000000-0000-4000-8000-000000000000', checkout: '2026-13-01T10:00' }, /checkout is not a real date/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, options: { delivery_type: 'delivery' } }, /options.delivery_address is required/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, options: { protection: 'standard' } }, /protection/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, promo: 'WELCOME10' }, /promo/],
+      ['quote', { car_alias: 'x', date_checkin: FROM, date_checkout: TO, promo_code: '  ' }, /promo_code is empty/],
+      ['get_car', { car_alias: 'has space' }, /not a car alias/],
+    ];
+    for (const [tool, args, message] of cases) {
+      const r = await s.call(tool, args);
+      expect(r.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(text(r)).toMatch(message);
+    }
+    expect(await serve.requests()).toEqual([]);
+  });
+
+  it('API errors carry the error_code, the description and the next step; 503 the wait', async () => {
+    const s = await start();
+    const missing = await s.call('get_trip', { reservation_uuid: '00000000-0000-4000-8000-000000000000' });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toMatch(/reservation_not_found/);
+    expect(text(missing)).toMatch(/next step: no such reservation for this customer: list_trips/);
+    const detail = JSON.parse((missing.content[1] as { text: string }).text).error;
+    expect(detail).toMatchObject({ http_status: 404, error_code: 'reservation_not_found' });
+
+    await serve.admin('POST', '/faults', { kind: 'error', operation: 'cardAddLink', code: 'manual_action_unavailable' });
+    const busy = await s.call('card_link');
+    expect(busy.isError).toBe(true);
+    expect(text(busy)).toMatch(/manual_action_unavailable/);
+    expect(text(busy)).toMatch(/retry after: 1 s/);
+    expect(JSON.parse((busy.content[1] as { text: string }).text).error).toMatchObject({ http_status: 503, retry_after_seconds: 1 });
+
+    // the server is still there
+    expect((await s.call('get_profile')).isError).toBeFalsy();
+  });
+
+  it('no tool result, error or log line holds the key, even with --debug', async () => {
+    const key = serve.info.keys.booking_write;
+    const s = await start({ allowBooking: true, extra: ['--debug'] });
+    const results = [
+      await s.call('get_profile'),
+      await s.call('get_trip', { reservation_uuid: '00000000-0000-4000-8000-000000000000' }),
+      await s.call('card_link'),
+      await s.call('quote', { car_alias: 'nope', date_checkin: FROM, date_checkout: TO }),
+    ];
+    await s.close();
+    expect(s.stderr()).toMatch(/authorization: Bearer svc_…/);
+    for (const r of results) expect(JSON.stringify(r)).not.toContain(key);
+    expect(s.stderr()).not.toContain(key);
+  });
+});
+
+describe('stdio', () => {
+  it('survives a malformed line and an unknown method, answers the next request, and exits 0 when stdin closes', async () => {
+    const child = spawn(process.execPath, [BIN, '--base-url', serve.info.base_url, 'mcp'], { env: home.env({ CARRENTAL_API_KEY: serve.info.keys.read_only }) });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const lines = () => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const waitFor = async (id: number) => {
+      const deadline = Date.now() + 10_000;
+      while (!lines().some((m) => m.id === id)) {
+        if (Date.now() > deadline) throw new Error(`no answer to ${id}: ${stdout}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return lines().find((m) => m.id === id);
+    };
+    const send = (msg: unknown) => child.stdin.write(`${typeof msg === 'string' ? msg : JSON.stringify(msg)}\n`);
+    send('this is not json {');
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+    expect((await waitFor(1)).result.serverInfo.name).toBe('carrental');
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'no/such/method' });
+    expect((await waitFor(2)).error.code).toBe(-32601);
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_trip', arguments: { reservation_uuid: 42 } } });
+    expect((await waitFor(3)).result.isError).toBe(true);
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    expect((await waitFor(4)).result.tools).toHaveLength(READ_TOOLS.length);
+    const exit = new Promise<[number | null, string | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+    child.stdin.end();
+    expect(await exit).toEqual([0, null]);
+  });
+
+  it('a call still in flight when stdin closes is answered before the server exits 0', async () => {
+    const child = spawn(process.execPath, [BIN, '--base-url', serve.info.base_url, 'mcp'], { env: home.env({ CARRENTAL_API_KEY: serve.info.keys.read_only }) });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exit = new Promise<[number | null, string | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+    await serve.admin('POST', '/faults', { kind: 'latency', operation: 'getProfile', ms: 500, times: 1 });
+    child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_profile', arguments: {} } })}\n`);
+    expect(await exit).toEqual([0, null]);
+    const answer = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(answer.id).toBe(7);
+    expect(answer.result.structuredContent.first_name).toBeTruthy();
+  });
+
+  it('SIGTERM and a closed stdout end it cleanly (exit 0)', async () => {
+    for (const how of ['SIGTERM', 'stdout'] as const) {
+      const child = spawn(process.execPath, [BIN, '--base-url', serve.info.base_url, 'mcp'], { env: home.env({ CARRENTAL_API_KEY: serve.info.keys.read_only }) });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exit = new Promise<[number | null, string | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+      child.stdin.write(`${JSON.stringify(init)}\n`);
+      await new Promise((r) => child.stdout.once('data', r));
+      if (how === 'SIGTERM') child.kill('SIGTERM');
+      else {
+        // the host stops reading: the next answer meets a closed pipe
+        child.stdout.destroy();
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+      }
+      expect(await exit, how).toEqual([0, null]);
+      expect(stderr, how).not.toMatch(/Error|at .*\.js:\d+/);
+    }
+  });
+
+  it('--sandbox works with no key: the demo booking_write key books', async () => {
+    const s = await connect(['--sandbox', 'mcp', '--allow-booking'], home.env({ CARRENTAL_SANDBOX_STATE: `${home.dir}/embedded.json` }));
+    sessions.push(s);
+    const { tools } = await s.client.listTools();
+    expect(tools.map((t) => t.name)).toContain('reserve');
+    const alias = await freeCar(s);
+    const r = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    expect(r.isError, text(r)).toBeFalsy();
+    const link = (await s.call('payment_link', { reservation_uuid: (r.structuredContent as any).reservation_uuid })).structuredContent as any;
+    expect(link.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/app\/trips\//);
+  });
+});
