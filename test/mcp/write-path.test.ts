@@ -9,8 +9,12 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Api } from '../../src/api/endpoints.js';
 import { runCli } from '../../src/cli/main.js';
+import { JournaledWrite } from '../../src/commands/idempotent-write.js';
+import { CliError } from '../../src/errors.js';
+import { TOOLS } from '../../src/mcp/tools.js';
 import type { InStream } from '../../src/cli/context.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { Journal } from '../../src/store/journal.js';
@@ -32,7 +36,10 @@ beforeEach(async () => {
   home = new TestHome();
   [alias] = await freeCars(sb, 1);
 });
-afterEach(() => home.cleanup());
+afterEach(() => {
+  vi.restoreAllMocks();
+  home.cleanup();
+});
 
 /** JSON lines over two pipes: the client's end of the server's stdio. */
 class PipeTransport implements Transport {
@@ -104,7 +111,7 @@ describe('MCP reserve', () => {
       const failed = await s.call('reserve', tripArgs());
       expect(failed.isError).toBe(true);
       const [entry] = await unfinished();
-      expect(entry).toMatchObject({ operation: 'createReservation', target: alias });
+      expect(entry).toMatchObject({ operation: 'createReservation', target: alias, attempts: 3 }); // every retry recorded
       expect(errorOf(failed)).toMatchObject({
         kind: 'unavailable',
         next_step: `the outcome is unknown; call reserve again with the same arguments: it reuses idempotency key ${entry.key}, so it cannot book twice`,
@@ -128,8 +135,19 @@ describe('MCP reserve', () => {
       const first = await s.call('reserve', tripArgs());
       expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
       const [entry] = await journal().list();
-      expect(structured(first)).toMatchObject({ sent: true, resumed: false, idempotency_key: entry.key, status: 'new', car_alias: alias });
-      expect(entry.state).toBe('done');
+      const uuid = structured(first).reservation_uuid as string;
+      expect(structured(first)).toMatchObject({
+        sent: true,
+        resumed: false,
+        idempotency_key: entry.key,
+        status: 'new',
+        car_alias: alias,
+        note: 'An unpaid reservation is not a paid booking and not a guaranteed hold. It is unpaid until the customer pays on the payment page.',
+        next_step: `call payment_link with reservation_uuid ${uuid} and give the link to the customer`,
+      });
+      // the car's city names the zone of its dates
+      expect(String(structured(first).date_checkin_formatted)).toMatch(/America\/Los_Angeles|PST|PDT/);
+      expect(entry).toMatchObject({ state: 'done', result: uuid });
 
       const second = await s.call('reserve', tripArgs());
       expect(structured(second)).toMatchObject({ reservation_uuid: structured(first).reservation_uuid, resumed: true, idempotency_key: entry.key });
@@ -147,7 +165,11 @@ describe('MCP reserve', () => {
       await admin(sb, 'DELETE', '/requests');
       const second = await s.call('reserve', tripArgs());
       expect(structured(second)).toMatchObject({ reservation_uuid: structured(first).reservation_uuid, sent: false, resumed: false });
-      expect(structured(second).note).toMatch(/^This customer already holds a reservation of this car for these dates/);
+      expect(structured(second).note).toBe(
+        'This customer already holds a reservation of this car for these dates (this same request, made before), with the options it was made with: nothing was sent. ' +
+          'To change its options, cancel it and reserve again. An unpaid reservation is not a paid booking and not a guaranteed hold.',
+      );
+      expect(structured(second).next_step).toBe(`call get_trip with ${structured(first).reservation_uuid} for its payment status, or payment_link to hand over paying it`);
       expect(await requests(sb, 'createReservation')).toEqual([]);
       expect(await reservations(sb, alias)).toHaveLength(1);
     } finally {
@@ -185,14 +207,22 @@ describe('MCP cancel_reservation', () => {
       const failed = await s.call('cancel_reservation', { reservation_uuid: uuid });
       expect(failed.isError).toBe(true);
       const [entry] = await unfinished();
-      expect(entry).toMatchObject({ operation: 'cancelReservation', target: uuid });
+      expect(entry).toMatchObject({ operation: 'cancelReservation', target: uuid, request: { uuid }, attempts: 3 });
       expect(errorOf(failed).next_step).toBe(
         `the outcome is unknown; call cancel_reservation again with the same arguments: it reuses idempotency key ${entry.key}, so it cannot cancel twice`,
       );
 
       const again = await s.call('cancel_reservation', { reservation_uuid: uuid });
       expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
-      expect(structured(again)).toMatchObject({ reservation_uuid: uuid, cancelled: true, sent: true, resumed: true, idempotency_key: entry.key });
+      expect(structured(again)).toMatchObject({
+        reservation_uuid: uuid,
+        cancelled: true,
+        sent: true,
+        resumed: true,
+        idempotency_key: entry.key,
+        note: 'Cancelled. cancellation_outcome says what happens to the deposit hold and any refund; cancelled does not mean money was returned.',
+      });
+      expect((await journal().list()).find((e) => e.target === uuid)).toMatchObject({ state: 'done', result: 'OK' });
       expect((structured(again).reservation as { status: string }).status).toBe('cancelled');
       expect(new Set((await requests(sb, 'cancelReservation')).map((q) => q.idempotency_key))).toEqual(new Set([entry.key]));
       expect(await unfinished()).toEqual([]);
@@ -214,5 +244,90 @@ describe('MCP cancel_reservation', () => {
     } finally {
       await s.stop();
     }
+  });
+});
+
+describe('MCP reserve: what counts as already held', () => {
+  it('another car, other dates or a cancelled reservation of the same car are not the same request: each is booked', async () => {
+    const s = await serve({ CARRENTAL_REPLAY_WINDOW: '0' });
+    try {
+      const [other] = (await freeCars(sb, 2)).filter((a) => a !== alias);
+      const first = await s.call('reserve', tripArgs());
+      expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
+      const otherCar = await s.call('reserve', { ...tripArgs(), car_alias: other });
+      expect(structured(otherCar)).toMatchObject({ sent: true, car_alias: other });
+      const otherDates = await s.call('reserve', { ...tripArgs(), date_checkout: '2026-12-05T10:00' });
+      expect(structured(otherDates)).toMatchObject({ sent: true });
+      const cancelled = await s.call('cancel_reservation', { reservation_uuid: structured(first).reservation_uuid });
+      expect(cancelled.isError, JSON.stringify(cancelled.content)).toBeFalsy();
+      const again = await s.call('reserve', tripArgs());
+      expect(structured(again)).toMatchObject({ sent: true });
+      expect(structured(again).reservation_uuid).not.toBe(structured(first).reservation_uuid);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('MCP write path: failures', () => {
+  it('a cancel whose reservation cannot be read afterwards still reports the cancellation', async () => {
+    const s = await serve();
+    try {
+      const r = await s.call('reserve', tripArgs());
+      const uuid = structured(r).reservation_uuid as string;
+      let reads = 0;
+      const original = Api.prototype.reservation;
+      vi.spyOn(Api.prototype, 'reservation').mockImplementation(function (this: Api, ...args: Parameters<Api['reservation']>) {
+        if (++reads === 2) return Promise.reject(new CliError('unavailable', 'read failed'));
+        return original.apply(this, args);
+      });
+      const c = await s.call('cancel_reservation', { reservation_uuid: uuid });
+      expect(c.isError, JSON.stringify(c.content)).toBeFalsy();
+      expect(structured(c)).toMatchObject({
+        cancelled: true,
+        sent: true,
+        reservation: null,
+        note: 'Cancelled, but the reservation could not be read afterwards: call get_trip for the cancellation outcome.',
+      });
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('an unexpected failure (not a CliError) is a tool error, logged with its stack on the server\'s stderr', async () => {
+    vi.spyOn(JournaledWrite.prototype, 'run').mockRejectedValueOnce(new Error('boom'));
+    const s = await serve();
+    let stderr = '';
+    try {
+      const r = await s.call('reserve', tripArgs());
+      expect(r.isError).toBe(true);
+      expect((r.content[0] as { text: string }).text).toBe('error: unexpected failure: boom');
+    } finally {
+      stderr = await s.stop();
+    }
+    expect(stderr).toMatch(/carrental mcp: reserve failed unexpectedly: Error: boom\n\s+at /);
+  });
+
+  it('a CliError is not logged as unexpected, and a usage error is not told to resume', async () => {
+    vi.spyOn(JournaledWrite.prototype, 'run').mockRejectedValueOnce(new CliError('usage', 'bad input'));
+    const s = await serve();
+    let stderr = '';
+    try {
+      const r = await s.call('reserve', tripArgs());
+      expect(r.isError).toBe(true);
+      expect(String(errorOf(r).next_step)).not.toContain('idempotency key');
+    } finally {
+      stderr = await s.stop();
+    }
+    expect(stderr).not.toContain('failed unexpectedly');
+  });
+
+  it('the tools check an idempotency key and a uuid themselves too, naming the argument, before any request', async () => {
+    const reserve = TOOLS.find((t) => t.name === 'reserve')!;
+    const cancel = TOOLS.find((t) => t.name === 'cancel_reservation')!;
+    await expect(reserve.run({ ...tripArgs(), idempotency_key: 'short' } as never, {} as never)).rejects.toThrow(
+      'idempotency_key must be 16 to 128 printable ASCII characters, without spaces at either end',
+    );
+    await expect(cancel.run({ reservation_uuid: 'not-a-uuid' } as never, {} as never)).rejects.toThrow(/reservation_uuid/);
   });
 });
