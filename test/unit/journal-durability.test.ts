@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
-  const promises = { ...real.promises, rename: vi.fn(real.promises.rename) };
+  const promises = { ...real.promises, rename: vi.fn(real.promises.rename), lstat: vi.fn(real.promises.lstat) };
   return { ...real, default: { ...real, promises }, promises, openSync: vi.fn(real.openSync) };
 });
 
@@ -60,6 +60,19 @@ describe('journal durability', () => {
       .list()
       .catch((e: unknown) => e as Error);
     expect((err as Error).message).toBe(`cannot set aside the idempotency journal ${file} (EIO)`);
+    expect(readFileSync(file, 'utf8')).toBe('not json');
+  });
+
+  it('a set-aside name that cannot be checked (EIO) is an error: nothing is renamed over anything', async () => {
+    const file = path.join(dir, 'journal.json');
+    writeFileSync(file, 'not json');
+    vi.mocked(fs.promises.rename).mockClear();
+    vi.mocked(fs.promises.lstat).mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error, lstat'), { code: 'EIO' }));
+    const err = await new Journal({ path: file, onWarning: () => undefined })
+      .list()
+      .catch((e: unknown) => e as Error);
+    expect((err as Error).message).toBe(`cannot set aside the idempotency journal ${file} (EIO)`);
+    expect(fs.promises.rename).not.toHaveBeenCalled();
     expect(readFileSync(file, 'utf8')).toBe('not json');
   });
 

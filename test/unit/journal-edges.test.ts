@@ -313,3 +313,23 @@ describe('setting a corrupt journal aside', () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe('versions', () => {
+  it('a newer format is refused with what to do, and the file is left for that version', async () => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ version: 3, entries: [] }));
+    const err = (await open()
+      .list()
+      .catch((e: unknown) => e)) as import('../../src/errors.js').CliError;
+    expect(err.message).toBe('the idempotency journal was written by a newer carrental (format 3)');
+    expect(err.hint).toBe('upgrade carrental, or use CARRENTAL_STATE_DIR to point this version elsewhere');
+    expect(err.kind).toBe('api');
+  });
+
+  it('a version that is not a number is corrupt, not newer: set aside', async () => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ version: '3', entries: [] }));
+    expect(await open().list()).toEqual([]);
+    expect(warnings[0]).toContain('(unknown format version "3")');
+  });
+});

@@ -74,6 +74,8 @@ describe('the journal lock', () => {
     expect(err).toBeInstanceOf(CliError);
     expect(err.message).toBe(`the idempotency journal ${file} is locked by another carrental process`);
     expect(err.hint).toBe(`wait for it to finish; if no carrental is running, remove ${file}.lock`);
+    expect(err.kind).toBe('api');
+    expect(err.exitCode).toBe(1);
     expect(existsSync(file)).toBe(false);
   });
 
@@ -117,6 +119,7 @@ describe('the journal lock', () => {
     expect(err).toBeInstanceOf(CliError);
     expect(err.message).toBe(`lost the lock on the idempotency journal ${file}; nothing was written`);
     expect(err.hint).toBe('nothing was sent');
+    expect(err.kind).toBe('api');
     expect((err.cause as Error).message).toBe('lock compromised: mtime changed');
     expect(lock.released).toBe(1);
     expect(readFileSync(file, 'utf8')).toBe(before);
