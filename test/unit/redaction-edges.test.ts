@@ -39,7 +39,9 @@ describe('secrets inside escape sequences', () => {
   });
 
   it('masks every occurrence, not the first one only', () => {
-    expect(maskSecrets(`${SECRET} and ${SECRET}`, [SECRET])).toBe('…7766 and …7766');
+    // a secret no other test uses: its pattern is built (and cached) here
+    const once = 'only-here-Secret-4321';
+    expect(maskSecrets(`${once} and ${once}`, [once])).toBe('…4321 and …4321');
   });
 
   it('holdsSecret takes a secret of exactly 8 characters and ignores one of 7', () => {
@@ -66,6 +68,12 @@ describe('safeJsonText and scrubValue', () => {
     const out = safeJsonText(text, ['other-secret-0000', SECRET]);
     expect(out).not.toContain(SECRET);
     expect(JSON.parse(out)).toEqual({ list: [1, '…7766', null, true], deep: { '…7766': { n: 2 } } });
+  });
+
+  it('finds a secret written with escapes in any element of an array, not only when every element holds it', () => {
+    const escaped = SECRET.replace('-', '\\u002d');
+    const out = safeJsonText(`{"list":[1,"x","${escaped}"]}`, [SECRET]);
+    expect(JSON.parse(out)).toEqual({ list: [1, 'x', '…7766'] });
   });
 
   it('leaves numbers, booleans and null as they are when scrubbing a value', () => {
