@@ -37,5 +37,7 @@ export default {
   concurrency: 2,
   timeoutMS: 20000,
   tempDirName: '.tmp/stryker',
+  // not copied into the sandbox: build output, reports and other runs' sandboxes
+  ignorePatterns: ['.tmp', 'dist', 'coverage', '*.tgz'],
   cleanTempDir: 'always',
 };
