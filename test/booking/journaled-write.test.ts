@@ -96,6 +96,36 @@ describe('what report is told', () => {
     expect(infos[0]).toMatchObject({ reused: true, doneBefore: '2026-11-01T12:00:01.000Z' });
   });
 
+  it('a resumed pending command cleared in another terminal while it ran: no earlier answer, and the answer still returned', async () => {
+    await journal().begin({ ...create, profile: 'default', baseUrl: 'https://api.example.test/v1', credential: credentialFingerprint(KEY) });
+    const infos: RunInfo[] = [];
+    const result = await setup().run(
+      create,
+      async () => {
+        await journal().clear({ all: true });
+        return 'uuid-1';
+      },
+      { report: (_r, info) => void infos.push(info) },
+    );
+    expect(result).toBe('uuid-1');
+    expect(infos[0]).toMatchObject({ reused: true, doneBefore: undefined });
+  });
+
+  it('a resumed pending command replaced by a run with another key, which finished: not a replay of ours', async () => {
+    const ours = await journal().begin({ ...create, profile: 'default', baseUrl: 'https://api.example.test/v1', credential: credentialFingerprint(KEY) });
+    const infos: RunInfo[] = [];
+    await setup().run(
+      create,
+      async () => {
+        const theirs = await journal().begin({ ...create, profile: 'default', baseUrl: 'https://api.example.test/v1', credential: credentialFingerprint(KEY), key: 'their-own-key-0000001' });
+        await journal().complete(theirs.entry.id, 'uuid-2');
+        return 'uuid-1';
+      },
+      { report: (_r, info) => void infos.push(info) },
+    );
+    expect(infos[0]).toMatchObject({ reused: true, doneBefore: undefined, entry: { key: ours.entry.key } });
+  });
+
   it('a resumed pending command nobody finished: reused, no earlier answer', async () => {
     await journal().begin({ ...create, profile: 'default', baseUrl: 'https://api.example.test/v1', credential: credentialFingerprint(KEY) });
     const infos: RunInfo[] = [];

@@ -258,6 +258,11 @@ describe('MCP reserve: what counts as already held', () => {
       expect(structured(otherCar)).toMatchObject({ sent: true, car_alias: other });
       const otherDates = await s.call('reserve', { ...tripArgs(), date_checkout: '2026-12-05T10:00' });
       expect(structured(otherDates)).toMatchObject({ sent: true });
+      // the customer may hold five active reservations: make room
+      expect((await s.call('cancel_reservation', { reservation_uuid: structured(otherCar).reservation_uuid })).isError).toBeFalsy();
+      const otherStart = await s.call('reserve', { ...tripArgs(), date_checkin: '2026-11-30T10:00' });
+      expect(otherStart.isError, JSON.stringify(otherStart.content)).toBeFalsy();
+      expect(structured(otherStart)).toMatchObject({ sent: true });
       const cancelled = await s.call('cancel_reservation', { reservation_uuid: structured(first).reservation_uuid });
       expect(cancelled.isError, JSON.stringify(cancelled.content)).toBeFalsy();
       const again = await s.call('reserve', tripArgs());
@@ -306,6 +311,33 @@ describe('MCP write path: failures', () => {
       stderr = await s.stop();
     }
     expect(stderr).toMatch(/carrental mcp: reserve failed unexpectedly: Error: boom\n\s+at /);
+  });
+
+  it('a failure before anything was sent is not told to resume with a key', async () => {
+    vi.spyOn(Api.prototype, 'trips').mockRejectedValueOnce(new CliError('unavailable', 'trips unreachable'));
+    const s = await serve();
+    try {
+      const r = await s.call('reserve', tripArgs());
+      expect(r.isError).toBe(true);
+      expect(errorOf(r).message).toBe('trips unreachable');
+      expect(String(errorOf(r).next_step ?? '')).not.toContain('idempotency key');
+      expect(await requests(sb, 'createReservation')).toEqual([]);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it("the car's zone is best effort: a failed car read after booking is not retried, and the booking is reported", async () => {
+    const s = await serve();
+    try {
+      await faults(sb, { kind: 'error', operation: 'getCar', code: 'internal_error', times: 1 });
+      const r = await s.call('reserve', tripArgs());
+      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+      expect(structured(r)).toMatchObject({ sent: true, status: 'new' });
+      expect(await requests(sb, 'getCar')).toHaveLength(1);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('a CliError is not logged as unexpected, and a usage error is not told to resume', async () => {
