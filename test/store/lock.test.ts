@@ -59,3 +59,47 @@ describe('acquireLock', () => {
     await release().catch(() => undefined);
   });
 });
+
+describe('acquireLock backoff', () => {
+  it('waits 15 ms at first, half of it fixed and half jittered, growing by half each time up to 500 ms', async () => {
+    const file = join(dir, 'f');
+    const held = await lockfile.lock(file, { realpath: false, lockfilePath: `${file}.lock`, stale: 5_000 });
+    const waits: number[] = [];
+    try {
+      const err = await error(
+        acquireLock(file, {
+          lockfilePath: `${file}.lock`,
+          staleMs: 5_000,
+          waitMs: 300,
+          random: () => 0.5,
+          sleep: async (ms) => {
+            waits.push(ms);
+            await new Promise((r) => setTimeout(r, 5));
+          },
+        }),
+      );
+      expect(err?.code).toBe('ELOCKED');
+    } finally {
+      await held();
+    }
+    const expected: number[] = [];
+    for (let delay = 15; expected.length < waits.length; delay = Math.min(delay * 1.5, 500)) expected.push(delay * 0.75);
+    expect(waits.length).toBeGreaterThan(10);
+    expect(waits).toEqual(expected);
+    expect(waits.slice(0, 3)).toEqual([11.25, 16.875, 25.3125]);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(375);
+  });
+
+  it('with no jitter drawn, waits exactly half the step', async () => {
+    const file = join(dir, 'f');
+    const held = await lockfile.lock(file, { realpath: false, lockfilePath: `${file}.lock`, stale: 5_000 });
+    const waits: number[] = [];
+    try {
+      await error(acquireLock(file, { lockfilePath: `${file}.lock`, staleMs: 5_000, waitMs: 60, random: () => 0, sleep: async (ms) => void waits.push(ms) || new Promise((r) => setTimeout(r, 10)) }));
+    } finally {
+      await held();
+    }
+    expect(waits[0]).toBe(7.5);
+    expect(waits[1]).toBe(11.25);
+  });
+});
