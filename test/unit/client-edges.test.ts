@@ -147,6 +147,7 @@ describe('answers that are not a result', () => {
     stub.handler = () => ({ raw: '' });
     const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none' }));
     expect(err.message).toBe('malformed response from GET /cars: the body is not JSON');
+    expect(err.kind).toBe('api');
     expect(err.hint).toBe('rerun with --debug to see the response');
   });
 
@@ -261,7 +262,8 @@ describe('--debug trace lines', () => {
     await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((r) => dead.close(() => r()));
-    await failure(client({ baseUrl: `http://127.0.0.1:${port}/v1` }).request({ method: 'GET', path: '/x', auth: 'none' }));
+    const err = await failure(client({ baseUrl: `http://127.0.0.1:${port}/v1` }).request({ method: 'GET', path: '/x', auth: 'none' }));
+    expect(err.message).toBe(`could not reach http://127.0.0.1:${port} (GET /x): connection refused`);
     expect(debugLines.some((l) => /^< network error after \d{1,5} ms: ECONNREFUSED$/.test(l))).toBe(true);
   });
 });
