@@ -330,7 +330,7 @@ describe('MCP write path: failures', () => {
   it("the car's zone is best effort: a failed car read after booking is not retried, and the booking is reported", async () => {
     const s = await serve();
     try {
-      await faults(sb, { kind: 'error', operation: 'getCar', code: 'internal_error', times: 1 });
+      await faults(sb, { kind: 'error', operation: 'getCar', code: 'rate_limit_unavailable', times: 1 }); // 503: a read would retry it
       const r = await s.call('reserve', tripArgs());
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
       expect(structured(r)).toMatchObject({ sent: true, status: 'new' });
