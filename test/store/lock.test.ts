@@ -95,7 +95,18 @@ describe('acquireLock backoff', () => {
     const held = await lockfile.lock(file, { realpath: false, lockfilePath: `${file}.lock`, stale: 5_000 });
     const waits: number[] = [];
     try {
-      await error(acquireLock(file, { lockfilePath: `${file}.lock`, staleMs: 5_000, waitMs: 60, random: () => 0, sleep: async (ms) => void waits.push(ms) || new Promise((r) => setTimeout(r, 10)) }));
+      await error(
+        acquireLock(file, {
+          lockfilePath: `${file}.lock`,
+          staleMs: 5_000,
+          waitMs: 60,
+          random: () => 0,
+          sleep: async (ms) => {
+            waits.push(ms);
+            await new Promise((r) => setTimeout(r, 10));
+          },
+        }),
+      );
     } finally {
       await held();
     }
