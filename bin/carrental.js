@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // The launcher: the only place that sets the process's exit status. It is CommonJS
-// (bin/package.json), like dist/cli/start.cjs, the command tree it loads (from its V8 code
-// cache, through dist/cli/load.cjs): --version, --help and usage errors are answered
-// without node's ESM loader, without creating the stdio streams and without loading any
-// command (see docs/development.md).
+// (bin/package.json) so that `--version` is answered from package.json without starting
+// node's ES-module loader; everything else imports the command tree (dist/cli.js), which
+// imports a command's module only when that command runs (docs/development.md, start-up).
 'use strict';
 
 const argv = process.argv.slice(2);
@@ -15,11 +14,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     if (err.code !== 'EPIPE') throw err;
   }
 } else {
-  // Node 22.1+ caches compiled code between runs; earlier versions go without
+  // Node 22.1+ keeps the code it compiled in its own cache (keyed by node's version and
+  // flags, in the temp directory) and reuses it on the next run; Node 20 has no such cache.
   require('node:module').enableCompileCache?.();
-  require('../dist/cli/load.cjs')
-    .load()
-    .main(argv)
+  import('../dist/cli.js')
+    .then((cli) => cli.main(argv))
     .then((code) => {
       process.exitCode = code;
     });

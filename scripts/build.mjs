@@ -1,16 +1,19 @@
-// Two builds (docs/development.md says what they save):
-// - dist/cli/start.cjs: the command tree, commander and the error reporting, as CommonJS.
-//   bin/carrental.js requires it, so --help and usage errors never start node's ESM loader.
-// - dist/commands/*.js and dist/chunks/: every command module as an ES-module entry, with
-//   code splitting, imported by start.cjs (`import('../commands/cars.js')`, the same
-//   relative path as in src/cli/commands.ts) only when that command runs. dist/cli.js is
-//   the same tree as an ES module, for programmatic use.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// One esbuild build of the CLI as ES modules, with code splitting:
+// - dist/cli.js: the command tree (src/cli/main.ts with commander): what --help loads;
+// - dist/commands/<name>.js: one entry per command module, imported by the tree
+//   (`import('../commands/cars.js')`, the same relative path as in src/cli/commands.ts)
+//   only when that command runs;
+// - dist/chunks/: code the entries share (one copy of each module, so `instanceof` holds
+//   between the tree and the commands).
+// Then THIRD-PARTY-NOTICES, the licences of every package the build bundled
+// (scripts/notices.mjs), from esbuild's metafile. Nothing here depends on the Node that
+// runs the build: the output is plain JavaScript for every Node the engines range allows.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { writeNotices } from './notices.mjs';
 
-/** The modules src/cli/commands.ts loads lazily: one entry each, at a path start.cjs can import. */
+/** The modules src/cli/commands.ts loads lazily: one entry each, at the path the tree imports. */
 const commandEntries = Object.fromEntries(
   [...readFileSync(new URL('../src/cli/commands.ts', import.meta.url), 'utf8').matchAll(/import\('\.\.\/commands\/([\w-]+)\.js'\)/g)].map(([, name]) => [
     `commands/${name}`,
@@ -30,10 +33,27 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * undici's HTTP/2 client (lib/dispatcher/client-h2.js) loads node:http2, and with it tls,
+ * crypto and more: ~5-10 ms of every command that makes a request. carrental never enables
+ * HTTP/2 (undici's allowH2 stays off), so the build puts a stub in its place that throws if
+ * it is ever called. test/unit/undici-pin.test.ts pins the undici version this was checked on.
+ */
+const noHttp2Client = {
+  name: 'no-http2-client',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer)
+        ? { path: fileURLToPath(new URL('./undici-no-h2.cjs', import.meta.url)) }
+        : undefined,
+    );
+  },
+};
+
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
-await build({
+const result = await build({
   entryPoints: { cli: 'src/cli/main.ts', ...commandEntries },
   outdir: 'dist',
   bundle: true,
@@ -42,65 +62,32 @@ await build({
   platform: 'node',
   target: 'node20.19',
   sourcemap: false,
-  minify: false,
+  minify: true,
+  metafile: true,
   chunkNames: 'chunks/[name]-[hash]',
+  // the licences go to THIRD-PARTY-NOTICES in full instead
   legalComments: 'none',
   // CJS dependencies call require() for node builtins (cli-table3, proper-lockfile, ...) and
   // read __filename (write-file-atomic names its temp files with it), which ESM has not.
   // The free names are renamed to banner constants instead of being declared as they are:
   // a bundled ESM module may declare its own top-level __dirname (`open` does), and two
-  // declarations in one chunk are a SyntaxError when that chunk loads.
+  // declarations in one chunk are a SyntaxError when that chunk loads. The banner takes
+  // node:module and node:url with process.getBuiltinModule (Node 20.16+) rather than an
+  // import: the ES-module view of a builtin costs start-up time in every chunk.
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: '__carrental_filename', __dirname: '__carrental_dirname' },
   banner: {
     js: [
-      "import { createRequire as __carrentalCreateRequire } from 'node:module';",
-      "import { fileURLToPath as __carrentalFileURLToPath } from 'node:url';",
-      'const require = __carrentalCreateRequire(import.meta.url);',
-      'const __carrental_filename = __carrentalFileURLToPath(import.meta.url);',
-      "const __carrental_dirname = __carrentalFileURLToPath(new URL('.', import.meta.url));",
+      "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
+      "const __carrental_filename = process.getBuiltinModule('node:url').fileURLToPath(import.meta.url);",
+      "const __carrental_dirname = process.getBuiltinModule('node:url').fileURLToPath(new URL('.', import.meta.url));",
     ].join(' '),
   },
-  plugins: [lazyChildProcess],
+  inject: ['scripts/tree-core.ts'],
+  plugins: [lazyChildProcess, noHttp2Client],
   logLevel: 'warning',
 });
 
-const tree = await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/cli/start.cjs',
-  write: false,
-  // read on every start: smaller is quicker to load (error stack traces name no functions)
-  minify: true,
-  // which modules the tree holds, for the start-up test (not shipped: dist/ is)
-  metafile: true,
-  // under dist/cli/load.cjs the tree's import() goes through the loader (see there)
-  banner: { js: "const __carrentalImportCommand = (p) => (typeof __carrentalImport === 'function' ? __carrentalImport(p) : import(p));" },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20.19',
-  legalComments: 'none',
-  define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version) },
-  plugins: [
-    lazyChildProcess,
-    {
-      // the ES-module entries of the first build, loaded when a command runs
-      name: 'commands-external',
-      setup(b) {
-        b.onResolve({ filter: /^\.\.\/commands\// }, (args) => ({ path: args.path, external: true }));
-      },
-    },
-  ],
-  logLevel: 'warning',
-});
-mkdirSync('dist/cli', { recursive: true });
-for (const file of tree.outputFiles) writeFileSync(file.path, file.text.replace(/import\("(\.\.\/commands\/[\w-]+\.js)"\)/g, '__carrentalImportCommand("$1")'));
-mkdirSync('node_modules/.cache/carrental', { recursive: true });
-writeFileSync('node_modules/.cache/carrental/start-inputs.json', JSON.stringify({ node: process.version, inputs: Object.keys(tree.metafile.inputs) }, null, 1));
-copyFileSync('src/cli/load-tree.cjs', 'dist/cli/load.cjs');
-// the V8 code cache of the tree, made by this node: see src/cli/load-tree.cjs. Without one
-// the CLI works the same, only its start-up is ~3 ms slower: a warning, not a failure.
-try {
-  execFileSync(process.execPath, ['scripts/code-cache.cjs'], { stdio: ['ignore', 'ignore', 'pipe'] });
-} catch (err) {
-  console.warn(`warning: no code cache for dist/cli/start.cjs: ${err.stderr?.toString().trim() || err.message}`);
-}
+// Which modules each output holds, for the start-up test (.tmp/ is not in the package).
+mkdirSync('.tmp', { recursive: true });
+writeFileSync('.tmp/metafile.json', JSON.stringify(result.metafile));
+writeNotices(result.metafile, 'THIRD-PARTY-NOTICES');

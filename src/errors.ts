@@ -1,5 +1,6 @@
 // Errors are values with a kind; the kind decides the exit code, in this one place.
 // Only bin/carrental.js turns the code into the process's exit status.
+import { describesMore } from './api/hints.js';
 import { scrubSecrets } from './api/redact.js';
 import { clean } from './render/sanitize.js';
 
@@ -32,17 +33,7 @@ export interface ApiErrorDetails {
   retryAfter?: number;
 }
 
-// bin/carrental.js starts with a CommonJS build of the command tree (dist/cli/start.cjs)
-// and runs commands from the ES-module build, so two copies of this class exist at run
-// time: the error a command throws is reported by the other copy. A brand registered
-// globally keeps `instanceof CliError` true across both.
-const BRAND = Symbol.for('carrental.CliError');
-
 export class CliError extends Error {
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
-  }
-
   readonly kind: ErrorKind;
   readonly hint?: string;
   readonly api?: ApiErrorDetails;
@@ -53,7 +44,6 @@ export class CliError extends Error {
     this.kind = kind;
     this.hint = opts.hint;
     this.api = opts.api;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 
   get exitCode(): number {
@@ -74,21 +64,29 @@ export function kindForStatus(status: number): ErrorKind {
 }
 
 /**
- * One line: `error: <message> (<error_code>, request <request_id>)`. Every part may hold a
+ * One line: `error: <message>[: <description>] (<error_code>, request <request_id>)`; the
+ * server's description is shown when it says more than the message (often the real reason). Every part may hold a
  * server's string or the user's own typing, so each is cleaned of terminal controls and
  * of the given secrets (the active key), whatever field a server echoed it in; cleaned
  * first, so a key split by an escape sequence is still found.
  */
-export function formatErrorLine(err: CliError, secrets: Array<string | undefined> = []): string {
+export function formatErrorLine(err: CliError, secrets: Array<string | undefined> = [], color = false): string {
+  // red as `warning:` is yellow (chalk's codes, written out: this file loads on every start)
+  const paint = (text: string) => (color ? `\u001b[31m${text}\u001b[39m` : text);
   const safe = (text: string) => scrubSecrets(clean(text), secrets);
   const tags: string[] = [];
   if (err.api?.error_code) tags.push(safe(err.api.error_code));
   if (err.api?.request_id) tags.push(`request ${safe(err.api.request_id)}`);
-  return `error: ${safe(err.message)}${tags.length ? ` (${tags.join(', ')})` : ''}`;
+  const description = err.api?.description;
+  // compared with the message shown and with the API's own `error` (a command may reword it)
+  const sent = (err.api?.body as { error?: unknown } | undefined)?.error;
+  const adds = description !== undefined && describesMore(err.message, description) && (typeof sent !== 'string' || describesMore(sent, description));
+  const more = adds ? `: ${safe(description).trim().replace(/\.$/, '')}` : '';
+  return `${paint('error:')} ${safe(err.message)}${more}${tags.length ? ` (${tags.join(', ')})` : ''}`;
 }
 
 /** The lines printed for an error: the error line and, where there is one, the hint. */
-export function formatError(err: CliError, secrets: Array<string | undefined> = []): string {
+export function formatError(err: CliError, secrets: Array<string | undefined> = [], color = false): string {
   const hint = err.hint ? `hint: ${scrubSecrets(clean(err.hint), secrets)}\n` : '';
-  return `${formatErrorLine(err, secrets)}\n${hint}`;
+  return `${formatErrorLine(err, secrets, color)}\n${hint}`;
 }

@@ -8,7 +8,7 @@ export interface ArgSpec {
   key: string; // property name in the command's input
   description: string;
   /** What completes this argument: a dynamic source or fixed values. */
-  complete?: 'car-alias' | 'reservation-uuid' | 'invoice-uuid' | 'profile' | readonly string[];
+  complete?: 'car-alias' | 'reservation-uuid' | 'cancellable-reservation' | 'payable-reservation' | 'invoice-uuid' | 'profile' | readonly string[];
 }
 
 export interface OptionSpec {
@@ -17,7 +17,8 @@ export interface OptionSpec {
   choices?: readonly string[];
   repeatable?: boolean;
   hidden?: boolean;
-  complete?: 'car-alias' | 'reservation-uuid' | 'profile' | 'file';
+  /** car-extra: the extras of the car named by the command's first argument; operation-id: the API's operation ids. */
+  complete?: 'car-alias' | 'reservation-uuid' | 'profile' | 'file' | 'car-extra' | 'operation-id';
 }
 
 export interface CommandSpec {
@@ -33,9 +34,13 @@ export interface CommandSpec {
   module?: () => Promise<unknown>;
 }
 
+/** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
+export const JSON_OUTPUT_MODULE = () => import('../commands/json-output.js');
+
 const dateRange: OptionSpec[] = [
-  { flags: '--from <date>', description: 'check-in, car-local YYYY-MM-DDTHH:MM (a space instead of T is fine)' },
-  { flags: '--to <date>', description: 'check-out, car-local YYYY-MM-DDTHH:MM' },
+  { flags: '--from <date>', description: 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"' },
+  { flags: '--to <date>', description: 'check-out, car-local, in the same forms as --from' },
+  { flags: '--days <n>', description: 'instead of --to: check out n days after the check-in, same time' },
 ];
 
 export const QUOTE_OPTIONS: OptionSpec[] = [
@@ -43,11 +48,14 @@ export const QUOTE_OPTIONS: OptionSpec[] = [
   { flags: '--protection <plan>', description: 'protection plan (default minimum)', choices: PROTECTION_PLANS },
   { flags: '--mileage <type>', description: 'mileage (default limited)', choices: MILEAGE_TYPES },
   { flags: '--delivery-address <address>', description: 'deliver the car to this address instead of pickup' },
-  { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true },
+  { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true, complete: 'car-extra' },
   { flags: '--promo <code>', description: 'promo code' },
 ];
 
-const uuidArg = (description: string, key = 'uuid'): ArgSpec => ({ syntax: `<${key}>`, key, description, complete: 'reservation-uuid' });
+const uuidArg = (description: string, complete: ArgSpec['complete'] = 'reservation-uuid'): ArgSpec => ({ syntax: '<uuid>', key: 'uuid', description, complete });
+
+/** The sandbox control commands act on a running `sandbox serve` found by this, or --base-url. */
+const PORT: OptionSpec = { flags: '--port <n>', description: 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)' };
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -63,11 +71,13 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--limit <n>', description: 'cars per page, 1..200 (default 50)' },
       { flags: '--offset <n>', description: 'skip this many cars (default 0)' },
       { flags: '--all', description: 'fetch every page' },
+      { flags: '--available', description: 'with --from/--to: only the cars available for those dates' },
     ],
     examples: [
       'carrental cars --city la',
-      'carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --sort price_asc',
-      "carrental cars --city la --all --json | jq '.cars | length'",
+      'carrental cars --city miami --from "tomorrow 10:00" --days 3 --sort price_asc',
+      "carrental cars --city la --all --jq '.cars | length'",
+      'carrental cars --city la --json car_alias,name',
     ],
     module: () => import('../commands/cars.js'),
   },
@@ -75,7 +85,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'car',
     description: 'one car: specs, prices, extras, protection plans, blocked ranges',
     args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias (see `carrental cars`)', complete: 'car-alias' }],
-    examples: ['carrental car tesla-model-3-la-001', 'carrental car tesla-model-3-la-001 --json'],
+    examples: ['carrental car toyota-camry-1001', 'carrental car toyota-camry-1001 --json'],
     module: () => import('../commands/car.js'),
   },
   {
@@ -84,21 +94,21 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias', complete: 'car-alias' }],
     options: [...QUOTE_OPTIONS, { flags: '--anonymous', description: 'send no credential even when a key is configured' }],
     examples: [
-      'carrental quote tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00',
-      'carrental quote tesla-model-3-la-001 --from "2026-12-01 10:00" --to "2026-12-08 10:00" --protection standard --extra child_seat --promo WELCOME10',
+      'carrental quote toyota-camry-1001 --from "tomorrow 10:00" --days 3',
+      'carrental quote toyota-rav4-hybrid-1003 --from "+7d 10:00" --to "+14d 10:00" --protection standard --extra child_seat --promo SAVE50',
     ],
     module: () => import('../commands/quote.js'),
   },
   {
     name: 'trips',
     description: 'list your trips, or show one with payment status, invoices and cancellation outcome',
-    args: [{ syntax: '[uuid]', key: 'uuid', description: 'a reservation uuid for the detail', complete: 'reservation-uuid' }],
+    args: [{ syntax: '[uuid]', key: 'uuid', description: 'a reservation uuid (or a unique prefix) for the detail', complete: 'reservation-uuid' }],
     options: [
       { flags: '--watch', description: 'with a uuid: re-read every 5 s until the status or payment status changes' },
       { flags: '--interval <seconds>', description: 'seconds between reads with --watch (minimum 5)' },
       { flags: '--watch-timeout <seconds>', description: 'give up watching after this long (exit 6)' },
     ],
-    examples: ['carrental trips', 'carrental trips 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10', 'carrental trips <uuid> --watch'],
+    examples: ['carrental trips', 'carrental trips <uuid>', 'carrental trips <uuid> --watch'],
     module: () => import('../commands/trips.js'),
   },
   {
@@ -112,8 +122,8 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--new', description: 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)' },
     ],
     examples: [
-      'carrental reserve tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00',
-      'carrental reserve tesla-model-3-la-001 --from 2026-12-01T10:00 --to 2026-12-04T10:00 -y --json',
+      'carrental reserve toyota-camry-1001 --from "tomorrow 10:00" --days 3',
+      'carrental reserve toyota-corolla-1002 --from "+20d 10:00" --to "+23d 18:00" -y --json',
       'carrental reserve   # on a terminal: prompts for city, dates, car and options',
     ],
     module: () => import('../commands/reserve.js'),
@@ -121,7 +131,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'cancel',
     description: 'cancel a reservation (a fee may apply), then show the cancellation outcome',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours', 'cancellable-reservation')],
     options: [{ flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' }],
     examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json'],
     module: () => import('../commands/cancel.js'),
@@ -129,11 +139,11 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'pay-link',
     description: 'get the link where the customer pays rent or the deposit',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours', 'payable-reservation')],
     options: [
       { flags: '--type <type>', description: 'what to pay (default rent)', choices: PAYMENT_TYPES },
       { flags: '--open', description: 'open the link in the default browser' },
-      { flags: '--wait', description: 're-read the reservation every 5 s until it is settled' },
+      { flags: '--wait', description: 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)' },
       { flags: '--wait-timeout <seconds>', description: 'give up waiting after this long (exit 6)' },
     ],
     examples: ['carrental pay-link <uuid>', 'carrental pay-link <uuid> --type deposit --open --wait'],
@@ -142,25 +152,26 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'extend-link',
     description: 'preview an extension price and get the link where the customer confirms it',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     options: [
-      { flags: '--to <date>', description: 'target check-out, car-local YYYY-MM-DDTHH:MM' },
+      { flags: '--to <date>', description: 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"' },
+      { flags: '--dry-run', description: 'only preview the price of --to (with --json: the price payload); no link is created' },
       { flags: '--open', description: 'open the link in the default browser' },
     ],
-    examples: ['carrental extend-link <uuid> --to 2026-12-06T10:00', 'carrental extend-link <uuid> --open'],
+    examples: ['carrental extend-link <uuid> --to "+30d 10:00"', 'carrental extend-link <uuid> --open'],
     module: () => import('../commands/extend-link.js'),
   },
   {
     name: 'invoices',
     description: 'the invoices of a reservation, with line items',
-    args: [uuidArg('the reservation uuid')],
+    args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     examples: ['carrental invoices <reservation-uuid>', "carrental invoices <reservation-uuid> --json | jq '.[].amount'"],
     module: () => import('../commands/invoices.js'),
   },
   {
     name: 'invoice',
     description: 'one invoice',
-    args: [{ syntax: '<uuid>', key: 'uuid', description: 'the invoice uuid', complete: 'invoice-uuid' }],
+    args: [{ syntax: '<uuid>', key: 'uuid', description: 'the invoice uuid, or a unique prefix of one of yours', complete: 'invoice-uuid' }],
     examples: ['carrental invoice <invoice-uuid>'],
     module: () => import('../commands/invoice.js'),
   },
@@ -291,10 +302,18 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--body <json>', description: 'request body as JSON, or - to read it from stdin' },
       { flags: '-H, --header <header>', description: 'extra header "Name: value" (repeatable)', repeatable: true },
       { flags: '-i, --include', description: 'print the status line and response headers to stderr' },
-      { flags: '--anonymous', description: 'send no credential' },
+      { flags: '--anonymous', description: 'send no credential (never sent on the anonymous operations anyway)' },
+      { flags: '--paginate', description: 'GET every page (offset until has_more is false) and print one merged document' },
     ],
-    examples: ['carrental api GET /my/profile', 'carrental api POST /reservation/quote --anonymous --body \'{"car_alias":"...","date_checkin":"2026-12-01T10:00","date_checkout":"2026-12-03T10:00"}\''],
+    examples: ['carrental api GET /my/profile', "carrental api GET '/cars?city=la&limit=200' --paginate --jq '.data.cars | length'", "carrental api GET '/cars?city=la&limit=3' --anonymous"],
     module: () => import('../commands/api.js'),
+  },
+  {
+    name: 'status',
+    description: 'what each active trip still needs (rent, deposit, extension, refund) and the next command',
+    options: [{ flags: '--exit-status', description: 'exit 8 when something needs you (for a CI gate)' }],
+    examples: ['carrental status', 'carrental status --exit-status || echo "something needs paying"', "carrental status --jq '.trips[] | select(.needs_action) | .items[].next'"],
+    module: () => import('../commands/status.js'),
   },
   {
     name: 'doctor',
@@ -304,6 +323,7 @@ export const COMMANDS: CommandSpec[] = [
         flags: '--require <operation>',
         description: 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)',
         repeatable: true,
+        complete: 'operation-id',
       },
       { flags: '--write', description: 'fail unless the key can create and cancel reservations (booking_write)' },
     ],
@@ -318,15 +338,26 @@ export const COMMANDS: CommandSpec[] = [
     name: 'completion',
     description: 'print a shell completion script',
     args: [{ syntax: '<shell>', key: 'shell', description: 'bash, zsh or fish', complete: ['bash', 'zsh', 'fish'] }],
-    examples: ['carrental completion bash > ~/.local/share/bash-completion/completions/carrental', 'carrental completion fish > ~/.config/fish/completions/carrental.fish'],
+    examples: [
+      'carrental completion fish > ~/.config/fish/completions/carrental.fish   # after mkdir -p ~/.config/fish/completions',
+      'carrental completion bash | head -3   # the install lines of every shell: docs/completion.md',
+    ],
     module: () => import('../commands/completion.js'),
   },
   {
     name: '__complete',
     description: 'print completion candidates, one per line (used by the completion scripts)',
     hidden: true,
-    args: [{ syntax: '<kind>', key: 'kind', description: 'cars, reservations, invoices or profiles', complete: ['cars', 'reservations', 'invoices', 'profiles'] }],
-    examples: ['carrental __complete cars', 'carrental --profile demo __complete reservations'],
+    args: [
+      {
+        syntax: '<kind>',
+        key: 'kind',
+        description: 'cars, reservations, cancellable, payable, invoices, extras or profiles',
+        complete: ['cars', 'reservations', 'cancellable', 'payable', 'invoices', 'extras', 'profiles'],
+      },
+      { syntax: '[context]', key: 'context', description: 'the first argument typed on the line (the car alias, for extras)' },
+    ],
+    examples: ['carrental __complete cars', 'carrental --profile demo __complete reservations', 'carrental --sandbox __complete extras tesla-model-3-la-001'],
     module: () => import('../commands/complete.js'),
   },
   {
@@ -351,6 +382,8 @@ export const COMMANDS: CommandSpec[] = [
           { flags: '--fleet-size <n>', description: 'number of cars in the seeded fleet (default 300)', hidden: true },
           { flags: '--seed <n>', description: 'fixture seed (default 1)', hidden: true },
           { flags: '--no-rate-limit', description: 'disable rate budgets (for load tests)', hidden: true },
+          { flags: '--log', description: 'print one line per request on stderr (default: when stderr is a terminal)' },
+          { flags: '--no-log', description: 'print no request lines', hidden: true },
         ],
         examples: ['carrental sandbox serve --port 8787', 'carrental sandbox serve --port 0 --state /tmp/sb.json --json'],
         module: () => import('../commands/sandbox-serve.js'),
@@ -363,9 +396,81 @@ export const COMMANDS: CommandSpec[] = [
       },
       {
         name: 'reset',
-        description: 'discard the embedded sandbox state',
-        examples: ['carrental sandbox reset'],
+        description: 'discard the embedded sandbox state (asks first; -y where nobody can answer)',
+        examples: ['carrental sandbox reset', 'carrental sandbox reset -y'],
         module: () => import('../commands/sandbox-reset.js'),
+      },
+      {
+        name: 'pay',
+        description: 'pay a reservation as its customer would on the payment page: the rent, or the deposit hold',
+        args: [uuidArg('reservation uuid')],
+        options: [{ flags: '--type <type>', description: 'rent (default) or deposit', choices: ['rent', 'deposit'] }, PORT],
+        examples: ['carrental sandbox pay 0b4852a1-1b05-42e2-9d0f-e74bf9033781', 'carrental sandbox pay 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --type deposit --port 4780'],
+        module: () => import('../commands/sandbox-pay.js'),
+      },
+      {
+        name: 'card',
+        description: 'save a test card for a customer, or remove the saved one',
+        args: [{ syntax: '<action>', key: 'action', description: 'add or remove', complete: ['add', 'remove'] }],
+        options: [
+          { flags: '--customer <who>', description: 'customer handle or id (default dana, whose keys the demo uses)' },
+          { flags: '--brand <brand>', description: 'card brand (default visa)' },
+          { flags: '--last4 <digits>', description: 'last four digits (default 4242)' },
+          { flags: '--exp <MM/YYYY>', description: 'expiry (default December, three years ahead)' },
+          PORT,
+        ],
+        examples: ['carrental sandbox card add --customer lee', 'carrental sandbox card remove --customer dana'],
+        module: () => import('../commands/sandbox-card.js'),
+      },
+      {
+        name: 'extend',
+        description: 'confirm an extension as the customer would on the extension page',
+        args: [uuidArg('reservation uuid')],
+        options: [{ flags: '--to <date>', description: 'new checkout, car-local YYYY-MM-DDTHH:MM' }, PORT],
+        examples: ['carrental sandbox extend 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --to 2026-12-06T10:00'],
+        module: () => import('../commands/sandbox-extend.js'),
+      },
+      {
+        name: 'clock',
+        description: 'show, set or advance the sandbox clock (kept in its state)',
+        args: [
+          { syntax: '[action]', key: 'action', description: 'show (default), set or advance', complete: ['show', 'set', 'advance'] },
+          { syntax: '[value]', key: 'value', description: 'set: an ISO instant with a zone; advance: a duration such as 2d, 3h, 1d12h' },
+        ],
+        options: [PORT],
+        examples: ['carrental sandbox clock', 'carrental sandbox clock advance 2d', 'carrental sandbox clock set 2026-12-01T09:00:00Z'],
+        module: () => import('../commands/sandbox-clock.js'),
+      },
+      {
+        name: 'fault',
+        description: 'inject faults into a running sandbox serve (latency, drops, error codes, malformed bodies)',
+        args: [
+          { syntax: '<action>', key: 'action', description: 'add, list or clear', complete: ['add', 'list', 'clear'] },
+          { syntax: '[kind]', key: 'kind', description: 'add: latency, drop, error, malformed or operation_not_enabled; clear: a fault id (default all)' },
+        ],
+        options: [
+          { flags: '--operation <id>', description: 'operation id, e.g. createReservation (default *: every operation)' },
+          { flags: '--code <code>', description: 'error: the error code to answer with' },
+          { flags: '--commit', description: 'error: run and commit the command first, then answer with the error' },
+          { flags: '--ms <n>', description: 'latency: milliseconds' },
+          { flags: '--when <when>', description: 'latency or drop: before_commit or after_commit', choices: ['before_commit', 'after_commit'] },
+          { flags: '--body <body>', description: 'malformed: invalid_json or schema', choices: ['invalid_json', 'schema'] },
+          { flags: '--times <n>', description: 'only the next n matching requests (default: until cleared)' },
+          PORT,
+        ],
+        examples: [
+          'carrental sandbox fault add error --operation createReservation --code operation_outcome_unknown --commit --times 1 --port 4780',
+          'carrental sandbox fault list --port 4780',
+          'carrental sandbox fault clear --port 4780',
+        ],
+        module: () => import('../commands/sandbox-fault.js'),
+      },
+      {
+        name: 'keys',
+        description: 'the demo keys of the sandbox customers and the app token',
+        options: [PORT],
+        examples: ['carrental sandbox keys --json'],
+        module: () => import('../commands/sandbox-keys.js'),
       },
     ],
   },

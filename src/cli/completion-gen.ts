@@ -1,13 +1,17 @@
 // Shell completion scripts for bash, zsh and fish, generated from the command tree
 // (COMMANDS and GLOBAL_OPTIONS), so a new command, flag or enum value completes in every
 // shell without touching a script. Values that live on the server (car aliases,
-// reservation and invoice uuids) and profile names come from the hidden
-// `carrental __complete <kind>` command at completion time.
+// reservation and invoice uuids, a car's extras) and profile names come from the hidden
+// `carrental __complete <kind> [context]` command at completion time, as
+// `value<TAB>description` lines: zsh and fish show the description beside the value, bash
+// (which cannot) appends it in parentheses when it lists several candidates.
 //
 // All three scripts share one model of the tree and one way of reading the line: walk the
 // words before the cursor, follow subcommand names, skip the value after a flag that takes
-// one, count positional arguments, and remember --profile/--base-url/--sandbox so dynamic
-// candidates come from the same API the command would use.
+// one, count positional arguments (keeping the first: the car whose extras `--extra`
+// completes), and remember --profile/--base-url/--sandbox so dynamic candidates come from
+// the same API the command would use.
+import { OPERATIONS } from '../api/operations.js';
 import { COMMANDS, type ArgSpec, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from './global-options.js';
 
@@ -15,7 +19,7 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** `carrental __complete <kind>` sources. */
-export type DynamicKind = 'cars' | 'reservations' | 'invoices' | 'profiles';
+export type DynamicKind = 'cars' | 'reservations' | 'cancellable' | 'payable' | 'invoices' | 'extras' | 'profiles';
 
 type Values = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'dynamic'; source: DynamicKind } | { kind: 'file' };
 
@@ -39,15 +43,22 @@ interface Node {
 const DYNAMIC: Record<string, DynamicKind> = {
   'car-alias': 'cars',
   'reservation-uuid': 'reservations',
+  'cancellable-reservation': 'cancellable',
+  'payable-reservation': 'payable',
   'invoice-uuid': 'invoices',
+  'car-extra': 'extras',
   profile: 'profiles',
 };
+
+/** `doctor --require`: any operation id of the API, or all of them. */
+const OPERATION_IDS = [...OPERATIONS.map((o) => o.id), 'all'];
 
 function valuesOf(complete: ArgSpec['complete'] | OptionSpec['complete'], choices?: readonly string[]): Values {
   if (choices) return { kind: 'words', words: choices };
   if (complete === undefined) return { kind: 'none' };
   if (typeof complete !== 'string') return { kind: 'words', words: complete };
   if (complete === 'file') return { kind: 'file' };
+  if (complete === 'operation-id') return { kind: 'words', words: OPERATION_IDS };
   return { kind: 'dynamic', source: DYNAMIC[complete] };
 }
 
@@ -167,8 +178,9 @@ function bash(model: Model): string {
     });
   }
   return `${HEADER('bash', [
-    'Install: carrental completion bash > ~/.local/share/bash-completion/completions/carrental',
-    '(or add `source <(carrental completion bash)` to ~/.bashrc).',
+    'Install (needs the bash-completion package; see docs/completion.md):',
+    '  mkdir -p ~/.local/share/bash-completion/completions',
+    '  carrental completion bash > ~/.local/share/bash-completion/completions/carrental',
   ])}
 __carrental_subcommands() {
   case "$1" in
@@ -212,14 +224,33 @@ __carrental_files() {
   fi
 }
 
-# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure). Matched
-# here rather than with compgen -W, which would expand what the server sent.
+# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure) for
+# \`value<TAB>description\` lines. Matched here rather than with compgen -W, which would
+# expand what the server sent. One match is inserted as it is; several are listed with
+# their descriptions in parentheses (bash has no column for them), and what they share
+# beyond the typed prefix is still inserted, since the values come first.
 __carrental_dynamic() {
-  local candidate
+  local line value tab=$'\\t'
+  local -a values descriptions
   COMPREPLY=()
-  while IFS= read -r candidate; do
-    [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
-  done < <("\${words[0]}" __complete "$1" --no-input "\${fwd[@]}" 2>/dev/null)
+  while IFS= read -r line; do
+    value=\${line%%"$tab"*}
+    [[ $value == "$cur"* ]] || continue
+    values+=("$value")
+    if [[ $line == *"$tab"* ]]; then descriptions+=("\${line#*"$tab"}"); else descriptions+=(''); fi
+  done < <("\${words[0]}" __complete "$1" --no-input "\${fwd[@]}" \${arg0:+"$arg0"} 2>/dev/null)
+  if ((\${#values[@]} == 1)); then
+    COMPREPLY=("\${values[0]}")
+    return
+  fi
+  local i
+  for i in "\${!values[@]}"; do
+    if [[ -n \${descriptions[i]} ]]; then
+      COMPREPLY+=("\${values[i]}  (\${descriptions[i]})")
+    else
+      COMPREPLY+=("\${values[i]}")
+    fi
+  done
 }
 
 _carrental() {
@@ -234,7 +265,7 @@ _carrental() {
     prev=\${COMP_WORDS[COMP_CWORD-1]}
   fi
 
-  local cmd_path=carrental nargs=0 i w pending=''
+  local cmd_path=carrental nargs=0 i w pending='' arg0=''
   local -a fwd=()
   for ((i = 1; i < cword; i++)); do
     w=\${words[i]}
@@ -252,6 +283,7 @@ _carrental() {
         if ((nargs == 0)) && [[ " $(__carrental_subcommands "$cmd_path") " == *" $w "* ]]; then
           cmd_path="$cmd_path $w"
         else
+          ((nargs == 0)) && arg0=$w
           nargs=$((nargs + 1))
         fi
         ;;
@@ -328,8 +360,10 @@ function zsh(model: Model): string {
   }
   return `#compdef carrental
 ${HEADER('zsh', [
-  'Install: carrental completion zsh > "\${fpath[1]}/_carrental" (any directory on $fpath), then restart zsh',
-  '(or add `source <(carrental completion zsh)` to ~/.zshrc after compinit).',
+  'Install (see docs/completion.md):',
+  '  mkdir -p ~/.zsh/completions',
+  '  carrental completion zsh > ~/.zsh/completions/_carrental',
+  "  echo 'fpath=(~/.zsh/completions $fpath); autoload -Uz compinit && compinit' >> ~/.zshrc",
 ])}
 __carrental_subcommands() {
   reply=()
@@ -365,15 +399,25 @@ ${argArms.join('\n')}
   esac
 }
 
-# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure).
+# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure) for
+# \`value<TAB>description\` lines, shown as zsh shows a described list (values are plain
+# tokens, never a colon, so \`value:description\` is unambiguous).
 __carrental_dynamic() {
-  local -a candidates
-  candidates=(\${(f)"$(\${words[1]} __complete "$1" --no-input "\${fwd[@]}" 2>/dev/null)"})
-  compadd -a candidates
+  local line tab=$'\\t'
+  local -a lines described
+  lines=(\${(f)"$(\${words[1]} __complete "$1" --no-input "\${fwd[@]}" \${arg0:+"$arg0"} 2>/dev/null)"})
+  for line in $lines; do
+    if [[ $line == *$tab* ]]; then
+      described+=("\${line%%$tab*}:\${line#*$tab}")
+    else
+      described+=("$line")
+    fi
+  done
+  _describe -t values 'value' described
 }
 
 _carrental() {
-  local cur=\${words[CURRENT]} cmd_path=carrental pending='' w
+  local cur=\${words[CURRENT]} cmd_path=carrental pending='' w arg0=''
   local -i nargs=0 i
   local -a fwd reply names
   for ((i = 2; i < CURRENT; i++)); do
@@ -394,6 +438,7 @@ _carrental() {
         if ((nargs == 0 && \${names[(Ie)$w]})); then
           cmd_path="$cmd_path $w"
         else
+          ((nargs == 0)) && arg0=$w
           nargs=$((nargs + 1))
         fi
         ;;
@@ -478,7 +523,11 @@ function fish(model: Model): string {
     });
   }
 
-  return `${HEADER('fish', ['Install: carrental completion fish > ~/.config/fish/completions/carrental.fish'])}
+  return `${HEADER('fish', [
+    'Install (see docs/completion.md):',
+    '  mkdir -p ~/.config/fish/completions',
+    '  carrental completion fish > ~/.config/fish/completions/carrental.fish',
+  ])}
 function __carrental_subcommands --argument-names path
     switch $path
 ${subcommandCases.join('\n')}
@@ -492,8 +541,9 @@ ${valueCases.join('\n')}
     end
 end
 
-# The command path, the number of positional arguments so far and the global flags to
-# forward, one per line; cached for the current line since every condition asks for it.
+# The command path, the number of positional arguments so far, the first of them ("-" for
+# none: an empty element would vanish from the list) and the global flags to forward, one
+# per line; cached for the current line since every condition asks for it.
 function __carrental_walk
     set -l line (commandline -pc)
     if test "$line" = "$__carrental_walk_line"
@@ -503,6 +553,7 @@ function __carrental_walk
     set -l tokens (commandline -opc)
     set -l cmd_path carrental
     set -l nargs 0
+    set -l arg0 -
     set -l fwd
     set -l pending
     for w in $tokens[2..-1]
@@ -521,12 +572,13 @@ function __carrental_walk
                 if test $nargs -eq 0; and contains -- $w (__carrental_subcommands $cmd_path)
                     set cmd_path "$cmd_path $w"
                 else
+                    test $nargs -eq 0; and set arg0 $w
                     set nargs (math $nargs + 1)
                 end
         end
     end
     set -g __carrental_walk_line $line
-    set -g __carrental_walk_state $cmd_path $nargs $fwd
+    set -g __carrental_walk_state $cmd_path $nargs $arg0 $fwd
     printf '%s\\n' $__carrental_walk_state
 end
 
@@ -540,11 +592,14 @@ function __carrental_arg --argument-names path index
     test "$state[1]" = "$path"; and test "$state[2]" = "$index"
 end
 
-# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure).
+# Asks the CLI itself (never prompts, gives up fast, prints nothing on failure); its
+# \`value<TAB>description\` lines are what fish expects from a completion.
 function __carrental_dynamic --argument-names kind
     set -l state (__carrental_walk)
     set -l cmd (commandline -opc)[1]
-    command $cmd __complete $kind --no-input $state[3..-1] 2>/dev/null
+    set -l arg0
+    test "$state[3]" != -; and set arg0 $state[3]
+    command $cmd __complete $kind --no-input $state[4..-1] $arg0 2>/dev/null
 end
 
 complete -c carrental -f

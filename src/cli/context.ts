@@ -3,6 +3,7 @@
 // nothing here imports a heavy dependency at load time.
 import type { Readable, Writable } from 'node:stream';
 import { CliError, usageError } from '../errors.js';
+import { parseJsonFields } from '../render/json-select.js';
 
 export interface InStream extends Readable {
   isTTY?: boolean;
@@ -23,7 +24,12 @@ export interface Globals {
   profile: string;
   baseUrl?: string;
   sandbox: boolean;
+  /** --json (with or without fields) or --jq: JSON on stdout. */
   json: boolean;
+  /** --json a,b,c: only these fields (of each item of a list). */
+  jsonFields?: string[];
+  /** --jq EXPR: filter the JSON output (prepared before the command runs). */
+  jq?: string;
   color: boolean;
   input: boolean;
   yes: boolean;
@@ -35,7 +41,9 @@ export interface RawGlobals {
   profile?: string;
   baseUrl?: string;
   sandbox?: boolean;
-  json?: boolean;
+  /** true for a bare --json, the field list for --json a,b ('' when it stood before the command). */
+  json?: boolean | string;
+  jq?: string;
   color?: boolean;
   input?: boolean;
   yes?: boolean;
@@ -69,7 +77,9 @@ export function resolveGlobals(raw: RawGlobals, env: NodeJS.ProcessEnv, io: IO):
     profile,
     baseUrl: raw.baseUrl ?? (env.CARRENTAL_BASE_URL || undefined),
     sandbox: raw.sandbox === true || truthy(env.CARRENTAL_SANDBOX),
-    json: raw.json === true,
+    json: raw.json !== undefined || raw.jq !== undefined,
+    jsonFields: typeof raw.json === 'string' && raw.json !== '' ? parseJsonFields(raw.json) : undefined,
+    jq: raw.jq,
     color,
     input: raw.input !== false && !truthy(env.CI),
     yes: raw.yes === true,

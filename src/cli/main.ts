@@ -1,15 +1,20 @@
-// The command tree. Only commander and this file load for `--help`; each command's module
-// (and with it zod, conf, inquirer or the sandbox) is imported when it runs.
-import { Command, CommanderError, Option } from 'commander';
+// The entry point: runs one command line and returns its exit code. A plain help request
+// (`--help`, `cars --help`, `help quote`) is answered from the command tree without
+// loading commander (help-text.ts); everything else is parsed by commander (program.ts),
+// and each command's module (and with it zod, conf, inquirer or the sandbox) is imported
+// only when it runs.
 import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
 import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../render/json-text.js';
 import { clean, cleanText } from '../render/sanitize.js';
-import { fstatSync, writeSync } from 'node:fs';
 import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
-import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
-import { GLOBAL_OPTIONS } from './global-options.js';
-import { HELP_TOPICS } from './help-topics.js';
+import { jsonBeforeCommand } from './argv.js';
+import { JSON_OUTPUT_MODULE, type CommandSpec } from './commands.js';
+import { helpRequest, renderHelp } from './help-text.js';
+
+// Not `import ... from 'node:fs'`: the ES-module view of a builtin reads every export, and
+// node:fs's lazy ReadStream getter then loads all of node's streams, ~1.5 ms of --help.
+const { fstatSync, writeSync } = process.getBuiltinModule('node:fs');
 
 declare const __CARRENTAL_VERSION__: string;
 export const VERSION = typeof __CARRENTAL_VERSION__ === 'string' ? __CARRENTAL_VERSION__ : '0.0.0-dev';
@@ -23,146 +28,6 @@ export interface RunOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Where help, the overview and usage errors of the parser go (default: io). */
   parserIO?: Pick<IO, 'stdout' | 'stderr'>;
-}
-
-const OVERVIEW = `carrental: search, quote, book and manage car rentals from the terminal.
-
-Try it now against the embedded sandbox (no account needed):
-  carrental --sandbox cars --city la
-  carrental --sandbox quote <alias> --from 2026-12-01T10:00 --to 2026-12-04T10:00
-
-Use a real API:
-  carrental config set base_url https://api.example.com/v1
-  carrental auth login
-
-Run \`carrental --help\` for every command, \`carrental <command> --help\` for one,
-\`carrental help <topic>\` for a page of the manual (exit-codes, environment, formatting, ...).
-`;
-
-/**
- * The top-level command the arguments name (`help <command>`'s too), skipping global
- * options and their values; undefined when they name none.
- */
-export function commandNamed(argv: string[]): string | undefined {
-  const takesValue = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).flatMap((o) => o.flags.split(/[\s,]+/).filter((f) => f.startsWith('-'))));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') return argv[i + 1];
-    if (arg.startsWith('-')) {
-      if (takesValue.has(arg)) i++;
-      continue;
-    }
-    if (arg === 'help') return argv.slice(i + 1).find((a) => !a.startsWith('-')) ?? arg;
-    return arg;
-  }
-  return undefined;
-}
-
-/**
- * The commander tree. With `argv`, only the command it names is built in full; the others
- * are outlines (name, aliases, arguments, description: what the root help, the command list
- * and the "did you mean" suggestions read), which keeps the tree's cold start short.
- */
-export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, argv?: string[]) {
-  let exitCode = 0;
-  const program = new Command('carrental');
-  program
-    .description('Command-line client for the car-rental customer and agent API')
-    .version(VERSION, '-V, --version', 'print the version')
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-      // commander's defaults read process.stdout, which both ignores the streams we were
-      // given and costs start-up the creation of the stream
-      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns ? io.stdout.columns : 80),
-      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns ? io.stderr.columns : 80),
-      getOutHasColors: () => !!io.stdout.isTTY,
-      getErrHasColors: () => !!io.stderr.isTTY,
-      // commander echoes unknown options and bad values as typed: `--api-key=svc_...` must not
-      // reach the terminal, nor escape sequences the user pasted by mistake
-      outputError: (s, write) => write(scrubSecrets(cleanText(s.startsWith('error:') ? s : `error: ${s}`))),
-    })
-    .action(() => {
-      // the root has an action (the overview), so commander hands it unknown command names
-      // (and, allowed through below, the flags typed after it: `carz --city la` is a mistyped
-      // command, not an unknown --city); a leading unknown flag is still reported as one
-      const first = program.args[0];
-      const internals = program as unknown as { unknownCommand(): never; unknownOption(flag: string): never };
-      if (first?.startsWith('-')) {
-        program.allowUnknownOption(false);
-        internals.unknownOption(first);
-      }
-      if (first !== undefined) internals.unknownCommand();
-      io.stdout.write(OVERVIEW);
-    });
-  for (const opt of GLOBAL_OPTIONS) program.addOption(toOption(opt));
-
-  const wanted = argv && commandNamed(argv);
-  const addCommand = (parent: Command, spec: CommandSpec, outline = false) => {
-    const cmd = parent.command(spec.name, { hidden: spec.hidden }).description(spec.description);
-    if (spec.aliases) cmd.aliases(spec.aliases);
-    for (const arg of spec.args ?? []) cmd.argument(arg.syntax, arg.description);
-    if (outline) {
-      // the root help writes "[options]" after a command with any option: one stands for all
-      if (spec.options?.length) cmd.addOption(toOption(spec.options[0]));
-      return;
-    }
-    for (const opt of spec.options ?? []) cmd.addOption(toOption(opt));
-    if (spec.examples?.length) {
-      cmd.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
-    }
-    cmd.exitOverride();
-    if (spec.subcommands) {
-      for (const sub of spec.subcommands) addCommand(cmd, sub);
-      if (!spec.module) return;
-    }
-    cmd.action(async (...params: unknown[]) => {
-      const command = params[params.length - 1] as Command;
-      const input: Record<string, unknown> = { ...command.opts() };
-      (spec.args ?? []).forEach((arg, i) => {
-        input[arg.key] = params[i];
-      });
-      exitCode = await run(spec, input, command.optsWithGlobals() as RawGlobals);
-    });
-  };
-  for (const spec of COMMANDS) {
-    const named = spec.name === wanted || !!spec.aliases?.includes(wanted ?? '');
-    // `help cars` names cars, and needs help's action too
-    addCommand(program, spec, argv !== undefined && !named && spec.name !== 'help');
-  }
-  // `help` and `help <command>` print commander's help, as `--help` does, without loading any
-  // module; only `help <topic>` runs the help command's module (the manual's text)
-  program.commands
-    .find((c) => c.name() === 'help')
-    ?.hook('preAction', (_help, action) => {
-      const name = action.args[0];
-      const target = name === undefined ? program : program.commands.find((c) => c.name() === name || c.aliases().includes(name));
-      target?.help();
-    });
-  // set after the subcommands were added: they inherit commander's settings on creation
-  program.allowExcessArguments(true);
-  program.allowUnknownOption(true);
-  program.addHelpText(
-    'after',
-    `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from 2026-12-01T10:00 --to 2026-12-04T10:00 --json | jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}`,
-  );
-  return { program, exitCode: () => exitCode };
-}
-
-function topicList(): string {
-  const width = Math.max(...HELP_TOPICS.map((t) => t.name.length));
-  return HELP_TOPICS.map((t) => `  ${t.name.padEnd(width)}  ${t.summary}\n`).join('');
-}
-
-function toOption(opt: OptionSpec): Option {
-  const option = new Option(opt.flags, opt.description);
-  if (opt.choices) option.choices(opt.choices);
-  if (opt.repeatable) option.argParser((value: string, prev: string[] | undefined) => [...(prev ?? []), value]);
-  if (opt.hidden) option.hideHelp();
-  return option;
 }
 
 /** `carrental cars | head -3`: the reader went away, which is not an error of ours. */
@@ -235,7 +100,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     if (options.signal.aborted) controller.abort();
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
-  let jsonErrors = argv.includes('--json');
+  argv = jsonBeforeCommand(argv);
+  let jsonErrors = argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '--jq');
   // the keys every error printed by this run is scrubbed of (whatever field a server echoed
   // them in): the environment's now, the one the command resolves once it does
   const secrets: string[] = [];
@@ -250,7 +116,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     const holder = keyArgument(argv);
     if (holder !== undefined) throw keyOnCommandLine(holder, secrets);
   } catch (err) {
-    return reportError(err, io, jsonErrors, env, secrets);
+    return reportError(err, io, jsonErrors, env, secrets, argv);
   }
 
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
@@ -268,6 +134,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       onCleanup: (fn) => cleanups.push(fn),
       activeKey,
     };
+    // a bad field list or jq expression is a usage error before anything is sent
+    if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);
     const mod = (await spec.module!()) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
     const code = await mod.run(input, ctx);
     return code ?? 0;
@@ -284,12 +152,25 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
         stderr: parserOut.stderr,
       }
     : io;
-  const { program, exitCode } = buildProgram(say, run, argv);
+  const help = helpRequest(argv);
+  if (help) {
+    const out = say.stdout;
+    out.write(renderHelp(help, out.isTTY && out.columns ? out.columns : 80));
+    return 0;
+  }
+  const { buildProgram, CommanderError } = await import('./program.js');
+  const { program, exitCode } = buildProgram(say, run, argv, errorColor(say, env, argv));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {
-    return reportError(err, io, jsonErrors, env, secrets);
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      // commander already printed its one-line message; a script asked for JSON gets it as JSON too
+      if (jsonErrors) writeJsonError(io, { error: scrubSecrets(clean(err.message.replace(/^error:\s*/, '')), secrets), kind: 'usage', exit_code: 2 });
+      return 2;
+    }
+    return reportError(err, io, jsonErrors, env, secrets, argv);
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -322,32 +203,47 @@ function keyOnCommandLine(arg: string, secrets: string[]): CliError {
   );
 }
 
-function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[]): number {
-  if (err instanceof CommanderError) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-    // commander already printed its one-line message
-    return 2;
-  }
+function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[], argv: readonly string[] = []): number {
+  // a progress line (`cars --all`, a retry, the spinner) still on the terminal is erased first
+  if (io.stderr.isTTY) io.stderr.write('\r\u001b[2K');
   if (err instanceof CliError) {
     if (err.kind === 'interrupted') {
-      io.stderr.write('interrupted\n');
+      // once: `interrupted`, or the command's own line that starts with it
+      io.stderr.write(`${err.message.startsWith('interrupted') ? scrubSecrets(clean(err.message), secrets) : 'interrupted'}\n`);
       return err.exitCode;
     }
-    io.stderr.write(formatError(err, secrets));
-    // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes
-    if (json && err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
+    io.stderr.write(formatError(err, secrets, errorColor(io, env, argv)));
+    if (json) {
+      // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes;
+      // an error of carrental's own (bad input, no key, ...) as an object of the same shape
+      if (err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
+      else writeJsonError(io, { error: scrubSecrets(clean(err.message), secrets), kind: err.kind, exit_code: err.exitCode, ...(err.hint ? { hint: scrubSecrets(clean(err.hint), secrets) } : {}) });
+    }
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  io.stderr.write(`error: unexpected failure: ${scrubSecrets(clean(message), secrets)}\n`);
+  io.stderr.write(`${errorColor(io, env, argv) ? '\u001b[31merror:\u001b[39m' : 'error:'} unexpected failure: ${scrubSecrets(clean(message), secrets)}\n`);
   if (env.CARRENTAL_DEBUG && err instanceof Error && err.stack) io.stderr.write(scrubSecrets(cleanText(err.stack), secrets) + '\n');
   return 1;
 }
 
+function writeJsonError(io: Pick<IO, 'stderr'>, error: Record<string, unknown>): void {
+  io.stderr.write(safeJsonText(JSON.stringify(error)) + '\n');
+}
+
 /**
- * Entry point of bin/carrental.js, from the CommonJS build of this file (dist/cli/start.cjs):
- * help and usage errors never start node's ESM loader; a command's module is imported from
- * the ES-module build (dist/commands/) when it runs.
+ * `error:` is red where `warning:` is yellow: on a terminal (stderr), unless NO_COLOR or
+ * --no-color, or with FORCE_COLOR.
+ */
+export function errorColor(io: Pick<IO, 'stderr'>, env: NodeJS.ProcessEnv, argv: readonly string[]): boolean {
+  if (argv.includes('--no-color') || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  return !!io.stderr.isTTY;
+}
+
+/**
+ * Entry point of bin/carrental.js (dist/cli.js is this file's build): help and usage errors
+ * load the command tree only; a command's module (dist/commands/) is imported when it runs.
  */
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();

@@ -1,7 +1,7 @@
 // Builds what a command needs from the context: the config store, the target (remote
 // base URL or the embedded sandbox), the key, and the API client. Imported only by
 // commands, so none of this loads for --help.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ApiClient, insecureKeyTransport, keySafeOver, type RequestSpec } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import { CliError, usageError } from '../errors.js';
@@ -9,6 +9,7 @@ import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { ConfigStore, checkSettingValue, type ProfileData } from '../store/config.js';
 import { dataDir } from '../store/paths.js';
+import { Spinner } from '../render/spinner.js';
 import type { Context } from './context.js';
 
 export interface Target {
@@ -21,7 +22,45 @@ export interface Target {
   keySource?: 'env' | 'profile' | 'sandbox-demo';
   sandbox: boolean;
   /** The embedded sandbox of this command (not `sandbox serve`, not a remote API). */
-  embedded?: { stablePort: number; ownsStablePort: boolean };
+  embedded?: EmbeddedLinks;
+}
+
+/**
+ * Who serves the pages the embedded sandbox's links point at, so a command never prints a
+ * link to a port that serves something else:
+ * - `own-stable`: this command, on the stable port (a later `sandbox serve` serves them too);
+ * - `shared`: a carrental sandbox already on the stable port with this same state file,
+ *   for as long as it runs;
+ * - `own`: this command, on a port of its own (no stable port configured, or it is taken by
+ *   a program that is not a carrental sandbox on this state file: `stableTakenBy` says which).
+ */
+export interface EmbeddedLinks {
+  stablePort: number;
+  links: 'own-stable' | 'shared' | 'own';
+  /** The port the links point at. */
+  linkPort: number;
+  stableTakenBy?: string;
+  /** A line the done pages of this command's own server show (when they close). */
+  setDonePageNotice(text: string | undefined): void;
+}
+
+/** After `pay-link --wait` sees the payment, the page this command serves stays up this long (its done page, "View the trip"). */
+export const LINK_GRACE_MS = 10_000;
+
+/**
+ * What holds the stable port, from its `/__sandbox` overview: `null` when it is a carrental
+ * sandbox on this state file (its pages show our reservations), else a description.
+ */
+async function stablePortHolder(port: number, statePath: string): Promise<string | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/__sandbox`, { signal: AbortSignal.timeout(1_500) });
+    const body = (await res.json()) as { state_path?: unknown; app_url?: unknown };
+    if (!res.ok || typeof body.app_url !== 'string') return 'a program that is not a carrental sandbox';
+    if (typeof body.state_path === 'string' && resolve(body.state_path) === resolve(statePath)) return null;
+    return `a carrental sandbox with another state file (${typeof body.state_path === 'string' ? clean(body.state_path) : 'in memory'})`;
+  } catch {
+    return 'a program that is not a carrental sandbox';
+  }
 }
 
 /** The port `sandbox serve` listens on by default and embedded sandbox links point to. */
@@ -35,10 +74,34 @@ export function sandboxPort(env: NodeJS.ProcessEnv): number {
   return port;
 }
 
-/** Said under an action link of the embedded sandbox, whose server stops with the command. */
-export function sandboxLinkNote(target: Target): string | undefined {
-  if (!target.embedded || target.embedded.stablePort === 0) return undefined;
-  return `The sandbox serves this page only while a carrental sandbox runs on port ${target.embedded.stablePort}: keep \`carrental sandbox serve\` running in another terminal (or use --wait) before opening it.`;
+/**
+ * Said with an action link of the embedded sandbox: how long the page is served. `wait`:
+ * pay-link --wait, which serves it while it waits and LINK_GRACE_MS after it sees the
+ * payment; `can-wait`: pay-link without --wait; `no-wait`: card-link and extend-link, which
+ * have no --wait to suggest. `warning` is for a stable port that something else holds.
+ */
+export function sandboxLinkNote(target: Target, mode: 'wait' | 'can-wait' | 'no-wait' = 'no-wait'): { note?: string; warning?: string } {
+  const e = target.embedded;
+  if (!e) return {};
+  const grace = `, and ${LINK_GRACE_MS / 1000} s after it sees the payment`;
+  if (e.links === 'shared') return { note: `The carrental sandbox on port ${e.linkPort} (same state file) serves this page for as long as it runs.` };
+  if (e.links === 'own-stable') {
+    if (mode === 'wait') return { note: `This command serves the page on port ${e.linkPort} while it waits${grace}.` };
+    return {
+      note: `The sandbox serves this page only while a carrental sandbox runs on port ${e.linkPort}: keep \`carrental sandbox serve\` running in another terminal${mode === 'can-wait' ? ' (or use --wait)' : ''} before opening it.`,
+    };
+  }
+  const serve =
+    e.stablePort === 0
+      ? 'set CARRENTAL_SANDBOX_PORT to a free port, run `carrental sandbox serve` in another terminal and ask for the link again'
+      : `free port ${e.stablePort} (or set CARRENTAL_SANDBOX_PORT to a free port), run \`carrental sandbox serve\` in another terminal and ask for the link again`;
+  const served =
+    mode === 'wait'
+      ? `this command serves it while it waits${grace}`
+      : `this command serves it only until it exits, which is now: ${mode === 'can-wait' ? 'use --wait to keep it served, or ' : ''}${serve}`;
+  return e.stableTakenBy
+    ? { warning: `port ${e.stablePort} is taken by ${e.stableTakenBy}, so this link points at port ${e.linkPort}: ${served}.` }
+    : { note: `This link points at port ${e.linkPort}: ${served}.` };
 }
 
 export interface Services {
@@ -52,7 +115,9 @@ export interface Services {
 const cache = new WeakMap<Context, Promise<Services>>();
 
 export function output(ctx: Context): Output {
-  return new Output(ctx);
+  const out = new Output(ctx);
+  out.setSecrets([ctx.env.CARRENTAL_API_KEY]);
+  return out;
 }
 
 export function openConfig(ctx: Context): ConfigStore {
@@ -68,6 +133,15 @@ export function openConfig(ctx: Context): ConfigStore {
  */
 export function sandboxStatePath(env: NodeJS.ProcessEnv): string {
   return env.CARRENTAL_SANDBOX_STATE || join(dataDir(env), 'sandbox-state.json');
+}
+
+/** `--profile nosuch`: says so, and names the profiles there are. */
+export function noSuchProfile(name: string, config: ConfigStore): CliError {
+  const names = Object.keys(config.profiles()).sort();
+  return usageError(
+    `profile "${name}" does not exist${names.length ? ` (profiles: ${names.join(', ')})` : ''}`,
+    `create it with \`carrental config set base_url <url> --profile ${name}\` or \`carrental auth login --profile ${name}\``,
+  );
 }
 
 /** Resolves base URL and key: flags, then environment, then the profile; the sandbox when asked. */
@@ -86,19 +160,29 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
         }
         throw err;
       });
-    // Links must outlive this command: they point at the stable port, which this process
+    // Links should outlive this command: they point at the stable port, which this process
     // serves while it runs and `carrental sandbox serve` serves for as long as it is left on.
+    // When something else holds that port, links point there only if it is a carrental
+    // sandbox on this state file; otherwise at this command's own port (and it says so).
     let running: Awaited<ReturnType<typeof start>>;
-    let ownsStablePort = false;
+    let links: EmbeddedLinks['links'] = 'own';
+    let stableTakenBy: string | undefined;
     if (stablePort === 0) {
       running = await start(0);
     } else {
       try {
         running = await start(stablePort);
-        ownsStablePort = true;
+        links = 'own-stable';
       } catch (err) {
         if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
-        running = await start(0, `http://127.0.0.1:${stablePort}`);
+        const holder = await stablePortHolder(stablePort, sandboxStatePath(env));
+        if (holder === null) {
+          running = await start(0, `http://127.0.0.1:${stablePort}`);
+          links = 'shared';
+        } else {
+          running = await start(0);
+          stableTakenBy = holder;
+        }
       }
     }
     ctx.onCleanup(() => running.close());
@@ -113,10 +197,12 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
       sandbox: true,
-      embedded: { stablePort, ownsStablePort },
+      embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };
   }
   if (!configured) {
+    // a mistyped --profile is the likelier cause than a profile left unconfigured
+    if (globals.profile !== 'default' && !Object.hasOwn(config.profiles(), globals.profile)) throw noSuchProfile(globals.profile, config);
     throw usageError(
       `no API base URL for profile "${globals.profile}"`,
       'set one with `carrental config set base_url https://<host>/v1` (or --base-url, CARRENTAL_BASE_URL), or try the embedded sandbox: `carrental --sandbox cars`',
@@ -160,6 +246,7 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
           : `connection failed${failure.code ? ` (${failure.code})` : ''}`;
     out.progress(`${why}: retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
   };
+  const spinner = ctx.io.stderr.isTTY && !ctx.globals.debug ? new Spinner(out) : undefined;
   const client = new ApiClient({
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
@@ -170,6 +257,8 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
     onRetry,
     maxResponseBytes: maxResponseBytes(ctx.env),
+    // a spinner for a slow request, on a terminal; not between --debug's trace lines
+    onRequest: spinner && ((label) => spinner.start(label)),
   });
   ctx.onCleanup(() => client.close());
   return client;
@@ -183,6 +272,7 @@ export function services(ctx: Context): Promise<Services> {
       const out = output(ctx);
       const config = openConfig(ctx);
       const target = await resolveTarget(ctx, config);
+      out.setSecrets([target.apiKey]);
       const client = makeClient(ctx, target, out);
       return { config, target, client, api: new Api(client, `carrental/${ctx.version}`), out };
     })();

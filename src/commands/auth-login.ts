@@ -91,7 +91,7 @@ export async function run(input: LoginInput, ctx: Context): Promise<number> {
     if (err instanceof CliError && err.api?.error_code === 'api_key_operation_not_enabled') {
       out.warn('this deployment does not let keys read /my/profile yet, so whose key this is could not be checked');
     } else if (err instanceof CliError && err.kind === 'auth') {
-      throw new CliError('auth', `the key was refused: ${err.message}; nothing was saved`, { hint: err.hint, api: err.api });
+      throw new CliError('auth', `the key was refused, nothing was saved: ${err.message}`, { hint: err.hint, api: err.api });
     } else throw err;
   }
 

@@ -14,7 +14,7 @@ import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
-import { parseUuid } from './parse.js';
+import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
@@ -50,12 +50,14 @@ function printOutcome(out: Output, res: ApiResponse<Trip>, uuid: string): void {
 }
 
 export async function cancel(input: CancelInput, ctx: Context, prompter: Prompter): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const key = parseWriteKey(input.idempotencyKey);
   requireConfirmable(ctx, 'cancel');
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
+  // a prefix becomes the one reservation of the customer it names, before anything else
+  const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const command: WriteCommand = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
   const writer = new JournaledWrite(ctx, out, target);
   const resuming = await writer.pending(command);

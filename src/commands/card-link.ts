@@ -15,6 +15,6 @@ export async function run(input: { open?: boolean }, ctx: Context): Promise<numb
     const result = await openUrl(res.data.url, ctx);
     opened = result.opened ? true : result.reason;
   }
-  printAction(out, res.data, { opened, note: sandboxLinkNote(target), nextStep: `run \`${cliPrefix(ctx)} cards\` to see the saved card`, payload: payloadOf(res) });
+  printAction(out, res.data, { opened, ...sandboxLinkNote(target), nextStep: `run \`${cliPrefix(ctx)} cards\` to see the saved card`, payload: payloadOf(res) });
   return 0;
 }

@@ -20,6 +20,7 @@ export async function run(_input: unknown, ctx: Context): Promise<number> {
   out.table(
     ['BRAND', 'NUMBER', 'EXPIRES', 'ID'],
     res.data.map((card) => [card.card_brand, `•••• ${card.last4}`, `${formatExpiry(card)}${cardExpired(card, now) ? ' (expired)' : ''}`, card.id]),
+    { ids: [3] },
   );
   for (const card of res.data) {
     if (cardExpired(card, now)) out.warn(`the card ending ${card.last4} expired (${formatExpiry(card)}); replace it with \`${cliPrefix(ctx)} card-link\``);

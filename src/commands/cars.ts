@@ -1,16 +1,26 @@
-// `carrental cars`: search the catalog; `--all` walks every page.
+// `carrental cars`: search the catalog; `--all` walks every page and streams it.
+import type { Failure, Schema } from '../api/client.js';
 import type { CarsQuery } from '../api/endpoints.js';
+import { payloadOf } from '../api/payload.js';
+import * as S from '../api/schemas.js';
 import type { Car, CarsPage } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
-import { parseDateRange } from '../render/dates.js';
+import { usageError } from '../errors.js';
+import { zoneOf } from '../render/dates.js';
+import { arrayElements, memberSpan, rootSpan } from '../render/json-scan.js';
+import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
+import type { Output } from '../render/output.js';
 import { parseIntOption } from './parse.js';
+import { walkPages } from './page-walk.js';
+import { clockNow, hasRelative, resolvedLine, resolveTripDates } from './trip-dates.js';
 
 export interface CarsInput {
   city?: string;
   from?: string;
   to?: string;
+  days?: string;
   bodyType?: string;
   makeId?: string;
   modelId?: string;
@@ -18,26 +28,31 @@ export interface CarsInput {
   limit?: string;
   offset?: string;
   all?: boolean;
+  available?: boolean;
 }
 
-/** Pages fetched at once by --all after the first: enough to hide latency, few enough to stay polite. */
+/** Pages asked for ahead by --all at most: enough to hide latency, few enough to stay polite. */
 export const ALL_PAGES_CONCURRENCY = 4;
 const ALL_PAGE_SIZE = 200;
 
-/** CARRENTAL_PAGE_CONCURRENCY (undocumented, 1..4) lets the benchmark time the sequential walk. */
+/** The fields the spec documents for a car, offered by `--json <fields>` even when absent. */
+export const CAR_FIELDS: readonly string[] = Object.keys(S.Car.shape);
+
+/** CARRENTAL_PAGE_CONCURRENCY (1..4; 1 is the plain sequential walk of the spec). */
 export function pageConcurrency(env: NodeJS.ProcessEnv): number {
   const n = Number(env.CARRENTAL_PAGE_CONCURRENCY);
   return Number.isInteger(n) && n >= 1 ? Math.min(n, ALL_PAGES_CONCURRENCY) : ALL_PAGES_CONCURRENCY;
 }
 
-export function buildCarsQuery(input: CarsInput, defaultCity?: string): CarsQuery {
-  const range = parseDateRange(input.from, input.to, { required: false });
+export function buildCarsQuery(input: CarsInput, defaultCity?: string, dates: { now?: Date; zone?: string } = {}): CarsQuery {
+  const range = resolveTripDates(input, { now: dates.now ?? new Date(), zone: dates.zone, required: false });
   const limit = parseIntOption(input.limit, '--limit', { min: 1, max: 200 });
   const offset = parseIntOption(input.offset, '--offset', { min: 0 });
   return {
     city: input.city ?? defaultCity,
     date_from: range?.from,
     date_to: range?.to,
+    // with --all, --limit is the size of each page (documented): --all always fetches every car
     limit: limit ?? (input.all ? ALL_PAGE_SIZE : undefined),
     offset,
     body_type: input.bodyType,
@@ -47,43 +62,65 @@ export function buildCarsQuery(input: CarsInput, defaultCity?: string): CarsQuer
   };
 }
 
+const TABLE_HEADERS = ['ALIAS', 'NAME', 'CITY', 'TYPE', 'SEATS', 'DAY RATE'];
+
 export async function run(input: CarsInput, ctx: Context): Promise<number> {
   // validate before anything else: a bad flag never sends a request
   const preliminary = buildCarsQuery(input);
-  const { api, out, target } = await services(ctx);
-  const query = input.city ? preliminary : { ...preliminary, city: target.profileData.city };
-
-  let page: CarsPage;
-  if (input.all) {
-    page = await fetchAll(
-      query,
-      (q) => api.listCars(q).then((r) => r.data),
-      (done, total) => out.progress(`fetched ${done} of ${total} cars`),
-      pageConcurrency(ctx.env),
-    );
-    out.clearProgress();
-  } else {
-    page = (await api.listCars(query)).data;
+  if (input.available && preliminary.date_from === undefined) {
+    throw usageError('--available needs --from and --to: the catalog says whether a car is available only for dates');
   }
-
-  if (ctx.globals.json) {
-    out.printJson(page);
-    return 0;
+  const { api, client, out, target } = await services(ctx);
+  let query = input.city ? preliminary : { ...preliminary, city: target.profileData.city };
+  if (hasRelative(input)) {
+    // `tomorrow 10:00` is read in the city's zone (--city, else the profile's city)
+    const zone = zoneOf(query.city);
+    if (!zone) throw usageError("relative dates are read in the city's zone: give --city", 'or set a default city: `carrental config set city la`');
+    const resolved = buildCarsQuery(input, query.city, { now: clockNow(ctx, target.sandbox), zone });
+    query = { ...query, date_from: resolved.date_from, date_to: resolved.date_to };
+    out.info(resolvedLine({ from: query.date_from!, to: query.date_to! }, zone));
   }
   const dated = query.date_from !== undefined;
-  const headers = ['ALIAS', 'NAME', 'CITY', 'TYPE', 'SEATS', 'DAY RATE'];
-  if (dated) headers.push('AVAILABLE', 'TRIP TOTAL');
-  headers.push('HOT DEAL');
-  const rows = page.cars.map((car) => carRow(car, dated));
-  if (rows.length === 0) out.info('no cars match');
-  else out.table(headers, rows, dated ? [4, 5, 7] : [4, 5]);
+  const keep = input.available ? isAvailable : undefined;
+
+  if (input.all) return runAll(ctx, out, query, (offset, limit, ctl) => fetchCarsPage(client, query, offset, limit, ctl, out), keep);
+
+  const res = await api.listCars(query);
+  const fetched = res.data.cars.length;
+  // --available filters what arrived, so its JSON is the filtered page, not the server's bytes
+  const page = input.available ? onlyAvailable(res.data) : res.data;
+  if (ctx.globals.json) {
+    out.printJson(input.available ? page : payloadOf(res), { lists: ['cars'], known: CAR_FIELDS });
+    return 0;
+  }
+  if (page.cars.length === 0) out.info('no cars match');
+  else printTable(out, page.cars, dated);
 
   const offset = query.offset ?? 0;
-  if (!input.all && out.tty && page.cars.length > 0) {
-    const last = offset + page.cars.length;
+  if (input.available && out.tty) out.info(`${page.cars.length} of the ${fetched} cars fetched are available`);
+  if (out.tty && fetched > 0) {
+    const last = offset + fetched;
     out.info(`showing ${offset + 1}-${last} of ${page.total}${page.has_more ? `; next page: --offset ${last} (or --all for every page)` : ''}`);
   }
   return 0;
+}
+
+function printTable(out: Output, cars: Car[], dated: boolean): void {
+  const headers = [...TABLE_HEADERS];
+  if (dated) headers.push('AVAILABLE', 'TRIP TOTAL');
+  headers.push('HOT DEAL');
+  out.table(headers, cars.map((car) => carRow(car, dated)), { alignRight: dated ? [4, 5, 7] : [4, 5], ids: [0], text: [1] });
+}
+
+const isAvailable = (car: Car) => car.is_available === true;
+
+/**
+ * --available: only the cars the catalog marks `is_available: true` (a car it says nothing
+ * about is left out). The API has no such filter, so this filters what was fetched: `total`
+ * and `has_more` stay the API's, counting every car of the search.
+ */
+export function onlyAvailable(page: CarsPage): CarsPage {
+  return { ...page, cars: page.cars.filter(isAvailable) };
 }
 
 function carRow(car: Car, dated: boolean): unknown[] {
@@ -97,51 +134,206 @@ function carRow(car: Car, dated: boolean): unknown[] {
   return row;
 }
 
+/** One page of the walk, as received: the parsed cars beside the server's bytes of each. */
+export interface StreamPage {
+  cars: Car[];
+  /** The JSON text of each car, as the server sent it. */
+  texts: string[];
+  total: number;
+  has_more: boolean;
+}
+
+// ---- cheap validation -------------------------------------------------------------------
+// Checking 50,000 cars with the zod schema was half the CPU of `cars --all`. Each car
+// gets a plain check of what the spec requires of it and of every field this command
+// reads; a car that fails goes through the zod schema, whose error names the field
+// (`data.cars.17.name: expected string`). The schema stays the authority: a car the plain
+// check doubts but the schema accepts is accepted.
+const isInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
+const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || ok(v);
+const isString = (v: unknown) => typeof v === 'string';
+
+export function plainCarCheck(car: unknown): boolean {
+  if (typeof car !== 'object' || car === null || Array.isArray(car)) return false;
+  const c = car as Record<string, unknown>;
+  return (
+    isString(c.car_alias) &&
+    isString(c.name) &&
+    typeof c.prices === 'object' &&
+    c.prices !== null &&
+    !Array.isArray(c.prices) &&
+    optional(c.city, isString) &&
+    optional(c.body_type, (v) => v === null || isString(v)) &&
+    optional(c.seats, isInt) &&
+    optional(c.blended_day_rate_cents, isInt) &&
+    optional(c.discounted_day_rate_cents, isInt) &&
+    optional(c.display_trip_total_cents, isInt) &&
+    optional(c.is_available, (v) => typeof v === 'boolean') &&
+    optional(c.is_hot_deal, (v) => typeof v === 'boolean')
+  );
+}
+
+type Issue = { path: PropertyKey[]; message: string };
+const fail = (path: PropertyKey[], message: string) => ({ success: false as const, error: { issues: [{ path, message }] as ReadonlyArray<Issue> } });
+
+/** The CarsPage check of the walk: the page's own members, then each car as above. */
+export const STREAM_PAGE_SCHEMA: Schema<{ cars: unknown[]; total: number; has_more: boolean }> = {
+  safeParse(data: unknown) {
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return fail([], 'expected an object');
+    const page = data as Record<string, unknown>;
+    if (!Array.isArray(page.cars)) return fail(['cars'], 'expected an array');
+    if (!isInt(page.total)) return fail(['total'], 'expected an integer');
+    if (typeof page.has_more !== 'boolean') return fail(['has_more'], 'expected a boolean');
+    for (let i = 0; i < page.cars.length; i++) {
+      if (plainCarCheck(page.cars[i])) continue;
+      const strict = S.Car.safeParse(page.cars[i]);
+      if (!strict.success) {
+        const issue = strict.error.issues[0];
+        return fail(['cars', i, ...issue.path], issue.message);
+      }
+    }
+    return { success: true as const, data: page as { cars: unknown[]; total: number; has_more: boolean } };
+  },
+};
+
+type PageFetcher = (offset: number, limit: number, ctl: { signal: AbortSignal; onRetryWait(ms: number): void }) => Promise<StreamPage>;
+
+async function fetchCarsPage(
+  client: import('../api/client.js').ApiClient,
+  query: CarsQuery,
+  offset: number,
+  limit: number,
+  ctl: { signal: AbortSignal; onRetryWait(ms: number): void },
+  out: Output,
+): Promise<StreamPage> {
+  const res = await client.request({
+    method: 'GET',
+    path: '/cars',
+    query: { ...query, offset, limit },
+    auth: 'none',
+    schema: STREAM_PAGE_SCHEMA,
+    signal: ctl.signal,
+    onRetry: ({ delayMs, failure, attempt, maxAttempts }) => {
+      if (failure.kind === 'status') ctl.onRetryWait(delayMs);
+      out.progress(`${describe(failure)}: retrying a page in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
+    },
+  });
+  return splitPage(res.text, res.data);
+}
+
+function describe(failure: Failure): string {
+  if (failure.kind === 'status') return `HTTP ${failure.status}${failure.errorCode ? ` ${failure.errorCode}` : ''}`;
+  return failure.timedOut ? 'timed out' : 'connection failed';
+}
+
+/** The page with the server's text of each car beside it (the scanner finds them in the body). */
+export function splitPage(bodyText: string, data: { cars: unknown[]; total: number; has_more: boolean }): StreamPage {
+  const dataSpan = memberSpan(bodyText, rootSpan(bodyText), 'data')!;
+  const carsSpan = memberSpan(bodyText, dataSpan, 'cars')!;
+  const texts: string[] = [];
+  for (const span of arrayElements(bodyText, carsSpan.start)) texts.push(bodyText.slice(span.start, span.end));
+  return { cars: data.cars as Car[], texts, total: data.total, has_more: data.has_more };
+}
+
 /**
- * The first page tells the total; the remaining offsets are then fetched with a small
- * bounded concurrency and stitched back in order.
+ * `cars --all`: pages arrive in order and each is printed at once, so the first car shows
+ * in a fraction of a second and memory does not grow with the fleet. A terminal's table
+ * needs every row to size its columns, and --jq the whole document: those two collect.
+ */
+export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchPage: PageFetcher, keep?: (car: Car) => boolean): Promise<number> {
+  const start = query.offset ?? 0;
+  const { json, jsonFields, jq } = ctx.globals;
+  const dated = query.date_from !== undefined;
+  const seen = new Set<string>();
+  let duplicates = 0;
+  let received = 0;
+  let total = 0;
+  let pages = 0;
+  let written = 0;
+  const collected: Car[] = [];
+  const streamJson = json && jq === undefined;
+  const streamRows = !json && !out.tty;
+
+  for await (const { page } of walkPages<StreamPage>({
+    start,
+    size: query.limit ?? ALL_PAGE_SIZE,
+    concurrency: pageConcurrency(ctx.env),
+    fetch: fetchPage,
+    facts: (p) => ({ count: p.cars.length, total: p.total, hasMore: p.has_more }),
+  })) {
+    total = page.total;
+    const fresh: number[] = [];
+    page.cars.forEach((car, i) => {
+      received++;
+      // the catalog can shift while it is paged: never list a car twice
+      if (seen.has(car.car_alias)) duplicates++;
+      else {
+        seen.add(car.car_alias);
+        if (!keep || keep(car)) fresh.push(i);
+      }
+    });
+    if (streamJson) {
+      // the field list is checked once, on the first page, before anything is written
+      if (jsonFields && pages === 0) selectFields({ cars: page.cars }, jsonFields, { lists: ['cars'], known: CAR_FIELDS });
+      const texts = fresh.map((i) => (jsonFields ? JSON.stringify(pick(page.cars[i], jsonFields)) : page.texts[i]));
+      if (pages === 0) out.jsonSyntax('{"cars":[');
+      if (texts.length) out.jsonItems(texts, written > 0);
+      written += texts.length;
+    } else if (streamRows) {
+      if (fresh.length) printTable(out, fresh.map((i) => page.cars[i]), dated);
+    } else {
+      for (const i of fresh) collected.push(page.cars[i]);
+    }
+    pages++;
+    out.progress(`fetched ${seen.size} of ${page.total} cars`);
+    // a slow reader holds the walk back (backpressure), instead of the fleet piling up in memory
+    await out.drain();
+  }
+  out.clearProgress();
+
+  if (streamJson) out.jsonSyntax(`],"total":${total},"has_more":false}\n`);
+  else if (json) out.printJson({ cars: collected, total, has_more: false }, { lists: ['cars'], known: CAR_FIELDS });
+  else if (collected.length) printTable(out, collected, dated);
+  if (!json && seen.size === 0) out.info('no cars match');
+
+  const expected = Math.max(0, total - start);
+  if (received !== expected || duplicates > 0) {
+    out.warn(
+      `the server's total is ${total} cars${start ? ` (${expected} from offset ${start})` : ''}, but ${received} arrived` +
+        (duplicates ? `, ${duplicates} of them twice (printed once)` : '') +
+        `: the catalog changed while it was paged, or the server counts differently; ${seen.size} cars printed`,
+    );
+  }
+  return 0;
+}
+
+/**
+ * Every page as one CarsPage (the reserve prompts, completions): the same walk as
+ * `--all`, following has_more, collected.
  */
 export async function fetchAll(
   query: CarsQuery,
-  fetchPage: (q: CarsQuery) => Promise<CarsPage>,
+  fetchPage: (q: CarsQuery, signal?: AbortSignal) => Promise<CarsPage>,
   onProgress: (done: number, total: number) => void = () => {},
   concurrency = ALL_PAGES_CONCURRENCY,
 ): Promise<CarsPage> {
-  const start = query.offset ?? 0;
-  const size = query.limit ?? ALL_PAGE_SIZE;
-  const first = await fetchPage({ ...query, offset: start, limit: size });
-  const pages: CarsPage[] = [first];
-  let done = first.cars.length;
-  onProgress(done, first.total);
-  if (first.has_more) {
-    const offsets: number[] = [];
-    for (let o = start + size; o < first.total; o += size) offsets.push(o);
-    const results: CarsPage[] = new Array(offsets.length);
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      // after one page fails the command fails: the other workers stop asking
-      while (next < offsets.length && !failed) {
-        const i = next++;
-        try {
-          results[i] = await fetchPage({ ...query, offset: offsets[i], limit: size });
-        } catch (err) {
-          failed = true;
-          throw err;
-        }
-        done += results[i].cars.length;
-        onProgress(done, first.total);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, offsets.length) }, worker));
-    pages.push(...results);
-  }
   const seen = new Set<string>();
   const cars: Car[] = [];
-  // the catalog can shift while we page; never list a car twice
-  for (const p of pages) for (const car of p.cars) if (!seen.has(car.car_alias)) {
-    seen.add(car.car_alias);
-    cars.push(car);
+  let total = 0;
+  for await (const { page } of walkPages<CarsPage>({
+    start: query.offset ?? 0,
+    size: query.limit ?? ALL_PAGE_SIZE,
+    concurrency,
+    fetch: (offset, limit, { signal }) => fetchPage({ ...query, offset, limit }, signal),
+    facts: (p) => ({ count: p.cars.length, total: p.total, hasMore: p.has_more }),
+  })) {
+    total = page.total;
+    for (const car of page.cars) {
+      if (seen.has(car.car_alias)) continue;
+      seen.add(car.car_alias);
+      cars.push(car);
+    }
+    onProgress(cars.length, total);
   }
-  return { cars, total: first.total, has_more: false };
+  return { cars, total, has_more: false };
 }

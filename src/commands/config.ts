@@ -2,7 +2,7 @@
 // not a setting: it is stored by `auth login` only, and `list` shows it masked.
 import { maskKey } from '../api/redact.js';
 import type { Context } from '../cli/context.js';
-import { openConfig, output } from '../cli/services.js';
+import { noSuchProfile, openConfig, output } from '../cli/services.js';
 import { checkSettingKey, checkSettingValue, SETTING_KEYS, type ProfileData } from '../store/config.js';
 
 export interface ConfigInput {
@@ -14,15 +14,13 @@ export async function get(input: ConfigInput, ctx: Context): Promise<number> {
   const key = checkSettingKey(input.key ?? '');
   const out = output(ctx);
   const profile = ctx.globals.profile;
-  const value = openConfig(ctx).profile(profile)[key];
+  const config = openConfig(ctx);
+  if (profile !== 'default' && !Object.hasOwn(config.profiles(), profile)) throw noSuchProfile(profile, config);
+  const value = config.profile(profile)[key];
   if (ctx.globals.json) out.printJson({ profile, key, value: value ?? null });
   else if (value !== undefined) out.line(value);
-  // like `git config`: an unset value is exit 1 with nothing on stdout, so `|| default` works
-  if (value === undefined) {
-    if (!ctx.globals.json) out.info(`${key} is not set for profile "${profile}"`);
-    return 1;
-  }
-  return 0;
+  // like `git config`: an unset value prints nothing and is exit 1, so `|| default` works
+  return value === undefined ? 1 : 0;
 }
 
 export async function set(input: ConfigInput, ctx: Context): Promise<number> {
@@ -44,6 +42,7 @@ export async function unset(input: ConfigInput, ctx: Context): Promise<number> {
   const out = output(ctx);
   const config = openConfig(ctx);
   const profile = ctx.globals.profile;
+  if (profile !== 'default' && !Object.hasOwn(config.profiles(), profile)) throw noSuchProfile(profile, config);
   const had = config.profile(profile)[key] !== undefined;
   if (had) {
     await config.update(profile, (p) => {
@@ -69,7 +68,7 @@ export async function list(_input: ConfigInput, ctx: Context): Promise<number> {
   for (const [name, p] of Object.entries(profiles).sort(([a], [b]) => a.localeCompare(b))) {
     for (const key of [...SETTING_KEYS, 'api_key'] as const) if (p[key] !== undefined) rows.push([name, key, p[key]!]);
   }
-  if (rows.length) out.table(['PROFILE', 'SETTING', 'VALUE'], rows);
+  if (rows.length) out.table(['PROFILE', 'SETTING', 'VALUE'], rows, { ids: [0, 1] });
   else out.info(`no settings yet (${config.path})`);
   if (out.tty) out.info(`active profile: ${ctx.globals.profile}; file: ${config.path}`);
   return 0;

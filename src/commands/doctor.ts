@@ -444,7 +444,7 @@ function print(out: Output, report: DoctorReport): void {
     out.printJson(report);
   } else {
     out.heading('Checks');
-    out.table(['CHECK', 'RESULT', 'DETAIL'], report.checks.map((k) => [k.name, k.status, k.detail]));
+    out.table(['CHECK', 'RESULT', 'DETAIL'], report.checks.map((k) => [k.name, k.status, k.detail]), { text: [2] });
     if (report.operations.length) {
       out.line();
       out.heading('Operations');
@@ -457,13 +457,16 @@ function print(out: Output, report: DoctorReport): void {
           OP_WORDS[r.status],
           r.detail,
         ]),
+        // the operation id is what --require takes: never cut
+        { ids: [0], text: [2, 4] },
       );
       out.info('* required: marked available in the spec, or named with --require');
     }
   }
-  if (report.problems.length === 0) out.info('doctor: everything required works');
+  // the verdict in colour on a terminal: green when all is well, red when not
+  if (report.problems.length === 0) out.info(out.color.green('doctor: everything required works'));
   else {
-    out.info(`doctor: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`);
+    out.info(out.color.red(`doctor: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`));
     for (const p of report.problems) out.info(`  - ${clean(p)}`);
   }
 }

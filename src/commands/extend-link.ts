@@ -1,6 +1,6 @@
-// `carrental extend-link <uuid> [--to D]`: with a target, preview what the extension
-// costs, then get the link where the customer confirms it. The API never changes dates:
-// the customer does, on the page.
+// `carrental extend-link <uuid> [--to D] [--dry-run]`: with a target, preview what the
+// extension costs, then get the link where the customer confirms it (--dry-run: only the
+// preview, no link). The API never changes dates: the customer does, on the page.
 //
 // The link body names the target `checkout`, as the spec's machine-readable description
 // does (its prose says `date_checkout`). Generated clients and the server's request
@@ -12,20 +12,23 @@ import type { ExtensionPrice, ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
-import { CliError } from '../errors.js';
-import { formatLocal, parseLocalDateTime } from '../render/dates.js';
+import { CliError, usageError } from '../errors.js';
+import { formatLocal, isRelativeDate, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
-import { parseUuid } from './parse.js';
+import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
+import { checkPartialDates, clockNow, zoneOrRefuse } from './trip-dates.js';
 
 export interface ExtendLinkInput {
   uuid?: string;
   to?: string;
   open?: boolean;
+  /** Preview the price of --to only: no link is asked for. */
+  dryRun?: boolean;
 }
 
 /** reservation_not_active and invalid_checkout, said with the reservation's own dates when known. */
@@ -40,47 +43,64 @@ function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip 
     });
   }
   if (code === 'invalid_checkout') {
-    const current = trip?.date_checkout ? ` later than the current check-out ${formatLocal(trip.date_checkout, trip.car?.city)}` : ' later than the current check-out';
+    // the reason (opening hours, the past, not later, too long) is the server's description,
+    // which the error line shows; the hint only says where to look
+    const current = trip?.date_checkout ? ` ${formatLocal(trip.date_checkout, trip.car?.city)}` : '';
     return new CliError(err.kind, `${to ? `${to.replace('T', ' ')} is not` : 'that is not'} a valid new check-out for reservation ${uuid}`, {
       api: err.api,
-      hint: `give --to as car-local YYYY-MM-DDTHH:MM, in the future and${current}`,
+      hint: `give another --to, later than the current check-out${current} and inside opening hours`,
     });
   }
   return err;
 }
 
+/** The preview, label by label; the spec requires no member of the trip or of the price: what is left out reads "not stated". */
+function previewPairs(trip: Trip, to: string, price: ExtensionPrice): Array<[string, string]> {
+  const city = trip.car?.city;
+  return [
+    ['car', trip.car ? `${clean(trip.car.name)} (${clean(trip.car.car_alias)})` : NOT_STATED],
+    ['current check-out', stated(trip.date_checkout, (d) => formatLocal(d, city))],
+    ['new check-out', formatLocal(to, city)],
+    ['additional days', stated(price.additional_days)],
+    ['extension total', stated(price.total_amount, formatCents)],
+  ];
+}
+
 export async function run(input: ExtendLinkInput, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
-  const to = input.to !== undefined ? parseLocalDateTime(input.to, '--to') : undefined;
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
+  // absolute, or relative (`+2d 10:00`) and read in the car's zone once the trip is read
+  let to = input.to !== undefined ? checkPartialDates({ to: input.to }).to : undefined;
+  if (input.dryRun && !to) throw usageError('--dry-run previews the price of an extension to a date: give --to (YYYY-MM-DD HH:MM, or relative as "+5d 10:00")');
+  if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
+  // a prefix becomes the one reservation of the customer it names, before anything else
+  const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const cli = cliPrefix(ctx);
 
   let trip: Trip | undefined;
   if (to) {
     // for the zone labels and the current check-out; a 404 stops here
     trip = (await readReservation(api, uuid, out)).data;
-    let price: ExtensionPrice;
+    if (isRelativeDate(to)) to = resolveDateInput(to, '--to', { now: clockNow(ctx, target.sandbox), zone: zoneOrRefuse(trip.car?.city) });
+    let priced: ApiResponse<ExtensionPrice>;
     try {
-      price = (await api.extensionPrice(uuid, to)).data;
+      priced = await api.extensionPrice(uuid, to);
     } catch (err) {
       throw explain(err, uuid, to, trip, cli);
     }
-    // the spec requires no member of the trip or of the preview: what is left out reads "not stated"
-    const city = trip.car?.city;
-    ctx.io.stderr.write(
-      renderPairs(
-        [
-          ['car', trip.car ? `${clean(trip.car.name)} (${clean(trip.car.car_alias)})` : NOT_STATED],
-          ['current check-out', stated(trip.date_checkout, (d) => formatLocal(d, city))],
-          ['new check-out', formatLocal(to, city)],
-          ['additional days', stated(price.additional_days)],
-          ['extension total', stated(price.total_amount, formatCents)],
-        ],
-        { tty: !!ctx.io.stderr.isTTY },
-      ),
-    );
+    const preview = previewPairs(trip, to, priced.data);
+    if (input.dryRun) {
+      // the preview is this command's answer: stdout, and --json carries the price as received
+      if (out.json) out.printJson(payloadOf(priced));
+      else out.pairs(preview);
+      out.info(
+        `a preview only: no link was created, nothing changes and nothing is charged; \`${cli} extend-link ${uuid} --to ${to}\` gets the link where the customer confirms it (the page shows the price of that moment)`,
+      );
+      return 0;
+    }
+    ctx.io.stderr.write(renderPairs(preview, { tty: !!ctx.io.stderr.isTTY }));
     out.info('a preview: nothing changes and nothing is charged until the customer confirms on the page, which shows the current price');
   }
 
@@ -97,7 +117,7 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   }
   printAction(out, res.data, {
     opened,
-    note: sandboxLinkNote(target),
+    ...sandboxLinkNote(target),
     payload: payloadOf(res),
     nextStep: `run \`${cli} trips ${uuid}\` to see the check-out (dates change only once the customer confirms, even at no cost)`,
   });

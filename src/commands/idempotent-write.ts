@@ -245,9 +245,12 @@ export class JournaledWrite {
         throw err;
       }
       if (err instanceof CliError && err.kind === 'interrupted') {
-        this.out.info(`interrupted: the outcome of this ${noun} is unknown; ${rerun}`);
-        throw err;
+        // one line, printed once by the caller: what is known and what to do
+        throw new CliError('interrupted', `interrupted: the outcome of this ${noun} is unknown; ${rerun}`, { cause: err });
       }
+      // The client refuses some requests before sending anything (a key over plain http to
+      // a remote host): that is a usage error, exit 2, not an unknown outcome.
+      if (err instanceof CliError && err.kind === 'usage') throw err;
       const cause = err instanceof Error ? err.message : String(err);
       const api = err instanceof CliError ? err.api : undefined;
       throw new CliError('unavailable', `the outcome of this ${noun} is unknown: ${cause}`, { hint: rerun, api, cause: err });

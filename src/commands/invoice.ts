@@ -3,11 +3,13 @@ import { payloadOf } from '../api/payload.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { invoiceNotes, renderInvoice } from '../render/invoice.js';
-import { parseUuid } from './parse.js';
+import { cliPrefix } from './confirm.js';
+import { parseUuidRef, resolveInvoice } from './resolve-id.js';
 
 export async function run(input: { uuid?: string }, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the invoice uuid');
+  const ref = parseUuidRef(input.uuid, 'the invoice uuid');
   const { api, out } = await services(ctx);
+  const uuid = await resolveInvoice(api, ref, cliPrefix(ctx));
   const res = await api.invoice(uuid);
   if (out.json) {
     out.printJson(payloadOf(res));

@@ -4,11 +4,13 @@ import { payloadOf } from '../api/payload.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { invoiceNotes, renderInvoiceTable } from '../render/invoice.js';
-import { parseUuid } from './parse.js';
+import { cliPrefix } from './confirm.js';
+import { parseUuidRef, resolveReservation } from './resolve-id.js';
 
 export async function run(input: { uuid?: string }, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const { api, out } = await services(ctx);
+  const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const res = await api.reservationInvoices(uuid);
   if (out.json) {
     out.printJson(payloadOf(res, false));

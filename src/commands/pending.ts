@@ -93,6 +93,7 @@ export async function list(input: { all?: boolean }, ctx: Context): Promise<numb
   out.table(
     ['#', 'OPERATION', 'TARGET', 'PROFILE', 'IDEMPOTENCY KEY', 'AGE', 'STATE'],
     entries.map((e, i) => [i + 1, VERB[e.operation], e.target, e.profile, e.key, age(e), state(e)]),
+    { alignRight: [0], ids: [2, 4] },
   );
   out.line('To finish one, rerun the same command (it reuses the key, so it cannot book or cancel twice):');
   entries.forEach((e, i) => out.line(`  ${i + 1}. ${rerunCommand(e)}`));

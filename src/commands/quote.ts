@@ -6,15 +6,17 @@ import type { Car, Quote, QuoteRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
-import { formatLocal, parseDateRange } from '../render/dates.js';
+import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { parseAlias } from './parse.js';
+import { clockNow, hasRelative, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
 
 export interface QuoteInput {
   alias?: string;
   from?: string;
   to?: string;
+  days?: string;
   protection?: string;
   mileage?: string;
   deliveryAddress?: string;
@@ -23,10 +25,13 @@ export interface QuoteInput {
   anonymous?: boolean;
 }
 
-/** The QuoteRequest of the flags; shared with `reserve`, which books the same selection. */
-export function buildQuoteRequest(input: QuoteInput): QuoteRequest {
+/**
+ * The QuoteRequest of the flags. Relative dates (`tomorrow 10:00`) resolve in `dates.zone`;
+ * without one they are only checked, and the caller resolves them once the car's city is known.
+ */
+export function buildQuoteRequest(input: QuoteInput, dates: { now?: Date; zone?: string } = {}): QuoteRequest {
   const car_alias = parseAlias(input.alias);
-  const range = parseDateRange(input.from, input.to, { required: true })!;
+  const range = resolveTripDates(input, { now: dates.now ?? new Date(), zone: dates.zone, required: true })!;
   const body: QuoteRequest = { car_alias, date_checkin: range.from, date_checkout: range.to };
   const options: NonNullable<QuoteRequest['options']> = {};
   if (input.protection !== undefined) options.protection_plan = input.protection as 'minimum' | 'standard';
@@ -52,12 +57,21 @@ export function buildQuoteRequest(input: QuoteInput): QuoteRequest {
 }
 
 export async function run(input: QuoteInput, ctx: Context): Promise<number> {
-  const body = buildQuoteRequest(input);
+  let body = buildQuoteRequest(input);
   const { api, out, target } = await services(ctx);
   const withKey = !input.anonymous && !!target.apiKey;
-  // the car's city labels the dates with their zone; fetched alongside, so it costs no
-  // time, and best effort: the quote is what matters
-  const car = ctx.globals.json ? undefined : api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
+  let car: Promise<Car | undefined> | undefined;
+  if (hasRelative(input)) {
+    // `tomorrow 10:00` is read in the car's zone: the car is needed first (a 404 stops here)
+    const found = (await api.getCar(body.car_alias)).data;
+    car = Promise.resolve(found);
+    body = buildQuoteRequest(input, { now: clockNow(ctx, target.sandbox), zone: zoneOrRefuse(found.city) });
+    out.info(resolvedLine({ from: body.date_checkin, to: body.date_checkout }, zoneOf(found.city)));
+  } else if (!ctx.globals.json) {
+    // the car's city labels the dates with their zone; fetched alongside, so it costs no
+    // time, and best effort: the quote is what matters
+    car = api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
+  }
   const quote = (await api.quote(body, withKey)).data;
   if (ctx.globals.json) {
     out.printJson(quote);

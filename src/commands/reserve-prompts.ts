@@ -7,10 +7,11 @@ import type { Car } from '../api/schemas.js';
 import { CITIES, CITY_TIME_ZONES, type City } from '../api/enums.js';
 import type { Context } from '../cli/context.js';
 import { CliError } from '../errors.js';
-import { parseLocalDateTime } from '../render/dates.js';
+import { addLocalDays, isPastLocal, localNow, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../render/sanitize.js';
 import { fetchAll } from './cars.js';
+import { resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 
 export interface Choice<T> {
   name: string;
@@ -81,8 +82,11 @@ export function inquirerPrompter(ctx: Context): Prompter {
 export interface ReserveDraft {
   alias?: string;
   city?: string;
+  /** Car-local YYYY-MM-DDTHH:MM, or a relative form as typed until the city is known. */
   from?: string;
   to?: string;
+  /** `--days N` while `from` is still relative. */
+  days?: number;
   protection?: 'minimum' | 'standard';
   mileage?: 'limited' | 'unlimited';
   deliveryAddress?: string;
@@ -98,14 +102,70 @@ export interface PromptedReservation extends ReserveDraft {
   car: Car;
 }
 
-const validDate = (flag: string) => (value: string) => {
-  try {
-    parseLocalDateTime(value, flag);
-    return true as const;
-  } catch (err) {
-    return (err as Error).message;
+/** What the prompts need besides the draft. `now` is the API's clock (the sandbox's when moved). */
+export interface PromptDeps {
+  api: Api;
+  prompter: Prompter;
+  defaultCity?: string;
+  info: (line: string) => void;
+  now?: Date;
+}
+
+const shown = (value: string) => value.replace('T', ' ');
+
+/**
+ * Asks for the check-in and check-out, in the car's zone: absolute or relative forms; a
+ * check-in in the past (car-local now) is refused in the prompt. The defaults are
+ * tomorrow 10:00 and three days later, or the previous answers when asked again.
+ */
+export async function askDates(
+  prompter: Prompter,
+  zone: string,
+  now: Date,
+  given: { from?: string; to?: string; defaults?: { from: string; to: string } },
+): Promise<{ from: string; to: string }> {
+  const label = ` (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00; ${zone})`;
+  const read = (value: string, what: string): string => resolveDateInput(value, what, { now, zone });
+  let from = given.from;
+  if (from === undefined) {
+    const fallback = given.defaults?.from ?? read('tomorrow 10:00', 'check-in');
+    from = read(
+      await prompter.input(`Check-in${label}`, {
+        defaultValue: shown(fallback),
+        validate: (value) => {
+          try {
+            const at = read(value, 'check-in');
+            if (isPastLocal(at, zone, now)) return `${shown(at)} is in the past: it is ${shown(localNow(zone, now))} there now`;
+            return true;
+          } catch (err) {
+            return (err as Error).message;
+          }
+        },
+      }),
+      'check-in',
+    );
   }
-};
+  const checkin = from;
+  let to = given.to;
+  if (to === undefined) {
+    const previous = given.defaults?.to;
+    const fallback = previous && previous > checkin ? previous : addLocalDays(checkin, 3);
+    to = read(
+      await prompter.input(`Check-out${label}`, {
+        defaultValue: shown(fallback),
+        validate: (value) => {
+          try {
+            return read(value, 'check-out') > checkin ? true : `check-out must be after check-in (${shown(checkin)})`;
+          } catch (err) {
+            return (err as Error).message;
+          }
+        },
+      }),
+      'check-out',
+    );
+  }
+  return { from: checkin, to };
+}
 
 function carChoice(car: Car): Choice<Car> {
   const total = car.display_trip_total_cents !== undefined ? ` — ${formatCents(car.display_trip_total_cents)} trip total` : '';
@@ -117,8 +177,9 @@ function carChoice(car: Car): Choice<Car> {
  * Asks for the missing values in the order a person decides them: city, dates, a car
  * that is free on those dates, then its options. Options given as flags are not asked.
  */
-export async function promptReservation(draft: ReserveDraft, deps: { api: Api; prompter: Prompter; defaultCity?: string; info: (line: string) => void }): Promise<PromptedReservation> {
+export async function promptReservation(draft: ReserveDraft, deps: PromptDeps): Promise<PromptedReservation> {
   const { api, prompter } = deps;
+  const now = deps.now ?? new Date();
   let car: Car | undefined;
   let city = draft.city;
   if (draft.alias) {
@@ -132,21 +193,10 @@ export async function promptReservation(draft: ReserveDraft, deps: { api: Api; p
       fallback,
     );
   }
-  const zone = city && city in CITY_TIME_ZONES ? ` (${CITY_TIME_ZONES[city as City]})` : '';
-
-  const from = draft.from ?? parseLocalDateTime(await prompter.input(`Check-in, car-local YYYY-MM-DD HH:MM${zone}`, { validate: validDate('check-in') }), 'check-in');
-  const to =
-    draft.to ??
-    parseLocalDateTime(
-      await prompter.input(`Check-out, car-local YYYY-MM-DD HH:MM${zone}`, {
-        validate: (value) => {
-          const ok = validDate('check-out')(value);
-          if (ok !== true) return ok;
-          return parseLocalDateTime(value, 'check-out') > from ? true : 'check-out must be after check-in';
-        },
-      }),
-      'check-out',
-    );
+  // dates are read (and `tomorrow` means tomorrow) in the car's zone
+  const zone = zoneOrRefuse(city);
+  const given = resolvePartialDates(draft, now, zone);
+  const { from, to } = await askDates(prompter, zone, now, { from: given.from, to: given.to });
 
   if (!car) {
     deps.info(`looking for cars free in ${city} from ${from.replace('T', ' ')} to ${to.replace('T', ' ')}…`);
@@ -224,4 +274,65 @@ export async function promptReservation(draft: ReserveDraft, deps: { api: Api; p
   }
 
   return { ...draft, alias: car.car_alias, city: car.city ?? city, from, to, protection, mileage, deliveryAddress, extras, promo, car };
+}
+
+/** The answer the API refused, which a prompt can ask again; undefined when none can fix it. */
+export type RefusedField = 'dates' | 'promo' | 'extras';
+
+const REFUSED: Record<string, RefusedField> = {
+  date_in_past: 'dates',
+  outside_operating_hours: 'dates',
+  trip_too_short: 'dates',
+  trip_too_long: 'dates',
+  invalid_date_range: 'dates',
+  car_not_available: 'dates',
+  promo_codes_disabled: 'promo',
+  promo_code_not_found: 'promo',
+  promo_code_invalid: 'promo',
+  promo_already_used: 'promo',
+  invalid_extra: 'extras',
+};
+
+export function refusedField(err: unknown): RefusedField | undefined {
+  const code = err instanceof CliError ? err.api?.error_code : undefined;
+  return code && Object.hasOwn(REFUSED, code) ? REFUSED[code] : undefined;
+}
+
+/** Asks again for only the refused answer; everything else the user chose is kept. */
+export async function reaskRefused(field: RefusedField, r: PromptedReservation, deps: PromptDeps): Promise<PromptedReservation> {
+  const { prompter } = deps;
+  if (field === 'dates') {
+    const zone = zoneOrRefuse(r.car.city ?? r.city);
+    const dates = await askDates(prompter, zone, deps.now ?? new Date(), { defaults: { from: r.from, to: r.to } });
+    return { ...r, ...dates, days: undefined };
+  }
+  if (field === 'promo') {
+    const typed = (await prompter.input('Promo code (enter to go on without one)')).trim();
+    return { ...r, promo: typed || undefined };
+  }
+  const offered = (r.car.prices.extras ?? []).flatMap((e) => (e.item_type ? [{ ...e, item_type: e.item_type }] : []));
+  const price = (cents: number | undefined) => (cents === undefined ? 'price not stated' : formatCents(cents));
+  const extras = offered.length
+    ? await prompter.checkbox(
+        'Extras (space to select, enter to continue)',
+        offered.map((e) => ({ name: `${clean(e.title ?? e.item_type)} — ${price(e.price_day)} per day`, value: e.item_type })),
+      )
+    : [];
+  return { ...r, extras };
+}
+
+/** A value as one shell word: bare when safe, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The one-line command that makes the same reservation without prompts. */
+export function equivalentCommand(cli: string, r: ReserveDraft & { alias: string; from: string; to: string }): string {
+  const parts = [cli, 'reserve', shellWord(r.alias), '--from', shellWord(shown(r.from)), '--to', shellWord(shown(r.to))];
+  if (r.protection) parts.push('--protection', r.protection);
+  if (r.mileage) parts.push('--mileage', r.mileage);
+  if (r.deliveryAddress) parts.push('--delivery-address', shellWord(r.deliveryAddress));
+  for (const e of [...new Set(r.extras ?? [])].sort()) parts.push('--extra', shellWord(e));
+  if (r.promo) parts.push('--promo', shellWord(r.promo));
+  return parts.join(' ');
 }

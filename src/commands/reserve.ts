@@ -5,8 +5,8 @@ import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
-import { CliError, usageError } from '../errors.js';
-import { formatLocal, parseDateRange, parseLocalDateTime } from '../render/dates.js';
+import { CliError, formatErrorLine, usageError } from '../errors.js';
+import { formatLocal, isRelativeDate, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
@@ -14,13 +14,15 @@ import { cliPrefix, requireConfirmable } from './confirm.js';
 import { formatAge, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
-import { inquirerPrompter, promptReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
+import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
+import { checkPartialDates, clockNow, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 
 export interface ReserveInput {
   alias?: string;
   city?: string;
   from?: string;
   to?: string;
+  days?: string;
   protection?: 'minimum' | 'standard';
   mileage?: 'limited' | 'unlimited';
   deliveryAddress?: string;
@@ -38,9 +40,8 @@ export function run(input: ReserveInput, ctx: Context): Promise<number> {
 /** Every value the command line gave, validated; nothing is sent before this passes. */
 export function parseReserveInput(input: ReserveInput): ReserveDraft & { key?: string } {
   const alias = input.alias !== undefined ? parseAlias(input.alias) : undefined;
-  let from = input.from !== undefined ? parseLocalDateTime(input.from, '--from') : undefined;
-  let to = input.to !== undefined ? parseLocalDateTime(input.to, '--to') : undefined;
-  if (from !== undefined && to !== undefined) ({ from, to } = parseDateRange(from, to, { required: true })!);
+  // absolute or relative (`tomorrow 10:00`, resolved once the car's zone is known), or --days
+  const { from, to, days } = checkPartialDates({ from: input.from, to: input.to, days: input.days });
   let deliveryAddress: string | undefined;
   if (input.deliveryAddress !== undefined) {
     deliveryAddress = input.deliveryAddress.trim();
@@ -64,6 +65,7 @@ export function parseReserveInput(input: ReserveInput): ReserveDraft & { key?: s
     city: input.city,
     from,
     to,
+    days,
     protection: input.protection,
     mileage: input.mileage,
     deliveryAddress,
@@ -123,7 +125,7 @@ function withExtrasHint(err: unknown, car: Car): unknown {
 
 export async function reserve(input: ReserveInput, ctx: Context, prompter: Prompter): Promise<number> {
   const { key, ...draft } = parseReserveInput(input);
-  const missing = [!draft.alias && 'a car alias', !draft.from && '--from', !draft.to && '--to'].filter(Boolean) as string[];
+  const missing = [!draft.alias && 'a car alias', !draft.from && '--from', !draft.to && draft.days === undefined && '--to'].filter(Boolean) as string[];
   if (missing.length && !ctx.canPrompt()) {
     throw usageError(`missing ${missing.join(', ')}`, 'on a terminal `carrental reserve` asks for what is missing; in a script give the alias, --from and --to');
   }
@@ -134,16 +136,45 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
 
   let car: Car;
   let complete: ReserveDraft & { alias: string; from: string; to: string };
+  // relative dates and prompts use the API's clock (the sandbox's, when moved)
+  const now = clockNow(ctx, target.sandbox);
+  const promptDeps = { api, prompter, defaultCity: target.profileData.city, info: (l: string) => out.info(l), now };
+  let prompted: PromptedReservation | undefined;
   if (missing.length) {
-    const prompted = await promptReservation(draft, { api, prompter, defaultCity: target.profileData.city, info: (l) => out.info(l) });
+    prompted = await promptReservation(draft, promptDeps);
     car = prompted.car;
     complete = prompted;
   } else {
     car = (await api.getCar(draft.alias!)).data;
     complete = draft as typeof complete;
+    if (draft.days !== undefined || isRelativeDate(draft.from!) || isRelativeDate(draft.to ?? '')) {
+      complete = { ...draft, ...resolvePartialDates(draft, now, zoneOrRefuse(car.city)) } as typeof complete;
+      out.info(resolvedLine(complete, zoneOf(car.city)));
+    }
   }
-  const body = buildCreateRequest(complete);
-  const command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh: input.new === true };
+  // the choice as last settled (re-asked answers included), for the equivalent command
+  const settled = { choice: complete };
+  try {
+    return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps });
+  } finally {
+    // after prompts: the same reservation as one line, booked or not (to rerun or script it)
+    if (prompted) out.info(`the same without prompts: ${equivalentCommand(cliPrefix(ctx), settled.choice)}`);
+  }
+}
+
+async function book(
+  ctx: Context,
+  prompter: Prompter,
+  settled: { choice: ReserveDraft & { alias: string; from: string; to: string } },
+  car: Car,
+  key: string | undefined,
+  fresh: boolean,
+  reask: { prompted: PromptedReservation; deps: Parameters<typeof reaskRefused>[2] } | undefined,
+): Promise<number> {
+  const { api, out, target } = await services(ctx);
+  let complete = settled.choice;
+  let body = buildCreateRequest(complete);
+  let command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh };
   const writer = new JournaledWrite(ctx, out, target);
 
   let resuming = await writer.pending(command);
@@ -152,13 +183,24 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   let confirmText: string | undefined;
   if (!resuming) {
     let quote: Quote | undefined;
-    try {
-      quote = (await api.quote(body, true)).data;
-    } catch (err) {
-      // An identical reserve in another terminal may have taken the car meanwhile: then
-      // this one joins it (same key) instead of failing.
-      resuming = err instanceof CliError && err.api?.status === 409 ? await writer.pending(command) : undefined;
-      if (!resuming) throw withExtrasHint(err, car);
+    for (;;) {
+      try {
+        quote = (await api.quote(body, true)).data;
+        break;
+      } catch (err) {
+        // An identical reserve in another terminal may have taken the car meanwhile: then
+        // this one joins it (same key) instead of failing.
+        resuming = err instanceof CliError && err.api?.status === 409 ? await writer.pending(command) : undefined;
+        if (resuming) break;
+        // after prompts, an answer the API refused is asked again, and only that one
+        const field = reask && refusedField(err);
+        if (!reask || !field || !(err instanceof CliError)) throw withExtrasHint(err, car);
+        out.warn(`${formatErrorLine(err)}; asking again`.replace(/^error: /, ''));
+        reask.prompted = await reaskRefused(field, { ...reask.prompted, ...complete }, reask.deps);
+        complete = settled.choice = reask.prompted;
+        body = buildCreateRequest(complete);
+        command = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh };
+      }
     }
     if (quote) {
       printQuote(quote, body, talk, car.city);

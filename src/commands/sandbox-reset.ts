@@ -1,15 +1,23 @@
 // `carrental sandbox reset`: discards the embedded sandbox's state (reservations, invoices,
 // links, used promo codes) and re-seeds it, under the state file's lock, so a corrupt file
-// is repaired too. A running `sandbox serve` on the same file sees the fresh world.
+// is repaired too. A running `sandbox serve` on the same file sees the fresh world. It asks
+// first on a terminal and needs -y anywhere else: the state is not recoverable.
 import type { Context } from '../cli/context.js';
 import { output, sandboxStatePath } from '../cli/services.js';
+import { requireConfirmable } from './confirm.js';
+import { type Prompter, inquirerPrompter } from './reserve-prompts.js';
 
-export async function run(_input: unknown, ctx: Context): Promise<number> {
+export async function run(_input: unknown, ctx: Context, prompter: Prompter = inquirerPrompter(ctx)): Promise<number> {
   const statePath = sandboxStatePath(ctx.env);
+  const out = output(ctx);
+  requireConfirmable(ctx, 'sandbox reset');
+  if (!ctx.globals.yes && !(await prompter.confirm(`Discard every reservation, invoice and setting in ${statePath}?`, false))) {
+    out.info('not reset: nothing changed');
+    return 1;
+  }
   const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox({ statePath, reset: true, quiet: true });
   await sandbox.close();
-  const out = output(ctx);
   if (ctx.globals.json) out.printJson({ state: statePath, reset: true });
   else out.info(`sandbox state reset: ${statePath}`);
   return 0;

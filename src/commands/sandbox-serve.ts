@@ -16,6 +16,8 @@ export interface ServeInput {
   seed?: string;
   /** commander's `--no-rate-limit` */
   rateLimit?: boolean;
+  /** `--log` / `--no-log`; undefined: log when stderr is a terminal. */
+  log?: boolean;
 }
 
 /** Budgets so high they never bind: for load tests and benchmarks. */
@@ -49,14 +51,18 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
       statePath,
       port,
       reset: input.reset === true,
+      // a long-running server checks every record once, so damage is reported at start
+      verify: true,
       seed,
       fleetSize,
       config:
         input.rateLimit === false
           ? { catalogRateLimitPerMinute: UNLIMITED, generalRateLimitPerMinute: UNLIMITED, keyRateLimitPerMinute: UNLIMITED }
           : undefined,
-      // the sandbox logs requests to the process's stderr; only when that is where our stderr goes
-      quiet: ctx.io.stderr !== process.stderr,
+      // The request log costs CPU per request even when stderr is discarded, so it is off
+      // unless asked for or someone watches a terminal. The sandbox writes to the process's
+      // stderr: only when that is where our stderr goes.
+      quiet: ctx.io.stderr !== process.stderr || !(input.log ?? ctx.io.stderr.isTTY === true),
     });
   } catch (err) {
     const code = (err as { code?: string }).code;

@@ -11,9 +11,10 @@ import { services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
-import { describePaymentStatus, renderTripDetail, TRIP_HEADERS, TRIP_MONEY_COLUMNS, tripRow } from '../render/trip.js';
+import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
-import { parseSeconds, parseUuid } from './parse.js';
+import { parseSeconds } from './parse.js';
+import { parseUuidRef, resolveReservation, type UuidRef } from './resolve-id.js';
 
 export interface TripsInput {
   uuid?: string;
@@ -65,8 +66,8 @@ interface WatchOptions {
   timeoutMs?: number;
 }
 
-function parseInput(input: TripsInput): { uuid?: string; watch?: WatchOptions } {
-  const uuid = input.uuid === undefined ? undefined : parseUuid(input.uuid, 'the reservation uuid');
+function parseInput(input: TripsInput): { uuid?: UuidRef; watch?: WatchOptions } {
+  const uuid = input.uuid === undefined ? undefined : parseUuidRef(input.uuid, 'the reservation uuid');
   const interval = parseSeconds(input.interval, '--interval', MIN_WATCH_INTERVAL_S);
   const timeout = parseSeconds(input.watchTimeout, '--watch-timeout', 1);
   if (!input.watch) {
@@ -84,10 +85,11 @@ function parseInput(input: TripsInput): { uuid?: string; watch?: WatchOptions } 
 }
 
 export async function run(input: TripsInput, ctx: Context): Promise<number> {
-  const { uuid, watch } = parseInput(input);
+  const { uuid: ref, watch } = parseInput(input);
   const { api, out } = await services(ctx);
   const cli = cliPrefix(ctx);
-  if (!uuid) return list(api, out, cli);
+  if (!ref) return list(api, out, cli);
+  const uuid = await resolveReservation(api, ref, cli);
 
   const res = await readReservation(api, uuid, out);
   if (!watch) {
@@ -95,8 +97,27 @@ export async function run(input: TripsInput, ctx: Context): Promise<number> {
     else renderTripDetail(out, res.data, cli, uuid);
     return 0;
   }
+  const final = nothingLeftToWatch(res.data);
+  if (final) {
+    // nothing it watches can change any more: show it once and say why, instead of polling forever
+    if (out.json) out.printJson(payloadOf(res));
+    else renderTripDetail(out, res.data, cli, uuid);
+    out.info(`not watching: ${final}`);
+    return 0;
+  }
   if (!out.json) renderTripDetail(out, res.data, cli, uuid);
   return watchTrip(ctx, api, out, uuid, res.data, watch);
+}
+
+/**
+ * Why --watch would never see a change, or undefined. A cancelled or complete reservation
+ * keeps its status; once nothing is owed and no refund is on its way (payment status
+ * `settled`), its payment status stays too. A refund or an amount still owed can still move.
+ */
+export function nothingLeftToWatch(trip: Trip): string | undefined {
+  if (trip.status !== 'cancelled' && trip.status !== 'complete') return undefined;
+  if (trip.payment_status?.type !== 'settled') return undefined;
+  return `the reservation is ${trip.status} and settled (nothing owed, no refund on its way): neither its status nor its payment status can change any more`;
 }
 
 async function list(api: Api, out: Output, cli: string): Promise<number> {
@@ -105,15 +126,32 @@ async function list(api: Api, out: Output, cli: string): Promise<number> {
     out.printJson(payloadOf(res));
     return 0;
   }
+  if (!out.tty) {
+    // one trip per line, its section a field: no heading lines in the data
+    out.table(TRIP_PIPE_FIELDS, [
+      ...res.data.active.map((t) => tripPipeRow('active', t)),
+      ...res.data.history.map((t) => tripPipeRow('history', t)),
+    ]);
+    if (res.data.active.length + res.data.history.length === 0) out.info('no trips');
+    return 0;
+  }
   const sections: Array<[string, Trip[]]> = [
     ['Active', res.data.active],
     ['History', res.data.history],
   ];
   sections.forEach(([title, trips], i) => {
     if (i > 0) out.line();
-    out.heading(title);
-    if (trips.length === 0) out.info(`no ${title.toLowerCase()} trips`);
-    else out.table(TRIP_HEADERS, trips.map(tripRow), TRIP_MONEY_COLUMNS);
+    if (trips.length === 0) {
+      out.heading(title);
+      out.info(`no ${title.toLowerCase()} trips`);
+      return;
+    }
+    // the zone in the heading, not in each row, keeps every date on one line
+    groupByZone(trips).forEach(([zone, group], j) => {
+      if (j > 0) out.line();
+      out.heading(zone === 'car-local' ? `${title} · car-local times (the car's city is not stated)` : `${title} · times in ${zone}`);
+      out.table(TRIP_HEADERS, group.map(tripRow), TRIP_LAYOUT);
+    });
   });
   if (out.tty && res.data.active.length + res.data.history.length > 0) out.info(`details: \`${cli} trips <uuid>\``);
   return 0;

@@ -131,10 +131,10 @@ function writeKey(value: string | undefined): string | undefined {
 /** A note under the links of the embedded sandbox: its pages live as long as their server. */
 function sandboxNote(target: Target): string | undefined {
   const e = target.embedded;
-  if (!e || e.stablePort === 0) return undefined;
-  return e.ownsStablePort
-    ? `Sandbox: this MCP server serves the page on port ${e.stablePort} for as long as it runs.`
-    : `Sandbox: the page is served by the carrental sandbox already running on port ${e.stablePort}.`;
+  if (!e) return undefined;
+  if (e.links === 'shared') return `Sandbox: the page is served by the carrental sandbox already running on port ${e.linkPort} (same state file).`;
+  const taken = e.stableTakenBy ? ` (port ${e.stablePort} is taken by ${e.stableTakenBy})` : '';
+  return `Sandbox: this MCP server serves the page on port ${e.linkPort}${taken} for as long as it runs.`;
 }
 
 const linkOutput = (extra: Record<string, $ZodType> = {}) =>

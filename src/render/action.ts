@@ -22,6 +22,8 @@ export interface PrintActionOptions {
   payload?: unknown;
   /** One more line for the human, e.g. that the embedded sandbox serves the page only while it runs. */
   note?: string;
+  /** Like note, as a warning (e.g. the sandbox's stable port is held by something else). */
+  warning?: string;
 }
 
 /**
@@ -39,6 +41,7 @@ export function printAction(out: Output, action: ManualAction, opts: PrintAction
   if (opts.opened === true) out.info('Opened in your browser.');
   else if (typeof opts.opened === 'string') out.info(`Not opened (${clean(opts.opened)}): open the link yourself.`);
   else if (opts.opened === false) out.info('Not opened: open the link yourself.');
+  if (opts.warning) out.warn(opts.warning);
   if (opts.note) out.info(opts.note);
   out.info(
     `Opening the link is not completion: the customer must log in, review and confirm on that page. Then ${opts.nextStep ?? DEFAULT_NEXT_STEP}.`,

@@ -81,21 +81,21 @@ export function isRelativeDate(input: string): boolean {
   return RELATIVE_RE.test(input.trim());
 }
 
-/** The wall-clock date and time in `zone` at the instant `now`, as `YYYY-MM-DDTHH:MM`. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The wall-clock date and time in `zone` at the instant `now`, as `YYYY-MM-DDTHH:MM`
+ * (the sandbox's clock reads other zones through it too). Formatters are cached: building
+ * one costs far more than using it.
+ */
 export function localNow(zone: string, now: Date): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(now)
-      .map((p) => [p.type, p.value]),
-  );
+  let fmt = formatters.get(zone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    formatters.set(zone, fmt);
+  }
+  const parts: Record<string, string> = {};
+  for (const p of fmt.formatToParts(now)) parts[p.type] = p.value;
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
 }
 
@@ -117,6 +117,8 @@ export function resolveDateInput(input: string, flag: string, opts: { now: Date;
   const text = input.trim();
   const rel = RELATIVE_RE.exec(text);
   if (!rel) {
+    // the right shape but no such day (2026-02-30) says so
+    if (LOCAL_RE.test(text)) return parseLocalDateTime(text, flag);
     try {
       return parseLocalDateTime(text, flag);
     } catch {

@@ -6,7 +6,7 @@ import { formatUtc } from './dates.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
 import { clean } from './sanitize.js';
-import { cell } from './table.js';
+import { cell, MISSING } from './table.js';
 
 const BILLING_MEANING: Record<string, string> = {
   ISSUED: 'issued, not paid',
@@ -27,32 +27,54 @@ export function describeBillingStatus(invoice: Pick<Invoice, 'billing_status' | 
 export function renderInvoiceTable(out: Output, invoices: Invoice[]): void {
   out.table(
     ['INVOICE', 'TYPE', 'BILLING STATUS', 'AMOUNT', 'CREATED', 'DESCRIPTION'],
-    invoices.map((inv) => [inv.id, inv.type, describeBillingStatus(inv), formatCents(inv.amount), formatUtc(inv.created_at), inv.description]),
-    [3],
+    // in a pipe the billing status alone: one value per field
+    invoices.map((inv) => [inv.id, inv.type, out.tty ? describeBillingStatus(inv) : inv.billing_status, formatCents(inv.amount), formatUtc(inv.created_at), inv.description]),
+    { alignRight: [3], ids: [0], text: [2, 5] },
   );
   // the spec marks no member of a line item required: a missing one is a dash
   const items = invoices.flatMap((inv) => inv.items.map((item) => [inv.id, item.description, cell(item.amount, formatCents)]));
-  if (items.length) {
+  // in a pipe, one invoice per line and nothing else: `invoice <id>` has its line items
+  if (items.length && out.tty) {
     out.line();
     out.heading('Line items');
-    out.table(['INVOICE', 'ITEM', 'AMOUNT'], items, [2]);
+    out.table(['INVOICE', 'ITEM', 'AMOUNT'], items, { alignRight: [2], ids: [0], text: [1] });
   }
+}
+
+/**
+ * A detail's invoices in a pipe: a record line each, named by its first field, after the
+ * label/value lines: `invoice`, id, type, billing status, amount, created, description; then
+ * `item`, invoice id, description, amount for each line item.
+ */
+export function invoiceRecords(out: Output, invoices: Invoice[], withInvoices = true): void {
+  const rows: unknown[][] = [];
+  if (withInvoices) for (const inv of invoices) rows.push(['invoice', inv.id, inv.type, inv.billing_status, formatCents(inv.amount), formatUtc(inv.created_at), inv.description]);
+  for (const inv of invoices) for (const item of inv.items) rows.push(['item', inv.id, item.description, cell(item.amount, formatCents)]);
+  for (const row of rows) out.line(row.map((c) => clean(c ?? MISSING)).join('\t'));
 }
 
 /** The whole invoice: its fields, then its line items. */
 export function renderInvoice(out: Output, invoice: Invoice): void {
-  out.heading(`Invoice ${clean(invoice.id)}`);
+  out.section(`Invoice ${clean(invoice.id)}`);
+  const amount = formatCents(invoice.amount);
   out.pairs([
+    ['invoice', invoice.id, null],
     ['type', invoice.type],
-    ['billing status', describeBillingStatus(invoice)],
-    ['amount', `${formatCents(invoice.amount)} ${clean(invoice.currency)}`],
+    ['billing status', invoice.billing_status, describeBillingStatus(invoice)],
+    ['legacy status', invoice.status === invoice.billing_status ? undefined : invoice.status, null],
+    ['amount', amount, `${amount} ${clean(invoice.currency)}`],
+    ['currency', invoice.currency, null],
     ['created', formatUtc(invoice.created_at)],
     ['description', invoice.description],
   ]);
+  if (!out.tty) {
+    invoiceRecords(out, [invoice], false);
+    return;
+  }
   out.line();
   out.heading('Line items');
   if (invoice.items.length === 0) out.info('no line items');
-  else out.table(['ITEM', 'AMOUNT'], invoice.items.map((item) => [item.description, cell(item.amount, formatCents)]), [1]);
+  else out.table(['ITEM', 'AMOUNT'], invoice.items.map((item) => [item.description, cell(item.amount, formatCents)]), { alignRight: [1], text: [0] });
 }
 
 /** Said once under any invoice listing: the sign convention is the ledger's, not ours. */
@@ -62,5 +84,9 @@ export function invoiceNotes(out: Output, invoices: Invoice[]): void {
   }
   if (invoices.some((inv) => inv.billing_status === 'HOLD')) {
     out.info('note: a HOLD is an authorisation on the card, not a charge.');
+  }
+  if (invoices.some((inv) => inv.type.toUpperCase() === 'DEBT')) {
+    // the API prepares it when a reservation detail is read while money is owed; beside a RENT of the same amount it reads as a double charge
+    out.info('note: a DEBT invoice is not a second charge: it is the payable of what is owed, the ISSUED charges beside it gathered into the one invoice the customer pays (the payment status points at it); paying it pays them.');
   }
 }

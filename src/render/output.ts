@@ -2,15 +2,23 @@
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
 import type { Context } from '../cli/context.js';
-import { renderPairs, renderTable } from './table.js';
+import { renderPairs, renderTable, type Pair, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
 import { makeStyle, type Style } from './style.js';
+import { safeJsonText } from './json-text.js';
+import { selectFields, type SelectOptions } from './json-select.js';
+import { RawJson } from './raw-json.js';
+import { reindent } from './json-scan.js';
+import { runJq } from './jq.js';
 
 export class Output {
   readonly tty: boolean;
   readonly json: boolean;
   readonly color: Style;
   private progressShown = false;
+  private progressText: string | undefined;
+  /** The active key: never printed, whatever field it hides in. */
+  private secrets: Array<string | undefined> = [];
 
   constructor(private readonly ctx: Pick<Context, 'io' | 'globals'>) {
     this.tty = !!ctx.io.stdout.isTTY;
@@ -18,10 +26,65 @@ export class Output {
     this.color = makeStyle(ctx.globals.color);
   }
 
-  /** The payload as JSON on stdout, nothing else. */
-  printJson(payload: unknown): void {
+  setSecrets(secrets: Array<string | undefined>): void {
+    this.secrets = secrets;
+  }
+
+  /**
+   * The payload as JSON on stdout, nothing else. A RawJson (the server's bytes) is printed
+   * as received; `--json a,b` keeps those fields (of each item of `opts.lists`, or of an
+   * array's items); `--jq` filters the result. Always through safeJsonText: C1 and bidi
+   * characters escaped, the key masked.
+   */
+  printJson(payload: unknown, opts: SelectOptions = {}): void {
+    const { jsonFields, jq } = this.ctx.globals;
+    let text: string;
+    // a pipe gets the server's bytes; a terminal the same tokens, indented
+    if (!jsonFields) text = payload instanceof RawJson ? (this.tty && jq === undefined ? reindent(payload.text) : payload.text) : JSON.stringify(payload, null, this.tty ? 2 : 0);
+    else text = JSON.stringify(selectFields(payload instanceof RawJson ? payload.value : payload, jsonFields, opts), null, this.tty && !jq ? 2 : 0);
     this.clearProgress();
-    this.ctx.io.stdout.write(JSON.stringify(payload, null, this.tty ? 2 : 0) + '\n');
+    if (jq !== undefined) {
+      const result = runJq(jq, text, { tty: this.tty, secrets: this.secrets });
+      if (result !== '') this.ctx.io.stdout.write(result.endsWith('\n') ? result : `${result}\n`);
+      return;
+    }
+    this.ctx.io.stdout.write(safeJsonText(text, this.secrets) + '\n');
+  }
+
+  /**
+   * Items of a JSON array being streamed (cars --all): each JSON text as is, made safe,
+   * comma-separated (and after a comma when `more` items came before), in one write.
+   */
+  jsonItems(texts: string[], more: boolean): void {
+    this.clearProgress();
+    const safe = safeJsonText(`[${texts.join(',')}]`, this.secrets);
+    this.ctx.io.stdout.write((more ? ',' : '') + safe.slice(1, -1));
+  }
+
+  /**
+   * Waits until stdout has taken what was written: a pipe whose reader is slower than the
+   * API would otherwise queue the whole fleet in memory (cars --all).
+   */
+  async drain(): Promise<void> {
+    const stdout = this.ctx.io.stdout;
+    if (!stdout.writableNeedDrain) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        stdout.off('drain', done);
+        stdout.off('close', done);
+        stdout.off('error', done);
+        resolve();
+      };
+      stdout.on('drain', done);
+      stdout.on('close', done);
+      stdout.on('error', done);
+    });
+  }
+
+  /** Raw text of a JSON document being streamed: separators and brackets (no server data). */
+  jsonSyntax(text: string): void {
+    this.clearProgress();
+    this.ctx.io.stdout.write(text);
   }
 
   /** A line of data on stdout. */
@@ -47,16 +110,29 @@ export class Output {
     else this.line(`# ${clean(text)}`);
   }
 
-  table(headers: string[], rows: unknown[][], alignRight: number[] = []): void {
+  /**
+   * A heading on a terminal only: in a pipe, data lines carry no section lines (a pipe form
+   * says what a line is in its fields instead).
+   */
+  section(text: string): void {
+    if (this.tty) this.heading(text);
+  }
+
+  /**
+   * A table fitted to the terminal. `layout` marks the id columns (never cut) and the free
+   * text (narrowed first); a bare array is the right-aligned columns.
+   */
+  table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();
+    const marks = Array.isArray(layout) ? { alignRight: layout } : layout;
     this.ctx.io.stdout.write(
-      renderTable(headers, rows, { tty: this.tty, alignRight, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
+      renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
     );
   }
 
-  pairs(pairs: Array<[string, unknown]>): void {
+  pairs(pairs: Pair[]): void {
     this.clearProgress();
-    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s) }));
+    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s), columns: this.ctx.io.stdout.columns }));
   }
 
   /** An action link on its own line on stdout: nothing else on that line, so scripts can take it. */
@@ -67,8 +143,14 @@ export class Output {
   /** Progress on stderr, only on a terminal, overwritten in place; often names a server string, so cleaned. */
   progress(text: string): void {
     if (!this.ctx.io.stderr.isTTY) return;
-    this.ctx.io.stderr.write(`\r\u001b[2K${clean(text)}`);
+    this.progressText = clean(text);
+    this.ctx.io.stderr.write(`\r\u001b[2K${this.progressText}`);
     this.progressShown = true;
+  }
+
+  /** The progress line on screen, if any (the spinner leaves another one alone). */
+  get progressLine(): string | undefined {
+    return this.progressShown ? this.progressText : undefined;
   }
 
   clearProgress(): void {

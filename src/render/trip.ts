@@ -1,13 +1,14 @@
 // Trips and their money. Each block says what it is and what it is not: a financial summary
 // is the current record, not a final cost; a null total is "unknown", never $0.00; a
 // cancellation does not mean money was returned.
-import { cell, MISSING, MultiLine, NOT_STATED, stated } from './table.js';
+import { cell, NOT_STATED, stated, type TableLayout } from './table.js';
 import type { CancellationOutcome, PaymentStatus, Trip } from '../api/schemas.js';
 import { formatLocal, formatUtc, zoneOf } from './dates.js';
-import { invoiceNotes, renderInvoiceTable } from './invoice.js';
+import { invoiceNotes, invoiceRecords, renderInvoiceTable } from './invoice.js';
 import { formatCents, formatCentsOrUnknown } from './money.js';
 import type { Output } from './output.js';
 import { clean } from './sanitize.js';
+import { renderBooking } from './trip-booking.js';
 
 type FinancialSummary = NonNullable<Trip['financial_summary']>;
 
@@ -27,17 +28,16 @@ export function formatTripDates(trip: Pick<Trip, 'date_checkin' | 'date_checkout
 /** null is the API's "unknown" (never $0.00); an absent member is a dash. */
 const centsOrUnknown = (cents: number | null | undefined) => (cents === undefined ? undefined : formatCentsOrUnknown(cents));
 
+/**
+ * One trip as table cells, one value per cell: on a terminal the zone of the dates is in
+ * the table's heading (see `tripTables`), so each date stays on one line.
+ */
 export function tripRow(trip: Trip): unknown[] {
-  const zone = zoneOf(trip.car?.city);
-  const dates =
-    trip.date_checkin === undefined && trip.date_checkout === undefined
-      ? undefined
-      : // check-in, check-out and their zone on three lines keep the table within a terminal's width
-        new MultiLine([`${localTime(trip.date_checkin) ?? MISSING} →`, localTime(trip.date_checkout) ?? MISSING, zone ?? '(car-local)']);
   return [
     trip.uuid,
     trip.car?.name,
-    dates,
+    localTime(trip.date_checkin),
+    localTime(trip.date_checkout),
     trip.days,
     trip.status,
     centsOrUnknown(trip.financial_summary?.trip_total_cents),
@@ -46,8 +46,31 @@ export function tripRow(trip: Trip): unknown[] {
   ];
 }
 
-export const TRIP_HEADERS = ['UUID', 'CAR', 'DATES', 'DAYS', 'STATUS', 'TRIP TOTAL', 'DEPOSIT', 'BALANCE'];
-export const TRIP_MONEY_COLUMNS = [3, 5, 6, 7];
+export const TRIP_HEADERS = ['UUID', 'CAR', 'CHECK-IN', 'CHECK-OUT', 'DAYS', 'STATUS', 'TRIP TOTAL', 'DEPOSIT', 'BALANCE'];
+export const TRIP_LAYOUT: TableLayout = { ids: [0], text: [1], alignRight: [4, 6, 7, 8] };
+
+/** The zone a trip's dates are in: the car city's, or "car-local" when the city is unknown. */
+export const tripZone = (trip: Pick<Trip, 'car'>): string => zoneOf(trip.car?.city) ?? 'car-local';
+
+/**
+ * Trips grouped by the zone of their dates, in first-seen order: one table per zone, with the
+ * zone in its heading, so no row repeats it.
+ */
+export function groupByZone(trips: Trip[]): Array<[string, Trip[]]> {
+  const groups = new Map<string, Trip[]>();
+  for (const trip of trips) groups.set(tripZone(trip), [...(groups.get(tripZone(trip)) ?? []), trip]);
+  return [...groups];
+}
+
+/**
+ * In a pipe: one trip per line, one value per field; `section` (active or history) replaces
+ * the headings of a terminal, the zone and the car alias have fields of their own.
+ */
+export const TRIP_PIPE_FIELDS = ['uuid', 'section', 'car alias', 'car', 'check-in', 'check-out', 'zone', 'days', 'status', 'trip total', 'deposit', 'balance'];
+export function tripPipeRow(section: 'active' | 'history', trip: Trip): unknown[] {
+  const [uuid, name, checkin, checkout, ...rest] = tripRow(trip);
+  return [uuid, section, trip.car?.car_alias, name, checkin, checkout, zoneOf(trip.car?.city), ...rest];
+}
 
 /** A car-local calendar date (a refund date) labelled with the car's zone. */
 function formatLocalDay(day: string, city?: string | null): string {
@@ -71,18 +94,18 @@ export function describePaymentStatus(ps: PaymentStatus, city?: string | null): 
 }
 
 export function renderFinancialSummary(out: Output, fs: FinancialSummary): void {
-  out.heading('Financial summary (the current record, not a final cost guarantee)');
+  out.section('Financial summary (the current record, not a final cost guarantee)');
+  const total = formatCentsOrUnknown(fs.trip_total_cents);
+  const deposit = formatCentsOrUnknown(fs.deposit_cents);
   out.pairs([
     [
       'trip total',
+      total,
       fs.trip_total_cents === null
         ? 'unknown (the billing records cannot be classified, e.g. a paid trip that was cancelled or a manual adjustment)'
-        : `${formatCents(fs.trip_total_cents)} (after discounts, extensions, fees and adjustments; without the deposit)`,
+        : `${total} (after discounts, extensions, fees and adjustments; without the deposit)`,
     ],
-    [
-      'deposit',
-      `${formatCentsOrUnknown(fs.deposit_cents)} (required by the booking; says nothing about whether it was held, charged, released or refunded)`,
-    ],
+    ['deposit', deposit, `${deposit} (required by the booking; says nothing about whether it was held, charged, released or refunded)`],
   ]);
 }
 
@@ -116,35 +139,37 @@ const explain = (value: string, meanings: Record<string, string>) => (meanings[v
  * carries no car-local time today, and the parameter keeps callers ready for one.
  */
 export function renderCancellationOutcome(out: Output, outcome: CancellationOutcome, city?: string): void {
-  out.heading('Cancellation');
+  out.section('Cancellation');
   if (outcome.status === 'not_cancelled') {
-    out.pairs([['status', 'not cancelled']]);
+    out.pairs([['cancellation', 'not cancelled']]);
     return;
   }
   if (outcome.status === 'unknown') {
-    out.pairs([['status', 'unknown (the records cannot establish the outcome, e.g. a cancellation recorded before it was tracked)']]);
+    out.pairs([['cancellation', 'unknown', 'unknown (the records cannot establish the outcome, e.g. a cancellation recorded before it was tracked)']]);
     out.info('note: whether money is owed or will be returned cannot be read from the cancellation records; check the payment status.');
     return;
   }
   const refunds = outcome.refunds ?? [];
+  const hold = outcome.hold_release?.status;
+  const review = outcome.refund_review?.status;
   out.pairs([
-    ['status', 'cancelled'],
-    ['deposit hold', outcome.hold_release?.status ? explain(outcome.hold_release.status, HOLD_RELEASE) : 'not reported'],
-    ['refund review', outcome.refund_review?.status ? explain(outcome.refund_review.status, REFUND_REVIEW) : 'not reported'],
-    ['refunds', refunds.length ? `${refunds.length} known` : 'none known (this does not mean none is owed)'],
+    ['cancellation', 'cancelled'],
+    ['deposit hold', hold ?? 'not reported', hold ? explain(hold, HOLD_RELEASE) : undefined],
+    ['refund review', review ?? 'not reported', review ? explain(review, REFUND_REVIEW) : undefined],
+    ['refunds', refunds.length, refunds.length ? `${refunds.length} known` : 'none known (this does not mean none is owed)'],
   ]);
   if (refunds.length) {
-    out.table(
-      ['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'],
-      refunds.map((r) => [
-        r.id,
-        cell(r.amount_cents, formatCents),
-        cell(r.status, (st) => REFUND_STATUS[st] ?? st),
-        // null: recorded, not (yet) confirmed
-        r.confirmed_at === null ? '' : cell(r.confirmed_at, formatRecordTime),
-      ]),
-      [1],
-    );
+    const rows = refunds.map((r) => [
+      r.id,
+      cell(r.amount_cents, formatCents),
+      // in a pipe the API's value, one word
+      cell(r.status, (st) => (out.tty ? (REFUND_STATUS[st] ?? st) : st)),
+      // null: recorded, not (yet) confirmed
+      r.confirmed_at === null ? '' : cell(r.confirmed_at, formatRecordTime),
+    ]);
+    // in a pipe, a record line each, named by its first field: refund, id, amount, status, confirmed
+    if (out.tty) out.table(['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows, { alignRight: [1], ids: [0] });
+    else out.table(['', 'REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows.map((r) => ['refund', ...r]));
   }
   out.info('note: "cancelled" records the cancellation; it does not mean money was returned. Only the refunds listed are known.');
 }
@@ -166,31 +191,45 @@ function formatRecordTime(value: string): string {
 export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental', requested?: string): void {
   const city = trip.car?.city;
   const uuid = trip.uuid ?? requested;
-  out.heading(`Trip ${uuid === undefined ? '(uuid not stated)' : clean(uuid)}`);
+  out.section(`Trip ${uuid === undefined ? '(uuid not stated)' : clean(uuid)}`);
+  const ps = trip.payment_status;
+  const zone = zoneOf(city);
   out.pairs([
-    ['car', trip.car ? `${trip.car.name} (${trip.car.car_alias})` : NOT_STATED],
-    ['status', `${stated(trip.status)}${trip.is_booked === undefined ? '' : ` (${trip.is_booked ? 'booked' : 'not booked'})`}`],
-    ['check-in', stated(trip.date_checkin, (d) => formatLocal(d, city))],
-    ['check-out', stated(trip.date_checkout, (d) => formatLocal(d, city))],
+    ['reservation', uuid ?? NOT_STATED, null],
+    ['car', trip.car ? trip.car.name : NOT_STATED, trip.car ? `${trip.car.name} (${trip.car.car_alias})` : undefined],
+    ['car alias', trip.car?.car_alias, null],
+    ['status', stated(trip.status), `${stated(trip.status)}${trip.is_booked === undefined ? '' : ` (${trip.is_booked ? 'booked' : 'not booked'})`}`],
+    ['booked', trip.is_booked === undefined ? undefined : trip.is_booked ? 'yes' : 'no', null],
+    ['check-in', stated(localTime(trip.date_checkin)), stated(trip.date_checkin, (d) => formatLocal(d, city))],
+    ['check-out', stated(localTime(trip.date_checkout)), stated(trip.date_checkout, (d) => formatLocal(d, city))],
+    ['zone', zone ?? 'car-local', null],
     ['days', stated(trip.days)],
     ['balance', stated(trip.balance_cents, formatCents)],
-    ['payment', stated(trip.payment_status, (ps) => describePaymentStatus(ps, city))],
+    ['payment', stated(ps?.type), stated(ps, (p) => describePaymentStatus(p, city))],
+    ['payment amount', ps?.amount === undefined ? undefined : formatCents(ps.amount), null],
+    ['payable invoice', ps?.invoice_id, null],
+    ['refund expected by', ps?.date, null],
   ]);
-  out.line();
+  // options, extras, delivery, promo and the deposit's state: their own section (trip-booking.ts)
+  renderBooking(out, trip, cli, uuid);
+  if (out.tty) out.line();
   if (trip.financial_summary) renderFinancialSummary(out, trip.financial_summary);
   else {
-    out.heading('Financial summary');
+    out.section('Financial summary');
     out.pairs([['summary', NOT_STATED]]);
   }
   if (trip.invoices) {
-    out.line();
-    out.heading('Invoices');
-    if (trip.invoices.length === 0) out.info('no invoices');
-    else renderInvoiceTable(out, trip.invoices);
+    if (!out.tty) invoiceRecords(out, trip.invoices);
+    else {
+      out.line();
+      out.heading('Invoices');
+      if (trip.invoices.length === 0) out.info('no invoices');
+      else renderInvoiceTable(out, trip.invoices);
+    }
     invoiceNotes(out, trip.invoices);
   }
   if (trip.cancellation_outcome) {
-    out.line();
+    if (out.tty) out.line();
     renderCancellationOutcome(out, trip.cancellation_outcome, city ?? undefined);
   }
   if (trip.payment_status?.type === 'to_pay' && uuid !== undefined) {

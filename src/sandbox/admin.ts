@@ -1,7 +1,11 @@
 // Sandbox-only endpoints under /__sandbox/ (never under /v1): configuration, faults, the
 // clock, counters for tests, and the customer actions that the web pages perform (pay,
 // save a card, extend, confirm refunds) for tests that do not drive a browser.
-// Unauthenticated: the server listens on 127.0.0.1 only.
+// Unauthenticated: the server listens on 127.0.0.1 only, and what a web page on another site
+// could send is refused (refusal below): a Host that is not loopback (DNS rebinding), an
+// Origin other than the sandbox's own, and a state-changing request without
+// Content-Type: application/json, which a cross-site page cannot send without a CORS
+// preflight that the sandbox never grants.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 import { CITY_TIME_ZONES } from '../api/schemas.js';
@@ -10,9 +14,9 @@ import { PartialConfigSchema } from './config.js';
 import type { SandboxContext } from './context.js';
 import { ApiError, apiError } from './errors.js';
 import { sandboxExtraCredentials, sandboxKeys } from './fixtures.js';
-import { type Reply, errorReply, jsonReply, newRequestId, parseJsonBody, readBody, send } from './http.js';
+import { type Reply, errorReply, isJsonMediaType, jsonReply, newRequestId, parseJsonBody, readBody, send } from './http.js';
 import { confirmRefunds, effectiveStatus, extendCheckout, payRentInvoice, placeDepositHold, saveCard } from './rules.js';
-import { anchorDay, findCustomer, reservationsOf } from './state.js';
+import { anchorDay, findCustomer, readTagged, reservationsOf } from './state.js';
 
 type AdminHandler = (ctx: SandboxContext, body: unknown, url: URL) => Reply | Promise<Reply>;
 
@@ -146,6 +150,18 @@ const addCard: AdminHandler = async (ctx, body) => {
   return ok(card, 201);
 };
 
+const removeCard: AdminHandler = async (ctx, body) => {
+  const b = parse(z.strictObject({ customer: z.string() }), body);
+  const customer = customerParam(ctx, b.customer);
+  const removed = await ctx.store.transact((draft) => {
+    const c = draft.customers.find((x) => x.id === customer.id);
+    if (!c || c.card === null) return false;
+    c.card = null;
+    return true;
+  });
+  return ok({ customer: customer.handle, removed });
+};
+
 const ExtendBody = z.strictObject({ reservation_uuid: z.string(), checkout: z.string() });
 
 const extend: AdminHandler = async (ctx, body) => {
@@ -165,7 +181,7 @@ const agentFlows: AdminHandler = (ctx, _body, url) => {
   const state = ctx.store.read();
   const who = url.searchParams.get('customer');
   const customer = who === null ? null : customerParam(ctx, who);
-  const flows = Object.values(state.agentFlows).filter((f) => !customer || f.customer_id === customer.id);
+  const flows = customer ? readTagged(state, 'agentFlows', `c:${customer.id}`) : Object.values(state.agentFlows);
   return ok({ count: flows.length, flows });
 };
 
@@ -212,6 +228,7 @@ const ROUTES: Record<string, AdminHandler> = {
   'GET /reservations': listReservations,
   'POST /pay': pay,
   'POST /cards': addCard,
+  'DELETE /cards': removeCard,
   'POST /extend': extend,
   'POST /refunds/confirm': refundsConfirm,
   'GET /agent-flows': agentFlows,
@@ -228,11 +245,36 @@ const ROUTES: Record<string, AdminHandler> = {
   'POST /reset': reset,
 };
 
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Why a request that a browser on another site could have made is refused; null when it is fine. */
+export function refusal(req: IncomingMessage): ApiError | null {
+  const host = req.headers.host;
+  if (host === undefined || !LOOPBACK_HOST.test(host)) {
+    return apiError('admin_request_refused', 'The admin endpoints answer only requests addressed to a loopback host (127.0.0.1, localhost, [::1])');
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
+    return apiError('admin_request_refused', 'The admin endpoints refuse requests from pages of another origin');
+  }
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return apiError('admin_request_refused', 'The admin endpoints refuse requests from pages of another site');
+  }
+  if (STATE_CHANGING.has(req.method ?? '') && !isJsonMediaType(req.headersDistinct['content-type'])) {
+    return apiError('unsupported_media_type', 'A request that changes the sandbox must carry Content-Type: application/json');
+  }
+  return null;
+}
+
 export async function handleAdmin(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const sub = url.pathname.slice('/__sandbox'.length).replace(/\/+$/, '') || '/';
   const requestId = newRequestId();
   let reply: Reply;
   try {
+    const refused = refusal(req);
+    if (refused) throw refused;
     const { text } = await readBody(req);
     const faultMatch = /^\/faults\/([\w-]+)$/.exec(sub);
     if (req.method === 'DELETE' && faultMatch) {

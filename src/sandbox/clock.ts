@@ -4,6 +4,8 @@
 //   string read as if it were UTC). Trip lengths are wall-clock differences, so a DST
 //   switch inside a trip neither adds nor removes an hour (documented in docs/sandbox.md).
 
+import { localNow as readZone } from '../render/dates.js';
+
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -47,33 +49,60 @@ export function utcStamp(instant: Date): string {
   return instant.toISOString().slice(0, 16);
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
 // Intl formatting is slow and its result has minute resolution: one entry per zone.
 const lastReading = new Map<string, { minute: number; value: string }>();
+
+/**
+ * The two zones of the fleet follow the US rule in force since 2007: daylight time from
+ * 02:00 standard time on the second Sunday of March to 02:00 daylight time on the first
+ * Sunday of November. Computing it directly spares the first Intl.DateTimeFormat of a
+ * process (about 10 ms, paid by every embedded `--sandbox` command); test/sandbox/clock
+ * holds it against Intl hour by hour.
+ */
+const US_ZONES: Record<string, { standard: number; daylight: number }> = {
+  'America/Los_Angeles': { standard: -8, daylight: -7 },
+  'America/New_York': { standard: -5, daylight: -4 },
+};
+
+const HOUR_MS = 3_600_000;
+
+/** The day of month of the nth Sunday (1-based) of a UTC month. */
+function nthSunday(year: number, month: number, n: number): number {
+  const firstWeekday = new Date(Date.UTC(year, month, 1)).getUTCDay();
+  return 1 + ((7 - firstWeekday) % 7) + 7 * (n - 1);
+}
+
+/** Minutes since the epoch of the wall clock of a US zone, or null where the rule does not apply. */
+function usWallMinutes(ms: number, timeZone: string): number | null {
+  const zone = US_ZONES[timeZone];
+  if (!zone) return null;
+  const year = new Date(ms).getUTCFullYear();
+  if (year < 2007 || year > 9999) return null;
+  const start = Date.UTC(year, 2, nthSunday(year, 2, 2), 2) - zone.standard * HOUR_MS;
+  const end = Date.UTC(year, 10, nthSunday(year, 10, 1), 2) - zone.daylight * HOUR_MS;
+  const offset = ms >= start && ms < end ? zone.daylight : zone.standard;
+  return Math.floor((ms + offset * HOUR_MS) / 60_000);
+}
 
 /** The wall-clock reading of an instant in a time zone, as `YYYY-MM-DDTHH:MM`. */
 export function localNow(instant: Date, timeZone: string): string {
   const minute = Math.floor(instant.getTime() / 60_000);
   const last = lastReading.get(timeZone);
   if (last && last.minute === minute) return last.value;
-  let fmt = formatters.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, fmt);
+  const wall = usWallMinutes(instant.getTime(), timeZone);
+  if (wall !== null) {
+    const value = formatLocal(wall);
+    lastReading.set(timeZone, { minute, value });
+    return value;
   }
-  const parts: Record<string, string> = {};
-  for (const p of fmt.formatToParts(instant)) parts[p.type] = p.value;
-  const value = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+  const value = intlLocalNow(instant, timeZone);
   lastReading.set(timeZone, { minute, value });
   return value;
+}
+
+/** Any other zone, through Intl (the CLI's own reading of a zone's wall clock). */
+export function intlLocalNow(instant: Date, timeZone: string): string {
+  return readZone(timeZone, instant);
 }
 
 export function localNowMinutes(instant: Date, timeZone: string): number {

@@ -38,6 +38,11 @@ export interface SandboxContext {
   baseUrl: string;
   appUrl: string;
   adminUrl: string;
+  /**
+   * Said on every done page when set: a CLI command's embedded sandbox serves its pages only
+   * for a while, and the visitor is told when they close (RunningSandbox.setDonePageNotice).
+   */
+  donePageNotice?: string;
   /** The sandbox clock: the base clock plus the offset stored in the state. */
   now(state?: SandboxState): Date;
   /** Everything the rules need, at this instant. */

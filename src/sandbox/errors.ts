@@ -56,6 +56,8 @@ export const ERROR_CATALOG = {
   invoice_not_found: { status: 404, error: 'Invoice not found' },
   not_found: { status: 404, error: 'Not found' },
   method_not_allowed: { status: 405, error: 'Method not allowed' },
+  admin_request_refused: { status: 403, error: 'Refused: not a local request' },
+  unsupported_media_type: { status: 415, error: 'Unsupported media type' },
   car_not_available: { status: 409, error: 'Car not available for these dates' },
   driver_not_approved: { status: 409, error: 'Driver not approved to drive' },
   payment_in_progress: { status: 500, error: 'A payment is in progress' },

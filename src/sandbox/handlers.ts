@@ -78,14 +78,6 @@ export function agentClientOf(headers: Record<string, string[] | undefined>): st
 
 // ---------------------------------------------------------------- catalog
 
-/**
- * The query parameters each operation defines; any other one is 400 invalid_query_parameter,
- * so a misspelt `date_from` cannot silently turn a dated search into an undated one.
- */
-export const QUERY_PARAMETERS: Readonly<Record<string, readonly string[]>> = {
-  listCars: ['city', 'date_from', 'date_to', 'limit', 'offset', 'body_type', 'make_id', 'model_id', 'order_by'],
-};
-
 function singleParam(query: URLSearchParams, name: string): string | null {
   const all = query.getAll(name);
   if (all.length > 1) throw apiError('invalid_query_parameter', `${name} is given more than once`);
@@ -298,7 +290,7 @@ const paymentLink: QueryHandler = (r) => {
     const customer = customerOf(r, draft);
     const res = reservationOf(draft, customer, uuid);
     if (res.status === 'cancelled') throw apiError('reservation_cancelled', 'The reservation is cancelled');
-    const invoices = Object.values(draft.invoices).filter((i) => i.reservation_uuid === uuid);
+    const invoices = invoicesOf(draft, uuid);
     const owed =
       type === 'rent' ? balanceOf(invoices) > 0 : invoices.some((i) => i.type === 'DEPOSIT' && i.billing_status === 'ISSUED');
     if (!owed) throw apiError('nothing_to_pay', `No unpaid ${type === 'rent' ? 'rent' : 'deposit'} invoice on this reservation`);

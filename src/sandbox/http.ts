@@ -12,10 +12,22 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+// Unique per request, not secret: a random prefix per process and a counter. A fresh
+// randomBytes per request was a system call on every request.
+const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+let requestCounter = 0;
+export const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(16).padStart(12, '0')}`;
+
+const NO_BODY = Promise.resolve({ text: '', tooLarge: false });
 
 /** Reads the whole body; an oversized body is drained and reported as too large. */
 export function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
+  // Most requests say they have no body: no listeners and no wait for 'end' then.
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+    req.resume();
+    return NO_BODY;
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -26,6 +38,14 @@ export function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge
     req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > MAX_BODY_BYTES }));
     req.on('error', reject);
   });
+}
+
+/** `application/json` or `application/<something>+json`, parameters (charset) allowed; exactly one header. */
+export function isJsonMediaType(values: string[] | string | undefined): boolean {
+  const list = typeof values === 'string' ? [values] : values;
+  if (!list || list.length !== 1) return false;
+  const type = list[0].split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
 }
 
 /** Parses a JSON body; undefined when empty and not required. */

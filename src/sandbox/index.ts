@@ -33,6 +33,8 @@ export interface SandboxOptions {
   fleetSize?: number;
   /** Discard existing state file contents and re-seed. */
   reset?: boolean;
+  /** Check every record of the state file when opening (a long-running server does). */
+  verify?: boolean;
   /** Rate budgets, max active reservations, operating hours, promo switch, ... (over CARRENTAL_SANDBOX_CONFIG). */
   config?: Partial<SandboxConfig>;
   /** Faults active from the start (added after those of CARRENTAL_SANDBOX_FAULTS). */
@@ -55,6 +57,8 @@ export interface RunningSandbox {
   /** http://127.0.0.1:PORT/__sandbox */
   adminUrl: string;
   keys: SandboxKeys;
+  /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
+  setDonePageNotice(text: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -77,7 +81,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const config = resolveConfig(opts.config);
   const clock = baseClock(opts.now);
   const faults = createFaultRegistry([...faultsFromEnv(), ...(opts.faults ?? [])]);
-  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock });
+  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify });
   const ctx = createContext({
     store,
     config,
@@ -107,6 +111,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     appUrl: ctx.appUrl,
     adminUrl: ctx.adminUrl,
     keys: sandboxKeys(store.read().seed),
+    setDonePageNotice: (text) => {
+      ctx.donePageNotice = text;
+    },
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

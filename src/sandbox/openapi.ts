@@ -136,6 +136,11 @@ function componentSchemas(): Record<string, Json> {
       throw new Error(`openapi: schema ${name} differs between requests and responses`);
     }
   }
+  // The defaults the spec states for unset quote options.
+  const optionProps = requests.ReservationOptions.properties as Record<string, Json>;
+  optionProps.protection_plan.default = 'minimum';
+  optionProps.mileage_type.default = 'limited';
+  optionProps.delivery_type.default = 'pickup';
   const all = { ...responses, ...requests };
   all.Error.description = 'The error body of every non-2xx answer. `error_code` is the stable machine-readable code; codes beyond those listed on an operation may appear.';
   all.ManualAction.description = 'A link to a customer web page: `url` contains no key, token or payment secret and authorizes nothing; the caller reads the account or reservation again to learn the outcome.';
@@ -149,7 +154,8 @@ type Status = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
 
 /** The errors the spec names for each operation, by status (Endpoints and Errors). */
 const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
-  listCars: { 400: ['invalid_pagination', 'date_range_incomplete', 'invalid_date_format', 'invalid_date_range', 'credentials_not_accepted'], 429: [] },
+  // invalid_query_parameter: a city, body_type or order_by outside its enum, or a parameter given twice
+  listCars: { 400: ['invalid_pagination', 'date_range_incomplete', 'invalid_date_format', 'invalid_date_range', 'invalid_query_parameter', 'credentials_not_accepted'], 429: [] },
   getCar: { 400: ['credentials_not_accepted'], 404: ['car_not_found'], 429: [] },
   quote: {
     400: ['invalid_request_body', 'invalid_request', 'invalid_date_format', 'invalid_date_range', 'date_in_past', 'outside_operating_hours', 'invalid_protection_plan', 'invalid_options', 'promo_codes_disabled', 'promo_code_not_found', 'promo_code_invalid', 'promo_already_used'],
@@ -208,9 +214,6 @@ const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
 function commonErrors(op: Operation, status: Status): ErrorCode[] {
   const key = op.auth !== 'none';
   switch (status) {
-    case 400:
-      // a sandbox decision: an unknown query parameter is refused, never silently ignored
-      return ['invalid_query_parameter'];
     case 401:
       return key ? ['invalid_credentials', 'conflicting_credentials'] : [];
     case 403:
@@ -291,8 +294,10 @@ const PARAMETERS: Record<string, Json> = {
     name: 'X-Agent-Client',
     in: 'header',
     required: false,
-    description: 'Self-reported client name, recorded as unverified; kept only if 1 to 64 printable ASCII characters, otherwise ignored. Never changes authorization or results.',
-    schema: { type: 'string', minLength: 1, maxLength: 64, pattern: PRINTABLE_ASCII(1, 64) },
+    description: 'Self-reported client name, recorded as unverified; kept only if 1 to 64 printable ASCII characters, otherwise ignored (never refused). Never changes authorization or results.',
+    // No minLength, maxLength or pattern: an invalid value is ignored, never refused, and a
+    // validating client or proxy must not reject what the server accepts.
+    schema: { type: 'string' },
   },
   CarAlias: { name: 'alias', in: 'path', required: true, description: 'The car_alias', schema: { type: 'string' } },
   ReservationUuid: { name: 'uuid', in: 'path', required: true, description: 'Reservation uuid', schema: ref('Uuid') },
@@ -344,7 +349,8 @@ function responsesOf(op: Operation): Json {
   if (op.idempotent) ok.headers = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
   const responses: Json = { 200: ok };
   const named = OPERATION_ERRORS[op.id] ?? {};
-  const statuses = [...new Set([400, ...Object.keys(named).map(Number)])].sort() as Status[];
+  // Only the statuses the spec lists for the operation (unknown query parameters are ignored, so a read has no 400 of its own).
+  const statuses = Object.keys(named).map(Number).sort() as Status[];
   for (const status of statuses) {
     const codes = [...new Set([...(named[status] ?? []), ...commonErrors(op, status)])];
     const response: Json = {
@@ -370,9 +376,10 @@ function operationObject(op: Operation): Json {
     security: securityOf(op),
     'x-svc-availability': op.availability,
     'x-svc-phase': op.phase,
-    'x-svc-key-capability': op.capability,
     'x-svc-key-enabled': op.keyEnabled,
   };
+  // Absent, not null, where no customer capability is involved (the anonymous operations).
+  if (op.capability !== null) o['x-svc-key-capability'] = op.capability;
   const params = parametersOf(op);
   if (params.length) o.parameters = params;
   if (body) o.requestBody = { required: body.required, description: body.description, content: { 'application/json': { schema: body.schema } } };
@@ -394,7 +401,7 @@ function buildDocument(): Json {
       title: 'Car Rental Customer and Agent API',
       version: API_VERSION,
       description:
-        'The customer and agent API: anonymous catalog, customer account, reservations, and customer action links. Money is integer US cents (fields ending in _usd are whole dollars); dates are car-local `YYYY-MM-DDTHH:MM`, never converted (invoice created_at is UTC). Each operation carries x-svc-availability, x-svc-phase, x-svc-key-capability (null: no customer capability involved) and x-svc-key-enabled. Generated by the carrental sandbox from the zod schemas the CLI validates with.',
+        'The customer and agent API: anonymous catalog, customer account, reservations, and customer action links. Money is integer US cents (fields ending in _usd are whole dollars); dates are car-local `YYYY-MM-DDTHH:MM`, never converted (invoice created_at is UTC). Each operation carries x-svc-availability, x-svc-phase, x-svc-key-capability (absent on the anonymous operations) and x-svc-key-enabled. Generated by the carrental sandbox from the zod schemas the CLI validates with.',
     },
     servers: [],
     tags: [

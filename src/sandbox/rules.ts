@@ -1,6 +1,7 @@
 // Business rules and every state transition of the sandbox. Each mutation validates first
-// and mutates after, so a refused command leaves the state untouched, and calls
-// forgetIndexes once it has mutated, so cached read indexes never go stale.
+// and mutates after, and calls forgetIndexes once it has mutated, so cached read indexes of
+// a plain state object never go stale. Records a rule changes are reached through the draft
+// (draftTagged, state.x[key]), never through the read-only lookups (invoicesOf, readTagged).
 // The customer pages (pages.ts) and the admin endpoints use the same transitions:
 // payRentInvoice, placeDepositHold, saveCard, extendCheckout, confirmRefunds.
 import { PROTECTION_PLANS } from '../api/schemas.js';
@@ -21,10 +22,10 @@ import {
   type ReservationRec,
   type ReservationStatus,
   type SandboxState,
-  cached,
+  draftTagged,
   forgetIndexes,
   invoicesOf,
-  reservationsOf,
+  readTagged,
 } from './state.js';
 
 export interface RuleEnv {
@@ -79,23 +80,15 @@ interface Block extends BlockedRangeRec {
   reservation_uuid?: string;
 }
 
-function reservationBlocks(state: SandboxState): Map<number, Block[]> {
-  return cached(state, 'reservationBlocks', () => {
-    const byCar = new Map<number, Block[]>();
-    for (const r of Object.values(state.reservations)) {
-      if (!isBooked(r, invoicesOf(state, r.uuid))) continue;
-      const list = byCar.get(r.car_id) ?? [];
-      list.push({ from: r.date_checkin, to: r.date_checkout, kind: 'booked', reservation_uuid: r.uuid });
-      byCar.set(r.car_id, list);
-    }
-    return byCar;
-  });
-}
-
 /** Fixture blocks plus paid trips, ordered by start. */
 export function carBlocks(state: SandboxState, car: CarRec): Block[] {
-  const extra = reservationBlocks(state).get(car.car_id);
-  if (!extra) return car.blocked;
+  const extra: Block[] = [];
+  for (const r of readTagged(state, 'reservations', `nc:${car.car_id}`)) {
+    if (r.car_id === car.car_id && isBooked(r, invoicesOf(state, r.uuid))) {
+      extra.push({ from: r.date_checkin, to: r.date_checkout, kind: 'booked', reservation_uuid: r.uuid });
+    }
+  }
+  if (extra.length === 0) return car.blocked;
   return [...car.blocked, ...extra].sort((a, b) => a.from.localeCompare(b.from));
 }
 
@@ -152,7 +145,7 @@ function parseEnum<T extends string>(
   code: 'invalid_options' | 'invalid_protection_plan',
 ): T {
   const value = options[field];
-  if (value === undefined || value === null) {
+  if (value === undefined) {
     if (fallback !== null) return fallback;
     throw apiError('invalid_options', `options.${field} is required: one of ${allowed.join(', ')}`);
   }
@@ -175,7 +168,8 @@ export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripR
   const checkin = parseDateField(body, 'date_checkin');
   const checkout = parseDateField(body, 'date_checkout');
   const rawOptions = body.options;
-  if (rawOptions === undefined || rawOptions === null) {
+  // `null` is not a value the spec gives these fields (options, extras, promo_code): refused, not read as absent.
+  if (rawOptions === undefined) {
     if (mode === 'create') throw apiError('invalid_options', 'options is required with protection_plan, mileage_type and delivery_type');
   } else if (!isObject(rawOptions)) {
     throw apiError('invalid_options', 'options must be an object');
@@ -195,7 +189,7 @@ export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripR
     throw apiError('delivery_address_required', 'options.delivery_address is required when delivery_type is delivery');
   }
   let extras: string[] = [];
-  if (body.extras !== undefined && body.extras !== null) {
+  if (body.extras !== undefined) {
     if (!Array.isArray(body.extras) || body.extras.some((e) => typeof e !== 'string')) {
       throw apiError('invalid_request', 'extras must be an array of item_type strings');
     }
@@ -204,7 +198,7 @@ export function parseTripRequest(body: unknown, mode: 'quote' | 'create'): TripR
     if (dup !== undefined) throw apiError('invalid_extra', `extra ${dup} is listed twice`);
   }
   let promo_code: string | null = null;
-  if (body.promo_code !== undefined && body.promo_code !== null) {
+  if (body.promo_code !== undefined) {
     if (typeof body.promo_code !== 'string') throw apiError('invalid_request', 'promo_code must be a string');
     promo_code = body.promo_code;
   }
@@ -249,9 +243,14 @@ export interface CheckedTrip {
  * promo code. `customer` is null for an anonymous quote, which skips personal promo
  * eligibility (checked again at creation).
  */
-export function checkTrip(state: SandboxState, env: RuleEnv, req: TripRequest, customer: CustomerRec | null): CheckedTrip {
+export function checkTrip(state: SandboxState, env: RuleEnv, req: TripRequest, customer: CustomerRec | null, mode: 'quote' | 'create' = 'quote'): CheckedTrip {
   const car = env.fleet.byAlias.get(req.car_alias);
-  if (!car) throw apiError('car_not_found', `No car with alias ${req.car_alias}`);
+  if (!car) {
+    // The spec lists 404 for an unknown car on the quote, and no 404 for creation, whose
+    // invalid input is a 400 (a sandbox choice, docs/sandbox.md).
+    if (mode === 'create') throw apiError('invalid_request', `car_alias: no car with alias ${req.car_alias}`);
+    throw apiError('car_not_found', `No car with alias ${req.car_alias}`);
+  }
   if (req.checkout <= req.checkin) throw apiError('invalid_date_range', 'date_checkout must be after date_checkin');
   const nowLocal = localNowMinutes(env.now, car.timeZone);
   if (req.checkin < nowLocal) {
@@ -325,7 +324,7 @@ export function licenceState(customer: CustomerRec, now: Date) {
 const isApprovedToDrive = (customer: CustomerRec, now: Date) => licenceState(customer, now).approved;
 
 export const activeReservations = (state: SandboxState, env: RuleEnv, customerId: string) =>
-  reservationsOf(state, customerId).filter((r) => effectiveStatus(r, env) === 'new');
+  readTagged(state, 'reservations', `n:${customerId}`).filter((r) => r.customer_id === customerId && effectiveStatus(r, env) === 'new');
 
 // ---------------------------------------------------------------- reservations
 
@@ -366,8 +365,8 @@ function addInvoice(
   return inv;
 }
 
-const scanInvoices = (state: SandboxState, uuid: string) =>
-  Object.values(state.invoices).filter((i) => i.reservation_uuid === uuid);
+/** A reservation's invoices through the draft, for rules that change them. */
+const scanInvoices = (state: SandboxState, uuid: string) => draftTagged(state, 'invoices', `r:${uuid}`).filter((i) => i.reservation_uuid === uuid);
 
 /** Creates the reservation with its RENT and DEPOSIT invoices, both ISSUED (unpaid). */
 export function insertReservation(state: SandboxState, env: RuleEnv, customer: CustomerRec, trip: CheckedTrip): ReservationRec {
@@ -408,7 +407,7 @@ export function insertReservation(state: SandboxState, env: RuleEnv, customer: C
 
 /** POST /my/reservation: revalidates price, eligibility and availability, then creates. */
 export function createReservation(state: SandboxState, env: RuleEnv, customer: CustomerRec, body: unknown): string {
-  const trip = checkTrip(state, env, parseTripRequest(body, 'create'), customer);
+  const trip = checkTrip(state, env, parseTripRequest(body, 'create'), customer, 'create');
   if (!isApprovedToDrive(customer, env.now)) {
     throw apiError('driver_not_approved', 'The driver is not approved to drive: check GET /my/verification');
   }
@@ -497,7 +496,7 @@ export function cancelReservation(state: SandboxState, env: RuleEnv, customer: C
 export function confirmRefunds(state: SandboxState, env: RuleEnv, uuid: string): number {
   const r = state.reservations[uuid];
   if (!r) throw apiError('reservation_not_found', `No reservation ${uuid}`);
-  const pending = Object.values(state.refunds).filter((f) => f.reservation_uuid === uuid && f.status === 'recorded_unconfirmed');
+  const pending = draftTagged(state, 'refunds', `r:${uuid}`).filter((f) => f.reservation_uuid === uuid && f.status === 'recorded_unconfirmed');
   for (const f of pending) {
     f.status = 'confirmed';
     f.confirmed_at = utcStamp(env.now);

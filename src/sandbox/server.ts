@@ -9,8 +9,8 @@ import { handleAdmin } from './admin.js';
 import { type Credential, credentialHeaders, resolveCredential } from './auth.js';
 import { REQUEST_LOG_LIMIT, type RequestLogEntry, type SandboxContext } from './context.js';
 import { ApiError, apiError } from './errors.js';
-import { COMMAND_HANDLERS, type OpRequest, type Payload, QUERY_HANDLERS, QUERY_PARAMETERS, agentClientOf } from './handlers.js';
-import { type Reply, errorReply, jsonReply, newRequestId, readBody, send } from './http.js';
+import { COMMAND_HANDLERS, type OpRequest, type Payload, QUERY_HANDLERS, agentClientOf } from './handlers.js';
+import { type Reply, errorReply, isJsonMediaType, jsonReply, newRequestId, readBody, send } from './http.js';
 import { commandFingerprint, readIdempotencyKey } from './idempotency.js';
 import { openapiReply } from './openapi.js';
 import { settingsApiKeysUrl } from './links.js';
@@ -137,17 +137,13 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: ServerR
       );
     }
 
-    const allowedQuery = QUERY_PARAMETERS[op.id] ?? [];
-    const unknownQuery = [...url.searchParams.keys()].find((name) => !allowedQuery.includes(name));
-    if (unknownQuery !== undefined) {
-      throw apiError(
-        'invalid_query_parameter',
-        allowedQuery.length ? `Unknown query parameter ${unknownQuery}; this operation takes ${allowedQuery.join(', ')}` : `Unknown query parameter ${unknownQuery}; this operation takes none`,
-      );
-    }
-
+    // Unknown query parameters are ignored: the spec lists no error for them on any read.
     const r: OpRequest = { ctx, op, params: match.params, query: url.searchParams, headers, bodyText: body.text, credential, requestId };
     if (body.tooLarge) throw apiError('invalid_request_body', 'The body is larger than 1 MiB');
+    // A body is JSON, said so: a text/plain body is what a cross-site form can send.
+    if (body.text.trim() !== '' && !isJsonMediaType(headers['content-type'])) {
+      throw apiError('invalid_request_body', 'Send the body with Content-Type: application/json');
+    }
 
     let fingerprint = '';
     if (op.idempotent) {

@@ -151,9 +151,46 @@ export interface SandboxState {
 
 export const anchorDay = (state: Pick<SandboxState, 'anchor'>) => state.anchor.slice(0, 10);
 
-// A transaction mutates a clone and then replaces the state object, so caches keyed by
-// identity invalidate for free; forgetIndexes covers the draft that becomes the new state.
+/** The keyed collections of the state; store.ts keeps each record as its own log entry. */
+export const COLLECTIONS = ['reservations', 'invoices', 'refunds', 'idempotency', 'usedPromos', 'agentFlows'] as const;
+export type Collection = (typeof COLLECTIONS)[number];
+
+/**
+ * The index tags of a record: what the read paths look records up by (a customer's
+ * reservations, a reservation's invoices and refunds). `n:` (by customer) and `nc:` (by
+ * car) mark a reservation stored as `new`, the only ones that can be active or hold a car:
+ * a cancelled history is never read to answer a create or an availability question.
+ */
+export function tagsOf(coll: Collection, rec: unknown): string[] {
+  const r = rec as Record<string, unknown>;
+  switch (coll) {
+    case 'reservations':
+      return r.status === 'new' ? [`c:${r.customer_id}`, `n:${r.customer_id}`, `nc:${r.car_id}`] : [`c:${r.customer_id}`];
+    case 'invoices':
+    case 'refunds':
+      return [`r:${r.reservation_uuid}`];
+    case 'agentFlows':
+      return [`c:${r.customer_id}`];
+    default:
+      return [];
+  }
+}
+
+export interface StateIndex {
+  /** Keys of `coll` carrying `tag`; may include records that no longer match (callers filter). */
+  tagged(coll: Collection, tag: string): readonly string[];
+  /** The same state for reading without recording a before-image (see store.ts). */
+  raw: SandboxState;
+}
+
+// The store attaches its index to every state object it hands out; a plain state object
+// (seeding, unit tests) is indexed by a scan, cached until forgetIndexes.
+const indexes = new WeakMap<SandboxState, StateIndex>();
 const caches = new WeakMap<SandboxState, Map<string, unknown>>();
+
+export function attachIndex(state: SandboxState, index: StateIndex): void {
+  indexes.set(state, index);
+}
 
 /** Memoizes a value derived from a state object that is no longer being mutated. */
 export function cached<T>(state: SandboxState, key: string, compute: () => T): T {
@@ -173,26 +210,53 @@ export function forgetIndexes(state: SandboxState): void {
   caches.delete(state);
 }
 
-function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = keyOf(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
+export function taggedKeys(state: SandboxState, coll: Collection, tag: string): readonly string[] {
+  const index = indexes.get(state);
+  if (index) return index.tagged(coll, tag);
+  const byTag = cached(state, `tags:${coll}`, () => {
+    const out = new Map<string, string[]>();
+    for (const [key, rec] of Object.entries(state[coll])) {
+      for (const t of tagsOf(coll, rec)) {
+        const list = out.get(t);
+        if (list) list.push(key);
+        else out.set(t, [key]);
+      }
+    }
+    return out;
+  });
+  return byTag.get(tag) ?? [];
+}
+
+const readView = (state: SandboxState) => indexes.get(state)?.raw ?? state;
+
+/**
+ * Records of `coll` tagged `tag`. For reading only: inside a transaction, a record found
+ * this way and then changed would not be written; rules that change records use `draftTagged`.
+ */
+export function readTagged<C extends Collection>(state: SandboxState, coll: C, tag: string): SandboxState[C][string][] {
+  const view = readView(state)[coll] as Record<string, SandboxState[C][string]>;
+  const out: SandboxState[C][string][] = [];
+  for (const k of taggedKeys(state, coll, tag)) {
+    const v = view[k];
+    if (v !== undefined) out.push(v);
   }
   return out;
 }
 
-/** Read paths only: rules that mutate scan the draft instead of using these indexes. */
-export const invoicesOf = (state: SandboxState, reservationUuid: string): InvoiceRec[] =>
-  cached(state, 'invoicesByReservation', () => groupBy(Object.values(state.invoices), (i) => i.reservation_uuid)).get(
-    reservationUuid,
-  ) ?? [];
+/** The same, through the transaction's draft: each record is recorded as touched. */
+export function draftTagged<C extends Collection>(state: SandboxState, coll: C, tag: string): SandboxState[C][string][] {
+  const view = state[coll] as Record<string, SandboxState[C][string]>;
+  const out: SandboxState[C][string][] = [];
+  for (const k of taggedKeys(state, coll, tag)) {
+    const v = view[k];
+    if (v !== undefined) out.push(v);
+  }
+  return out;
+}
+
+export const invoicesOf = (state: SandboxState, reservationUuid: string): InvoiceRec[] => readTagged(state, 'invoices', `r:${reservationUuid}`);
 export const reservationsOf = (state: SandboxState, customerId: string): ReservationRec[] =>
-  cached(state, 'reservationsByCustomer', () => groupBy(Object.values(state.reservations), (r) => r.customer_id)).get(
-    customerId,
-  ) ?? [];
+  readTagged(state, 'reservations', `c:${customerId}`).filter((r) => r.customer_id === customerId);
 export const lookupCredential = (state: SandboxState, token: string) =>
   cached(state, 'credentials', () => {
     const map = new Map<string, { customer: CustomerRec; key: ApiKeyRec | null }>();

@@ -14,7 +14,7 @@ import {
   licenceState,
   tripTotalCents,
 } from './rules.js';
-import { type CustomerRec, type InvoiceRec, type ReservationRec, type SandboxState, invoicesOf } from './state.js';
+import { type CustomerRec, type InvoiceRec, type ReservationRec, type SandboxState, invoicesOf, readTagged } from './state.js';
 
 export type ViewEnv = Pick<RuleEnv, 'now' | 'fleet'>;
 
@@ -107,7 +107,7 @@ function cancellationOutcome(state: SandboxState, r: ReservationRec): Record<str
     status: 'cancelled',
     hold_release: { status: r.cancellation.hold_release },
     refund_review: { status: r.cancellation.refund_review },
-    refunds: Object.values(state.refunds)
+    refunds: readTagged(state, 'refunds', `r:${r.uuid}`)
       .filter((f) => f.reservation_uuid === r.uuid)
       .map((f) => ({ id: f.id, amount_cents: f.amount_cents, status: f.status, confirmed_at: f.confirmed_at })),
   };

@@ -168,7 +168,8 @@ describe('pending', () => {
     const uuid = await leavePending();
     const r = await runCommand(['pending'], { env: home.env({ NO_COLOR: '1', CARRENTAL_API_KEY: KEYS.write }), tty: true });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/│ 1 │ reserve\s+│ tesla-model-3-la-001\s+│ default/);
+    // plain columns at 120: a boxed table would not fit without cutting the uuid or the key
+    expect(r.stdout).toMatch(/^ *1  reserve\s+tesla-model-3-la-001\s+default/m);
     expect(r.stdout).toContain('To finish one, rerun the same command');
     expect(r.stdout).toContain(`  2. carrental --base-url ${fake.baseUrl} --profile work cancel ${uuid}\n`);
   });

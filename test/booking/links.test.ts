@@ -161,6 +161,34 @@ describe('extend-link', () => {
     expect(inactive.stderr).toContain('cannot be extended (it is cancelled): only a reservation in status new can (reservation_not_active');
   });
 
+  it('--dry-run: the preview on stdout, no link asked for; --json is the price payload as received', async () => {
+    const r = fake.seed();
+    const res = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(fake.requestsOf('extensionPrice')).toHaveLength(1);
+    expect(fake.requestsOf('extensionLink')).toHaveLength(0);
+    expect(res.stdout).toMatch(/additional days\s+2/);
+    expect(res.stdout).toMatch(/extension total\s+\$210\.00/);
+    expect(res.stdout).toContain('new check-out\t2026-12-06 10:00 America/Los_Angeles');
+    expect(res.stdout).not.toContain('http');
+    expect(res.stderr).toContain(`a preview only: no link was created, nothing changes and nothing is charged; \`carrental extend-link ${r.uuid} --to 2026-12-06T10:00\` gets the link`);
+
+    const json = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ additional_days: 2, total_amount: 21000, currency: 'USD' });
+    expect(fake.requestsOf('extensionLink')).toHaveLength(0);
+  });
+
+  it('--dry-run without --to, or with --open, is a usage error before any request', async () => {
+    const r = fake.seed();
+    const noTo = await cli(['extend-link', r.uuid, '--dry-run']);
+    const open = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run', '--open']);
+    expect([noTo.code, open.code]).toEqual([2, 2]);
+    expect(noTo.stderr).toContain('--dry-run previews the price of an extension to a date: give --to');
+    expect(open.stderr).toContain('--dry-run creates no link');
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('a malformed --to is a usage error before any request', async () => {
     const res = await cli(['extend-link', '6f1c1d7e-1111-4222-8333-444455556666', '--to', '6 dec']);
     expect(res.code).toBe(2);

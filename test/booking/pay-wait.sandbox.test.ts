@@ -57,3 +57,78 @@ it('nothing_to_pay once settled: exit 5 with a plain explanation', async () => {
   expect(res.code).toBe(5);
   expect(res.stderr).toContain(`nothing to pay: reservation ${uuid} has no unpaid rent invoice`);
 });
+
+/** Runs `pay-link <uuid> [args] --wait`, doing `pays[n]` (rent or deposit) during the n-th sleep. */
+async function waitWithPayments(uuid: string, args: string[], pays: Record<number, 'rent' | 'deposit'>) {
+  const sleeps: number[] = [];
+  const res = await cli(['pay-link', uuid, ...args, '--wait', '--wait-timeout', '60'], async (ms) => {
+    sleeps.push(ms);
+    const type = pays[sleeps.length];
+    if (type) await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: type });
+  });
+  return { ...res, sleeps };
+}
+
+async function reserveOne(): Promise<string> {
+  const [alias] = await freeCars(sb, 1);
+  const reserved = await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y']);
+  expect(reserved.code, reserved.stderr).toBe(0);
+  return reserved.stdout.trim();
+}
+
+it('--type deposit --wait with the rent already paid waits for the deposit hold, not for settled', async () => {
+  const uuid = await reserveOne();
+  await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
+  const res = await waitWithPayments(uuid, ['--type', 'deposit'], { 3: 'deposit' });
+  expect(res.code, res.stderr).toBe(0);
+  // reads after sleeps 1 and 2 see the deposit still ISSUED; the read after sleep 3 sees the HOLD
+  expect(res.sleeps).toEqual([5000, 5000, 5000]);
+  expect(res.stderr).toContain(`deposit authorised: reservation ${uuid}: the deposit is authorised (a hold on the card, not a charge)`);
+  expect(res.stderr).not.toContain('has nothing left to pay');
+  expect(res.stderr).toContain('this command waits until the deposit is authorised (held) or paid');
+});
+
+it('--type deposit --wait with both due: paying the rent does not end it, the deposit does; the rent state is said', async () => {
+  const uuid = await reserveOne();
+  const res = await waitWithPayments(uuid, ['--type', 'deposit'], { 1: 'rent', 3: 'deposit' });
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.sleeps).toHaveLength(3);
+  expect(res.stderr).toContain(`deposit authorised: reservation ${uuid}`);
+});
+
+it('--type deposit --wait: the rent still owed at the end is named with the command that pays it', async () => {
+  const uuid = await reserveOne();
+  const res = await waitWithPayments(uuid, ['--type', 'deposit'], { 1: 'deposit' });
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.sleeps).toHaveLength(1);
+  expect(res.stderr).toMatch(new RegExp(`deposit authorised: reservation ${uuid}: .*; rent is still owed, to pay: \\$[\\d,.]+.*pay-link ${uuid}\``));
+});
+
+it('--wait (rent) with both due: paying the deposit does not end it; settled says the deposit is still due when it is', async () => {
+  const uuid = await reserveOne();
+  const deposit = await waitWithPayments(uuid, [], { 1: 'deposit', 2: 'rent' });
+  expect(deposit.code, deposit.stderr).toBe(0);
+  expect(deposit.sleeps).toHaveLength(2);
+  expect(deposit.stderr).toContain(`settled: reservation ${uuid} has nothing left to pay`);
+  expect(deposit.stderr).not.toContain('deposit is still due');
+
+  const other = await reserveOneMore();
+  const rentOnly = await waitWithPayments(other, ['--type', 'rent'], { 1: 'rent' });
+  expect(rentOnly.code, rentOnly.stderr).toBe(0);
+  expect(rentOnly.stderr).toContain(`settled: reservation ${other} has nothing left to pay; the deposit is still due (\`carrental pay-link ${other} --type deposit\`)`);
+});
+
+async function reserveOneMore(): Promise<string> {
+  const [, alias] = await freeCars(sb, 2);
+  const reserved = await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y']);
+  expect(reserved.code, reserved.stderr).toBe(0);
+  return reserved.stdout.trim();
+}
+
+it('--wait-timeout ends an unpaid deposit wait with exit 6, saying what it last saw', async () => {
+  const uuid = await reserveOne();
+  await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
+  const res = await cli(['pay-link', uuid, '--type', 'deposit', '--wait', '--wait-timeout', '10']);
+  expect(res.code).toBe(6);
+  expect(res.stderr).toContain('deposit not authorised after 10 s of waiting: the deposit is still due');
+});

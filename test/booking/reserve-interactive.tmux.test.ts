@@ -57,7 +57,7 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
 
   await waitFor(/City/);
   keys('Enter'); // la, the default
-  await waitFor(/Check-in, car-local YYYY-MM-DD HH:MM \(America\/Los_Angeles\)/);
+  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 10:00, \+3d 10:00; America\/Los_Angeles\)/);
   type(FROM.replace('T', ' '));
   keys('Enter');
   await waitFor(/Check-out/);
@@ -92,4 +92,6 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
   expect(booked).toHaveLength(1);
   expect(done).toMatch(new RegExp(`reservation\\s+${booked[0].uuid}`));
   expect(done).toContain(`carrental pay-link ${booked[0].uuid}`);
+  // after prompts, the same reservation as one command
+  expect(done).toMatch(new RegExp(`the same without prompts: carrental reserve ${alias} --from '${FROM.replace('T', ' ')}' --to '${TO.replace('T', ' ')}' --protection standard`));
 }, 60_000);

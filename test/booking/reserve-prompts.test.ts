@@ -10,13 +10,14 @@ import { reserve } from '../../src/commands/reserve.js';
 import { promptReservation, type Choice, type Prompter } from '../../src/commands/reserve-prompts.js';
 import { Journal } from '../../src/store/journal.js';
 import { FakeOut, TestHome } from '../helpers/cli.js';
+import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
 import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
 
 type Answer = string | string[] | boolean | ((choices: Array<Choice<unknown>>) => unknown);
 
 /** Answers prompts in order; records each message and its choices. */
 class ScriptedPrompter implements Prompter {
-  readonly asked: Array<{ kind: string; message: string; choices?: string[] }> = [];
+  readonly asked: Array<{ kind: string; message: string; choices?: string[]; defaultValue?: string }> = [];
   constructor(private readonly answers: Answer[]) {}
   private next(kind: string, message: string, choices?: Array<Choice<unknown>>): unknown {
     this.asked.push({ kind, message, choices: choices?.map((c) => c.name) });
@@ -36,8 +37,11 @@ class ScriptedPrompter implements Prompter {
   async search<T>(message: string, choices: Choice<T>[]) {
     return this.next('search', message, choices as Array<Choice<unknown>>) as T;
   }
-  async input(message: string, opts: { validate?: (v: string) => true | string } = {}) {
-    const value = this.next('input', message) as string;
+  async input(message: string, opts: { defaultValue?: string; validate?: (v: string) => true | string } = {}) {
+    const typed = this.next('input', message) as string;
+    this.asked.at(-1)!.defaultValue = opts.defaultValue;
+    // as on a terminal: enter alone takes the offered default
+    const value = typed === '' && opts.defaultValue !== undefined ? opts.defaultValue : typed;
     const ok = opts.validate?.(value) ?? true;
     if (ok !== true) throw new Error(`validation refused "${value}": ${ok}`);
     return value;
@@ -158,5 +162,108 @@ describe('reserve on a terminal', () => {
     expect(prompter.asked).toHaveLength(1); // all values given: only the confirmation
     expect(fake.requestsOf('create')).toHaveLength(0);
     expect(await new Journal({ path: join(home.dir, 'state', 'journal.json') }).list()).toEqual([]);
+  });
+});
+
+describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Angeles)', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await TestSandbox.start();
+  });
+  afterAll(() => sb.close());
+  beforeEach(() => sb.reset());
+
+  function sandboxTerminal(): { ctx: Context; stdout: FakeOut; stderr: FakeOut } {
+    const stdout = new FakeOut(true);
+    const stderr = new FakeOut(true);
+    const stdin = new PassThrough() as unknown as InStream;
+    stdin.isTTY = true;
+    const io = { stdin, stdout, stderr };
+    const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1' });
+    const controller = new AbortController();
+    const ctx: Context = {
+      io,
+      env,
+      globals: resolveGlobals({ baseUrl: sb.baseUrl }, env, io),
+      version: '0.0.0-test',
+      now: () => SANDBOX_NOW,
+      sleep: makeSleep(controller.signal),
+      signal: controller.signal,
+      canPrompt: () => true,
+      onCleanup: (fn) => void cleanups.push(fn),
+    };
+    return { ctx, stdout, stderr };
+  }
+  const firstCar = (choices: Array<Choice<unknown>>) => choices[0].value;
+
+  it('the check-in prompt refuses a time already past there, and offers tomorrow 10:00 and three days later', async () => {
+    const client = new ApiClient({ baseUrl: sb.baseUrl, timeoutMs: 5000, userAgent: 'test' });
+    const api = new Api(client, 'x');
+    const past = new ScriptedPrompter(['la', '2026-11-01 09:00']);
+    await expect(promptReservation({}, { api, prompter: past, info: () => {}, now: SANDBOX_NOW })).rejects.toThrow(
+      /2026-11-01 09:00 is in the past: it is 2026-11-01 11:00 there now/,
+    );
+    const defaults = new ScriptedPrompter(['la', '', '', firstCar, 'minimum', 'limited', 'pickup', [], '']);
+    const result = await promptReservation({}, { api, prompter: defaults, info: () => {}, now: SANDBOX_NOW });
+    await client.close();
+    expect(defaults.asked[1]).toMatchObject({ message: expect.stringContaining('tomorrow 10:00'), defaultValue: '2026-11-02 10:00' });
+    expect(defaults.asked[2]).toMatchObject({ defaultValue: '2026-11-05 10:00' });
+    expect(result).toMatchObject({ from: '2026-11-02T10:00', to: '2026-11-05T10:00' });
+  });
+
+  it('relative answers are read in the city zone', async () => {
+    const client = new ApiClient({ baseUrl: sb.baseUrl, timeoutMs: 5000, userAgent: 'test' });
+    const prompter = new ScriptedPrompter(['miami', '+2d 11:00', '+4d 9:30', firstCar, 'minimum', 'limited', 'pickup', [], '']);
+    const result = await promptReservation({}, { api: new Api(client, 'x'), prompter, info: () => {}, now: SANDBOX_NOW });
+    await client.close();
+    expect(result).toMatchObject({ from: '2026-11-03T11:00', to: '2026-11-05T09:30' });
+  });
+
+  it('asks again only the field the API refused (dates, then promo), and prints the one-line command even when not booked', async () => {
+    const { ctx, stderr } = sandboxTerminal();
+    const prompter = new ScriptedPrompter([
+      'la',
+      '2026-11-02 05:00', // before opening hours: the quote refuses the dates
+      '2026-11-04 10:00',
+      firstCar,
+      'standard',
+      'limited',
+      'pickup',
+      [],
+      'NOPE', // unknown promo: the quote refuses it
+      '2026-11-02 10:00', // dates asked again
+      '', // check-out: the previous answer is offered
+      '', // promo asked again: none
+      false, // and then not booked
+    ]);
+    const code = await reserve({}, ctx, prompter);
+    expect(code, stderr.text()).toBe(1);
+    const messages = prompter.asked.map((a) => a.message);
+    expect(messages.filter((m) => m.startsWith('Check-in'))).toHaveLength(2);
+    expect(messages.filter((m) => m.startsWith('Protection'))).toHaveLength(1);
+    expect(prompter.asked[10]).toMatchObject({ defaultValue: '2026-11-04 10:00' });
+    expect(messages.filter((m) => m.startsWith('Promo'))).toHaveLength(2);
+    expect(stderr.text()).toMatch(/warning: Outside operating hours: .*asking again/);
+    expect(stderr.text()).toMatch(/warning: Promo code not found: .*asking again/);
+    expect(stderr.text()).toMatch(/the same without prompts: carrental reserve [a-z0-9-]+ --from '2026-11-02 10:00' --to '2026-11-04 10:00' --protection standard --mileage limited\n/);
+  });
+});
+
+describe('what is asked again, and the equivalent command', () => {
+  it('maps each refusal to the one answer that fixes it', async () => {
+    const { refusedField } = await import('../../src/commands/reserve-prompts.js');
+    const { CliError } = await import('../../src/errors.js');
+    const refused = (code: string) => refusedField(new CliError('api', 'x', { api: { status: 400, error_code: code } }));
+    expect(['date_in_past', 'outside_operating_hours', 'trip_too_short', 'trip_too_long', 'car_not_available'].map(refused)).toEqual(Array(5).fill('dates'));
+    expect(['promo_code_not_found', 'promo_code_invalid', 'promo_already_used', 'promo_codes_disabled'].map(refused)).toEqual(Array(4).fill('promo'));
+    expect(refused('invalid_extra')).toBe('extras');
+    expect(refused('invalid_credentials')).toBeUndefined();
+    expect(refused('toString')).toBeUndefined();
+  });
+  it('quotes what the shell would split', async () => {
+    const { equivalentCommand } = await import('../../src/commands/reserve-prompts.js');
+    expect(
+      equivalentCommand('carrental --sandbox', { alias: 'kia-soul-1037', from: '2026-12-01T10:00', to: '2026-12-04T10:00', protection: 'standard', mileage: 'limited', deliveryAddress: "5 O'Hara St", extras: ['gps', 'child_seat'], promo: 'SAVE50' }),
+    ).toBe("carrental --sandbox reserve kia-soul-1037 --from '2026-12-01 10:00' --to '2026-12-04 10:00' --protection standard --mileage limited --delivery-address '5 O'\\''Hara St' --extra child_seat --extra gps --promo SAVE50");
   });
 });

@@ -296,6 +296,8 @@ describe('reserve: unknown outcomes', () => {
     const r = await pending;
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/interrupted: the outcome of this reserve is unknown; rerunning the same command is safe/);
+    // said once, not a second bare `interrupted` line after it
+    expect(r.stderr.match(/^interrupted\b/gm)).toHaveLength(1);
     expect(await unfinished()).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 350));
     const again = await reserve([ALIAS, ...DATES, '-y']);

@@ -10,7 +10,8 @@ export const TO = '2026-12-04T10:00';
 export async function admin<T = unknown>(sb: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${sb.adminUrl}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    // the admin endpoints refuse a state change without it (docs/sandbox.md)
+    headers: body === undefined && method === 'GET' ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await res.json()) as T;

@@ -56,7 +56,7 @@ describe('profile', () => {
     await sb.fault({ kind: 'operation_not_enabled', operation: 'getProfile', times: 1 });
     const r = await run(['profile']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('not yet available to API keys');
+    expect(r.stderr).toContain('hint: `carrental doctor` shows which operations this deployment opens to API keys');
   });
 });
 
@@ -149,7 +149,7 @@ describe('card-link', () => {
     const r = await run(['card-link'], { key: sb.keys.no_card_payments });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/\(card_payments_not_enabled, request req_/);
-    expect(r.stderr).toContain('hint: card payments are not enabled for this account');
+    expect(r.stderr).toContain('hint: only the rental company can turn card payments on for an account');
     expect(r.stdout).toBe('');
   });
 

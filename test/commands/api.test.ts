@@ -100,18 +100,32 @@ describe('api', () => {
   });
 
   it('without a key sends none and says so', async () => {
-    const r = await run(['api', 'GET', '/cars?limit=1'], { key: null });
-    expect(r.code).toBe(0);
+    const r = await run(['api', 'GET', '/my/profile'], { key: null });
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain('no API key configured');
-    expect(JSON.parse(r.stdout).data.cars).toHaveLength(1);
     expect((await sb.requests())[0].credentials).toBe('none');
+  });
+
+  it('sends no key to the operations the spec marks anonymous, even with one configured', async () => {
+    const cars = await run(['api', 'GET', '/cars?limit=1']);
+    expect(cars.code).toBe(0);
+    expect(cars.stderr).toBe('');
+    expect(JSON.parse(cars.stdout).data.cars).toHaveLength(1);
+    const alias = JSON.parse(cars.stdout).data.cars[0].car_alias;
+    expect((await run(['api', 'GET', `/cars/${alias}`])).code).toBe(0);
+    expect((await run(['api', 'GET', '/my/profile'])).code).toBe(0);
+    expect((await sb.requests()).map((r) => [r.operation, r.credentials])).toEqual([
+      ['listCars', 'none'],
+      ['getCar', 'none'],
+      ['getProfile', 'authorization'],
+    ]);
   });
 
   it('a 403 api_key_operation_not_enabled exits 3 with the explanation', async () => {
     await sb.fault({ kind: 'operation_not_enabled', operation: 'listCards', times: 1 });
     const r = await run(['api', 'GET', '/my/billing/cards']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('not yet available to API keys');
+    expect(r.stderr).toContain('opens to API keys');
   });
 
   it('indents JSON on a terminal', async () => {
@@ -137,5 +151,96 @@ describe('api', () => {
     } finally {
       await stub.close();
     }
+  });
+});
+
+describe('api --paginate', () => {
+  it('follows offset until has_more is false, one page after the other, and prints one merged document', async () => {
+    const total = (await sb.api<{ total: number }>('/cars?city=la&limit=1')).total;
+    await sb.clearRequests();
+    const r = await run(['api', 'GET', '/cars?city=la&limit=30', '--paginate']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.data.cars).toHaveLength(total);
+    expect(doc.data).toMatchObject({ total, has_more: false });
+    expect(new Set(doc.data.cars.map((c: { car_alias: string }) => c.car_alias)).size).toBe(total);
+    const log = await sb.requests();
+    expect(log).toHaveLength(Math.ceil(total / 30));
+    expect(log.every((q) => q.credentials === 'none')).toBe(true);
+  });
+
+  it('--jq on the merged document; a list that is not paged is a usage error', async () => {
+    const total = (await sb.api<{ total: number }>('/cars?limit=1')).total;
+    const r = await run(['api', 'GET', '/cars?limit=200', '--paginate', '--jq', '.data.cars | length']);
+    expect(r.stdout).toBe(`${total}\n`);
+    const p = await run(['api', 'GET', '/my/profile', '--paginate']);
+    expect(p.code).toBe(2);
+    expect(p.stderr).toContain('not a paged list');
+    expect((await run(['api', 'POST', '/reservation/quote', '--paginate'])).code).toBe(2);
+  });
+});
+
+describe('api create and cancel are journaled like reserve and cancel', () => {
+  const FROM = '2026-12-20T10:00';
+  const TO = '2026-12-23T10:00';
+  const createBody = (alias: string, extras: string[]) =>
+    JSON.stringify({ car_alias: alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' }, extras });
+  const activeCount = async () => (await rawGet(sb.baseUrl, '/my/trips', sb.keys.booking_write)).body.data.active.length;
+
+  it('POST /my/reservation gets an Idempotency-Key; after an unknown outcome the rerun reuses it: one reservation', async () => {
+    await sb.admin('POST', '/reset');
+    const alias = (await sb.api<{ cars: Array<{ car_alias: string; prices: { extras: Array<{ item_type: string }> } }> }>('/cars?city=la&limit=1')).cars[0];
+    const before = await activeCount();
+    await sb.fault({ kind: 'drop', operation: 'createReservation', when: 'after_commit', times: 5 });
+    const env = { CARRENTAL_WRITE_RETRIES: '0' };
+    const first = await runCommand(['--base-url', sb.baseUrl, 'api', 'POST', '/my/reservation', '--body', createBody(alias.car_alias, [])], {
+      sleep: async () => {},
+      env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...env }),
+    });
+    expect(first.code).toBe(6);
+    expect(first.stderr).toContain('reuses idempotency key');
+    await sb.admin('DELETE', '/faults');
+    const again = await run(['api', 'POST', '/my/reservation', '--body', createBody(alias.car_alias, [])]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming a pending reserve');
+    expect(JSON.parse(again.stdout).data).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await activeCount()).toBe(before + 1);
+    const creates = (await sb.requests()).filter((q) => q.operation === 'createReservation');
+    expect(creates.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a raw create and a `reserve` of the same booking are one command (extras in any order)', async () => {
+    await sb.admin('POST', '/reset');
+    const car = (await sb.api<{ cars: Array<{ car_alias: string; prices: { extras: Array<{ item_type: string }> } }> }>('/cars?city=la&limit=5')).cars.find((c) => c.prices.extras.length >= 2)!;
+    const extras = car.prices.extras.slice(0, 2).map((e) => e.item_type);
+    const before = await activeCount();
+    await sb.fault({ kind: 'drop', operation: 'createReservation', when: 'after_commit', times: 5 });
+    const raw = await runCommand(['--base-url', sb.baseUrl, 'api', 'POST', '/my/reservation', '--body', createBody(car.car_alias, [...extras].reverse())], {
+      sleep: async () => {},
+      env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, CARRENTAL_WRITE_RETRIES: '0' }),
+    });
+    expect(raw.code).toBe(6);
+    await sb.admin('DELETE', '/faults');
+    const reserve = await run(['reserve', car.car_alias, '--from', FROM, '--to', TO, ...extras.flatMap((e) => ['--extra', e]), '-y']);
+    expect(reserve.code, reserve.stderr).toBe(0);
+    expect(reserve.stderr).toContain('resuming a pending reserve');
+    expect(await activeCount()).toBe(before + 1);
+  });
+
+  it('DELETE /my/reservation/{uuid} sends a key, and a user-given Idempotency-Key is used as is', async () => {
+    await sb.admin('POST', '/reset');
+    const uuid = (await rawGet(sb.baseUrl, '/my/trips', sb.keys.booking_write)).body.data.active[0].uuid;
+    const key = 'my-own-key-0123456789';
+    const r = await run(['api', 'DELETE', `/my/reservation/${uuid}`, '-H', `Idempotency-Key: ${key}`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ data: 'OK' });
+    // the same raw cancel again, within the replay window: the journal replays the same key,
+    // and the server answers with the original result
+    const again = await run(['api', 'DELETE', `/my/reservation/${uuid}`]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ data: 'OK' });
+    const cancels = (await sb.requests()).filter((q) => q.operation === 'cancelReservation');
+    expect(cancels).toHaveLength(2);
+    expect(new Set(cancels.map((q) => q.idempotency_key))).toEqual(new Set([key]));
   });
 });

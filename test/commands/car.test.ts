@@ -71,7 +71,7 @@ describe('car <alias>', () => {
     const r = await show(['no-such-car-9999']);
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: .+ \(car_not_found, request req_[0-9a-f]+\)\nhint: check the alias or uuid\n$/);
+    expect(r.stderr).toMatch(/^error: .+ \(car_not_found, request req_[0-9a-f]+\)\nhint: `carrental cars --city la` \(or miami\) lists the car aliases\n$/);
   });
 
   it('a malformed alias is exit 2 and sends nothing', async () => {

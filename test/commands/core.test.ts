@@ -95,7 +95,8 @@ describe('global options and environment', () => {
         'hint: set one with `carrental config set base_url https://<host>/v1` (or --base-url, CARRENTAL_BASE_URL), or try the embedded sandbox: `carrental --sandbox cars`\n',
     );
     const named = await run(['--profile', 'work', 'cars']);
-    expect(named.stderr).toContain('no API base URL for profile "work"');
+    // a profile that is not in the config at all: says so (a typo is likelier than an unconfigured profile)
+    expect(named.stderr).toContain('error: profile "work" does not exist');
     expect((await run(['cars'], { env: { CARRENTAL_PROFILE: 'ci' } })).stderr).toContain('profile "ci"');
   });
 
@@ -147,7 +148,7 @@ describe('global options and environment', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toBe(
-      'error: Invalid pagination (invalid_pagination, request req_7)\nhint: --limit is 1..200\n{"error":"Invalid pagination","error_code":"invalid_pagination","request_id":"req_7"}\n',
+      'error: Invalid pagination (invalid_pagination, request req_7)\nhint: --limit takes 1..200; --all fetches every page\n{"error":"Invalid pagination","error_code":"invalid_pagination","request_id":"req_7"}\n',
     );
   });
 
@@ -178,6 +179,6 @@ describe('retries', () => {
     const r = await run(['--base-url', stub.baseUrl, 'cars']);
     expect(r.code).toBe(6);
     expect(stub.requests).toHaveLength(4);
-    expect(r.stderr).toBe('error: Rate limit exceeded (rate_limited)\nhint: rate limited: wait 1 s and rerun\n');
+    expect(r.stderr).toBe('error: Rate limit exceeded (rate_limited)\nhint: wait 1 s, then rerun the same command\n');
   });
 });

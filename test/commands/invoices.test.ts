@@ -11,7 +11,7 @@ let home: TestHome;
 const raw = (path: string, key = sb.keys.booking_write) => rawGet(sb.baseUrl, path, key);
 
 const run = (argv: string[], opts: RunOpts & { key?: string } = {}) =>
-  runCommand(['--base-url', sb.baseUrl, ...argv], { ...opts, env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write }) });
+  runCommand(['--base-url', sb.baseUrl, ...argv], { ...opts, env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write, ...opts.env }) });
 
 let tripsWithInvoices: Array<{ uuid: string; invoices: any[] }> = [];
 const invoiceWhere = (pred: (inv: any) => boolean) => {
@@ -37,14 +37,16 @@ describe('invoices <reservation-uuid>', () => {
     const invoices = tripsWithInvoices.find((t) => t.uuid === trip)!.invoices;
     const r = await run(['invoices', trip]);
     expect(r.code).toBe(0);
-    const [table, items] = r.stdout.split('# Line items\n');
-    const rows = table.split('\n').filter((l) => l.includes('\t'));
+    // in a pipe, one invoice per line, nothing else
+    const rows = r.stdout.trimEnd().split('\n');
     expect(rows).toHaveLength(invoices.length);
     for (const inv of invoices) {
       const sign = inv.amount < 0 ? '-' : '';
-      expect(rows.find((l) => l.startsWith(inv.id))).toMatch(new RegExp(`^${inv.id}\\t${inv.type}\\t${inv.billing_status}[^\\t]*\\t${sign}\\$[\\d,]+\\.\\d\\d\\t\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\t`));
-      for (const item of inv.items) expect(items).toContain(`${inv.id}\t${item.description}\t`);
+      expect(rows.find((l) => l.startsWith(inv.id))).toMatch(new RegExp(`^${inv.id}\\t${inv.type}\\t${inv.billing_status}\\t${sign}\\$[\\d,]+\\.\\d\\d\\t\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\t`));
     }
+    const onTty = await run(['invoices', trip], { tty: true, env: { NO_COLOR: '1' } });
+    expect(onTty.stdout).toContain('Line items');
+    for (const inv of invoices) for (const item of inv.items) expect(onTty.stdout).toContain(item.description);
     expect(r.stderr).toContain('ledger');
   });
 
@@ -61,7 +63,8 @@ describe('invoices <reservation-uuid>', () => {
     const { trip } = invoiceWhere((inv) => inv.billing_status === 'HOLD');
     const r = await run(['invoices', trip]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('\tDEPOSIT\tHOLD (card authorisation, not a charge)\t');
+    expect(r.stdout).toContain('\tDEPOSIT\tHOLD\t');
+    expect((await run(['invoices', trip], { tty: true, env: { NO_COLOR: '1' } })).stdout).toMatch(/HOLD \(card/);
     expect(r.stderr).toContain('a HOLD is an authorisation on the card, not a charge');
   });
 
@@ -92,11 +95,17 @@ describe('invoice <invoice-uuid>', () => {
     const { inv } = invoiceWhere((i) => i.type === 'REFUND');
     const r = await run(['invoice', inv.id]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`# Invoice ${inv.id}`);
-    expect(r.stdout).toContain('type\tREFUND');
-    expect(r.stdout).toMatch(/^amount\t-\$[\d,]+\.\d\d USD$/m);
+    // in a pipe: label/value lines, one value each, then a record line per line item
+    expect(r.stdout).toContain(`invoice\t${inv.id}\n`);
+    expect(r.stdout).toContain('type\tREFUND\n');
+    expect(r.stdout).toMatch(/^amount\t-\$[\d,]+\.\d\d$/m);
+    expect(r.stdout).toContain('currency\tUSD\n');
     expect(r.stdout).toMatch(/^created\t\d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
-    for (const item of inv.items) expect(r.stdout).toContain(`${item.description}\t`);
+    for (const item of inv.items) expect(r.stdout).toContain(`item\t${inv.id}\t${item.description}\t`);
+    expect(r.stdout).not.toMatch(/^#/m);
+    const onTty = await run(['invoice', inv.id], { tty: true, env: { NO_COLOR: '1' } });
+    expect(onTty.stdout).toContain(`Invoice ${inv.id}`);
+    expect(onTty.stdout).toMatch(/^amount +-\$[\d,]+\.\d\d USD$/m);
   });
 
   it('explains a HOLD as an authorisation, not a charge', async () => {
@@ -121,7 +130,7 @@ describe('invoice <invoice-uuid>', () => {
   });
 
   it('refuses a malformed uuid before sending anything (exit 2)', async () => {
-    const r = await run(['invoice', '1234']);
+    const r = await run(['invoice', '12']);
     expect(r.code).toBe(2);
     expect(await sb.requests()).toEqual([]);
   });

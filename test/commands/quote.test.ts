@@ -5,7 +5,7 @@ import type { Car, CarsPage, Quote } from '../../src/api/schemas.js';
 import { sandboxExtraCredentials } from '../../src/sandbox/index.js';
 import { formatCents } from '../../src/render/money.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
 
 const FROM = '2026-12-01T10:00';
 const TO = '2026-12-08T10:00';
@@ -150,7 +150,7 @@ describe('credentials', () => {
     const r = await quote([car.car_alias, ...dates], { key: 'svc_00000000000000000000000000000000' });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: .+ \(invalid_credentials, request req_[0-9a-f]+\)\nhint: the key is invalid, revoked or inactive/);
+    expect(r.stderr).toMatch(/^error: .+ \(invalid_credentials, request req_[0-9a-f]+\)\nhint: run `carrental auth login` with a current key/);
     expect(r.stderr).not.toContain('svc_00000000000000000000000000000000');
     expect(await quotes()).toHaveLength(1);
   });
@@ -166,13 +166,13 @@ describe('credentials', () => {
     const r = await quote([car.car_alias, ...dates], { key: sb.keys.read_only });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('(api_key_operation_not_enabled');
-    expect(r.stderr).toContain('hint: this operation is not yet available to API keys');
+    expect(r.stderr).toContain('hint: `carrental doctor` shows which operations this deployment opens to API keys');
   });
 });
 
 describe('API errors', () => {
   it.each([
-    ['NOPE', 'promo_code_not_found', 'hint: check the promo code spelling'],
+    ['NOPE', 'promo_code_not_found', 'hint: check the spelling of --promo, or leave --promo out'],
     ['SPRING20', 'promo_code_invalid', undefined],
   ])('promo %s -> 400 %s, exit 1', async (code, errorCode, hint) => {
     const r = await quote([car.car_alias, ...dates, '--promo', code]);
@@ -185,7 +185,7 @@ describe('API errors', () => {
     const keyed = await quote([car.car_alias, ...dates, '--promo', 'FIRSTRIDE'], { key: sb.keys.booking_write });
     expect(keyed.code).toBe(1);
     expect(keyed.stderr).toContain('(promo_already_used');
-    expect(keyed.stderr).toContain('hint: this one-time promo code was already used on your account');
+    expect(keyed.stderr).toContain('hint: leave --promo out, or give another code');
     const anonymous = await quote([car.car_alias, ...dates, '--promo', 'FIRSTRIDE', '--anonymous']);
     expect(anonymous.code).toBe(0);
     expect(anonymous.stderr).toContain('personal promo eligibility is checked again when you reserve');
@@ -252,9 +252,9 @@ describe('API errors', () => {
 
 describe('validation before any request', () => {
   it.each([
-    [['CAR', '--from', FROM], 'error: --from and --to go together: give both or neither'],
-    [['CAR'], 'error: --from and --to are required (car-local YYYY-MM-DDTHH:MM)'],
-    [['CAR', '--from', '12/01/2026', '--to', TO], 'error: --from must be a car-local date and time YYYY-MM-DDTHH:MM, got "12/01/2026"'],
+    [['CAR', '--from', FROM], 'error: --from needs --to or --days'],
+    [['CAR'], 'error: --from and --to (or --days) are required'],
+    [['CAR', '--from', '12/01/2026', '--to', TO], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "12/01/2026"'],
     [['CAR', '--from', TO, '--to', FROM], 'error: --to (2026-12-01 10:00) must be after --from (2026-12-08 10:00)'],
     [['CAR', ...dates, '--protection', 'gold'], "error: option '--protection <plan>' argument 'gold' is invalid. Allowed choices are minimum, standard."],
     [['CAR', ...dates, '--mileage', 'lots'], "error: option '--mileage <type>' argument 'lots' is invalid. Allowed choices are limited, unlimited."],
@@ -265,6 +265,40 @@ describe('validation before any request', () => {
     const r = await quote(args.map((a) => (a === 'CAR' ? car.car_alias : a)));
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toBe(message);
+    expect(await sb.requests()).toEqual([]);
+  });
+});
+
+describe('relative dates, read in the car zone', () => {
+  // the sandbox's clock: 2026-11-01 19:00 UTC is 11:00 in Los Angeles
+  const at = (args: string[]) =>
+    runCommand(['--base-url', sb.baseUrl, 'quote', car.car_alias, ...args], { env: home.env(), now: () => SANDBOX_NOW, sleep: async () => {} });
+
+  it('tomorrow 10:00 and --days 3 are quoted, and shown back as absolute car-local times', async () => {
+    const r = await at(['--from', 'tomorrow 10:00', '--days', '3']);
+    expect(r.stderr).toContain('dates: 2026-11-02 10:00 to 2026-11-05 10:00 America/Los_Angeles');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Check-in\s+2026-11-02 10:00 America\/Los_Angeles/);
+    expect(r.stdout).toMatch(/Check-out\s+2026-11-05 10:00 America\/Los_Angeles/);
+    expect(r.stdout).toMatch(/Days\s+3/);
+  });
+
+  it('+3d 10:00 with --to +5d 10:00', async () => {
+    const r = await at(['--from', '+3d 10:00', '--to', '+5d 10:00']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Check-in\s+2026-11-04 10:00 America\/Los_Angeles/);
+    expect(r.stdout).toMatch(/Check-out\s+2026-11-06 10:00 America\/Los_Angeles/);
+  });
+
+  it.each([
+    [['--from', 'tomorrow 10:00', '--to', '+3d', '--days', '2'], 'error: give --to or --days, not both'],
+    [['--days', '2'], 'error: --days needs --from'],
+    [['--from', 'tomorrow 25:00', '--days', '2'], 'error: --from has no such time of day: "tomorrow 25:00"'],
+    [['--from', 'tomorrow', '--days', '0'], 'error: --days must be a whole number of days 1..366, got "0"'],
+  ])('%j is a usage error before any request', async (args, message) => {
+    const r = await at(args);
+    expect(r.code).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe(message);
     expect(await sb.requests()).toEqual([]);
   });

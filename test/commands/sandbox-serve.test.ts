@@ -144,7 +144,11 @@ describe('the embedded sandbox (--sandbox) and sandbox reset', () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('not valid JSON');
     expect(broken.stderr).toContain('hint: run `carrental sandbox reset`');
-    const reset = await runCommand(['sandbox', 'reset'], { env: home.env() });
+    // not a terminal: it destroys state, so it needs -y
+    const refused = await runCommand(['sandbox', 'reset'], { env: home.env() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/sandbox reset needs a confirmation.*pass -y/);
+    const reset = await runCommand(['sandbox', 'reset', '-y'], { env: home.env() });
     expect(reset.code).toBe(0);
     expect(reset.stderr).toBe(`sandbox state reset: ${state()}\n`);
     expect((await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() })).code).toBe(0);

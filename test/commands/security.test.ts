@@ -88,7 +88,8 @@ describe('a hostile server’s error fields reach no terminal raw, and never wit
       expectSafe(r.stderr, KEY);
       // `api` prints the body it received on stdout as data: the JSON output's rules apply there
       if ((argv as string[])[0] !== 'api') expectSafe(r.stdout, KEY);
-      expect(r.stderr).toContain('error: Denied red  evil svc_…cdef (bad_thingsvc_…cdef, request req_svc_…cdef)\n');
+      // the server's description follows the error, cleaned and masked the same way
+      expect(r.stderr).toContain('error: Denied red  evil svc_…cdef: see svc_…cdef next (bad_thingsvc_…cdef, request req_svc_…cdef)\n');
       if (mode === '--debug') expect(r.stderr).toMatch(/^> (GET|POST|DELETE) /m);
       if (mode === '--json') {
         const objects = r.stderr.split('\n').filter((l) => l.startsWith('{'));
@@ -102,10 +103,11 @@ describe('a hostile server’s error fields reach no terminal raw, and never wit
     });
   });
 
-  it('the hint that falls back on the server’s description is cleaned and masked too', async () => {
+  it('the server’s description on the error line is cleaned and masked too', async () => {
     stub.handler = () => ({ status: 400, json: hostileError(KEY) });
     const r = await run(['profile']);
-    expect(r.stderr).toContain('hint: see svc_…cdef next\n');
+    expect(r.stderr).toContain(': see svc_…cdef next (');
+    expect(r.stderr).not.toContain('hint: see');
   });
 
   it('masks an active key that is not shaped svc_..., in every field', async () => {

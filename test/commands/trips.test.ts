@@ -13,7 +13,7 @@ let home: TestHome;
 interface RawTrip {
   uuid: string;
   status: string;
-  car: { city: string; name: string };
+  car: { city: string; name: string; car_alias: string };
   financial_summary: { trip_total_cents: number | null; deposit_cents: number | null };
   payment_status: { type: string; amount?: number; invoice_id?: string; date?: string };
   cancellation_outcome: { status: string; hold_release?: { status: string }; refund_review?: { status: string }; refunds?: Array<{ id: string; status: string; amount_cents: number }> };
@@ -28,6 +28,8 @@ const run = (argv: string[], opts: RunOpts & { key?: string } = {}) =>
     ...opts,
     env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write, ...opts.env }),
   });
+/** `trips <uuid>` on a terminal, without colour: where the explanations are. */
+const tty = (uuid: string) => run(['trips', uuid], { tty: true, env: { NO_COLOR: '1' } });
 
 /** Dana's trips read through the API (reading a detail prepares a debt invoice: done once, up front). */
 let trips: RawTrip[] = [];
@@ -50,21 +52,37 @@ beforeEach(async () => {
 afterEach(() => home.cleanup());
 
 describe('trips (list)', () => {
-  it('prints active and history as two tables with dates, zone, totals, deposit and balance', async () => {
+  it('in a pipe: one trip per line, its section a field, no heading lines, dates and zone in fields of their own', async () => {
     const api = (await raw('/my/trips')).body.data;
     const r = await run(['trips']);
     expect(r.code).toBe(0);
-    const sections = r.stdout.split(/^# /m).filter(Boolean);
-    expect(sections.map((s) => s.split('\n')[0])).toEqual(['Active', 'History']);
-    const rows = (s: string) => s.split('\n').slice(1).filter((l) => l.includes('\t'));
-    expect(rows(sections[0])).toHaveLength(api.active.length);
-    expect(rows(sections[1])).toHaveLength(api.history.length);
+    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(r.stdout).not.toMatch(/^#/m);
+    // uuid, section, car alias, car, check-in, check-out, zone, days, status, trip total, deposit, balance
+    for (const row of rows) expect(row).toHaveLength(12);
+    expect(rows.map((row) => [row[0], row[1]])).toEqual([
+      ...api.active.map((t: RawTrip) => [t.uuid, 'active']),
+      ...api.history.map((t: RawTrip) => [t.uuid, 'history']),
+    ]);
     const nullTotal = api.history.find((t: RawTrip) => t.financial_summary.trip_total_cents === null);
-    const line = rows(sections[1]).find((l) => l.startsWith(nullTotal.uuid))!;
-    const cells = line.split('\t');
-    expect(cells[2]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d → \d{4}-\d\d-\d\d \d\d:\d\d America\/(Los_Angeles|New_York)$/);
+    const cells = rows.find((row) => row[0] === nullTotal.uuid)!;
+    expect(cells[2]).toBe(nullTotal.car.car_alias);
+    expect(cells[4]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(cells[5]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(cells[6]).toMatch(/^America\/(Los_Angeles|New_York)$/);
     // TRIP TOTAL is unknown, never $0.00 (the balance may well be $0.00)
-    expect(cells[5]).toBe('unknown');
+    expect(cells[9]).toBe('unknown');
+  });
+
+  it('on a terminal: a table per section and zone, the zone in the heading, each uuid whole', async () => {
+    const api = (await raw('/my/trips')).body.data;
+    const r = await run(['trips'], { tty: true, env: { NO_COLOR: '1' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Active · times in America\/Los_Angeles$/m);
+    expect(r.stdout).toMatch(/^History · times in America\/New_York$/m);
+    for (const t of [...api.active, ...api.history]) expect(r.stdout).toMatch(new RegExp(`^│? ?${t.uuid} `, 'm'));
+    expect(r.stdout).not.toContain('…');
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
   });
 
   it('--json prints the payload exactly as the API sends it', async () => {
@@ -75,10 +93,14 @@ describe('trips (list)', () => {
   });
 
   it('lists no trips for a customer who has none, with exit 0', async () => {
-    const r = await run(['trips'], { key: sb.keys.no_card_payments });
+    const r = await run(['trips'], { key: sb.keys.no_card_payments, tty: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('no active trips');
     expect(r.stderr).toContain('no history trips');
+    const piped = await run(['trips'], { key: sb.keys.no_card_payments });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toBe('');
+    expect(piped.stderr).toBe('no trips\n');
   });
 
   it('explains 403 api_key_operation_not_enabled with exit 3', async () => {
@@ -86,7 +108,7 @@ describe('trips (list)', () => {
     const r = await run(['trips']);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^error: .*\(api_key_operation_not_enabled, request req_/m);
-    expect(r.stderr).toContain('hint: this operation is not yet available to API keys');
+    expect(r.stderr).toContain('hint: `carrental doctor` shows which operations this deployment opens to API keys');
     expect(r.stdout).toBe('');
   });
 });
@@ -94,11 +116,17 @@ describe('trips (list)', () => {
 describe('trips <uuid> (detail)', () => {
   it('settled: nothing to pay; a HOLD shows with its legacy status', async () => {
     const t = find('is settled with a deposit hold', (x) => x.payment_status.type === 'settled' && x.invoices.some((i) => i.billing_status === 'HOLD'));
-    const r = await run(['trips', t.uuid]);
+    const r = await tty(t.uuid);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('payment\tsettled: nothing to pay');
-    expect(r.stdout).toContain('HOLD (card authorisation, not a charge; legacy status PAID)');
+    expect(r.stdout).toMatch(/^payment +settled: nothing to pay$/m);
+    // the billing status is free text: on a terminal it may wrap inside its column
+    expect(r.stdout).toMatch(/HOLD \(card/);
+    expect(r.stdout).toMatch(/legacy\s/);
     expect(r.stderr).toContain('HOLD is an authorisation on the card, not a charge');
+    // in a pipe, the bare values
+    const piped = await run(['trips', t.uuid]);
+    expect(piped.stdout).toContain('payment\tsettled\n');
+    expect(piped.stdout).toMatch(/^invoice\t[0-9a-f-]+\tDEPOSIT\tHOLD\t/m);
   });
 
   it('to pay: the amount and the payable invoice, and the next step', async () => {
@@ -106,53 +134,69 @@ describe('trips <uuid> (detail)', () => {
     const r = await run(['trips', t.uuid]);
     expect(r.code).toBe(0);
     const dollars = `$${(t.payment_status.amount! / 100).toFixed(2)}`;
-    expect(r.stdout).toContain(`payment\tto pay: ${dollars} (payable invoice ${t.payment_status.invoice_id})`);
-    expect(r.stdout).toContain(`${t.payment_status.invoice_id}\tDEBT\t`);
+    expect(r.stdout).toContain(`payment\tto_pay\npayment amount\t${dollars}\npayable invoice\t${t.payment_status.invoice_id}\n`);
+    expect(r.stdout).toContain(`invoice\t${t.payment_status.invoice_id}\tDEBT\t`);
     expect(r.stderr).toContain(`carrental pay-link ${t.uuid}`);
+    expect((await tty(t.uuid)).stdout).toContain(`to pay: ${dollars} (payable invoice ${t.payment_status.invoice_id})`);
   });
 
   it('refund: the amount and the date with the car zone; a cancelled outcome with a pending review', async () => {
     const t = find('expects a refund', (x) => x.payment_status.type === 'refund');
-    const r = await run(['trips', t.uuid]);
+    const r = await tty(t.uuid);
     expect(r.code).toBe(0);
     const zone = t.car.city === 'la' ? 'America/Los_Angeles' : 'America/New_York';
-    expect(r.stdout).toContain(`payment\trefund: $${(t.payment_status.amount! / 100).toFixed(2)} expected by ${t.payment_status.date} ${zone}`);
-    expect(r.stdout).toContain('# Cancellation');
-    expect(r.stdout).toContain(`deposit hold\t${t.cancellation_outcome.hold_release!.status}`);
-    expect(r.stdout).toContain('refund review\tpending (a refund review is open)');
-    expect(r.stdout).toContain(`${t.cancellation_outcome.refunds![0].id}\t$`);
+    expect(r.stdout).toContain(`refund: $${(t.payment_status.amount! / 100).toFixed(2)} expected by ${t.payment_status.date} ${zone}`);
+    expect(r.stdout).toMatch(/^Cancellation$/m);
+    expect(r.stdout).toMatch(/^refund review +pending \(a refund review is open\)$/m);
     expect(r.stdout).toContain('recorded, not confirmed');
     expect(r.stderr).toContain('"cancelled" records the cancellation; it does not mean money was returned');
+    const piped = await run(['trips', t.uuid]);
+    expect(piped.stdout).toContain(`payment\trefund\npayment amount\t$${(t.payment_status.amount! / 100).toFixed(2)}\nrefund expected by\t${t.payment_status.date}\n`);
+    expect(piped.stdout).toContain(`zone\t${zone}\n`);
+    expect(piped.stdout).toContain(`deposit hold\t${t.cancellation_outcome.hold_release!.status}\n`);
+    expect(piped.stdout).toContain('refund review\tpending\n');
+    expect(piped.stdout).toContain(`refund\t${t.cancellation_outcome.refunds![0].id}\t$`);
+    expect(piped.stdout).toContain('\trecorded_unconfirmed\t');
     // a refund is a negative ledger amount
-    expect(r.stdout).toMatch(/\tREFUND\t[^\t]+\t-\$/);
+    expect(piped.stdout).toMatch(/^invoice\t[^\t]+\tREFUND\t[^\t]+\t-\$/m);
   });
 
   it('cancelled with the review closed and a confirmed refund', async () => {
     const t = find('has a closed refund review', (x) => x.cancellation_outcome.refund_review?.status === 'closed');
     const r = await run(['trips', t.uuid]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('refund review\tclosed (the refund review is closed)');
-    expect(r.stdout).toMatch(/\tconfirmed\t\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    expect(r.stdout).toContain('refund review\tclosed\n');
+    expect(r.stdout).toMatch(/^refund\t.*\tconfirmed\t\d{4}-\d\d-\d\d \d\d:\d\d UTC/m);
+    expect((await tty(t.uuid)).stdout).toContain('closed (the refund review is closed)');
   });
 
   it('an unknown cancellation outcome, with a null trip total shown as unknown', async () => {
     const t = find('has an unknown outcome', (x) => x.cancellation_outcome.status === 'unknown');
     expect(t.financial_summary.trip_total_cents).toBeNull();
-    const r = await run(['trips', t.uuid]);
+    const r = await tty(t.uuid);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^status\tunknown \(the records cannot establish/m);
-    expect(r.stdout).toMatch(/^trip total\tunknown \(/m);
-    expect(r.stdout).not.toMatch(/^trip total\t\$0\.00/m);
+    expect(r.stdout).toMatch(/^cancellation +unknown \(the records cannot establish/m);
+    expect(r.stdout).toMatch(/^trip total +unknown \(/m);
+    const piped = await run(['trips', t.uuid]);
+    expect(piped.stdout).toContain('cancellation\tunknown\n');
+    expect(piped.stdout).toContain('trip total\tunknown\n');
   });
 
   it('a trip that is not cancelled, with its invoices and line items', async () => {
     const t = find('is complete', (x) => x.status === 'complete' && x.financial_summary.trip_total_cents !== null);
     const r = await run(['trips', t.uuid]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('status\tnot cancelled');
-    expect(r.stdout).toContain('# Line items');
-    for (const inv of t.invoices) expect(r.stdout).toContain(`${inv.id}\t${inv.type}\t`);
-    expect(r.stdout).toMatch(/^check-in\t\d{4}-\d\d-\d\d \d\d:\d\d America\//m);
+    expect(r.stdout).toContain('cancellation\tnot cancelled');
+    expect(r.stdout).not.toMatch(/^#/m);
+    for (const inv of t.invoices) expect(r.stdout).toContain(`invoice\t${inv.id}\t${inv.type}\t`);
+    expect(r.stdout).toMatch(/^item\t[0-9a-f-]+\t[^\t]+\t-?\$[\d,]+\.\d\d$/m);
+    expect(r.stdout).toMatch(/^check-in\t\d{4}-\d\d-\d\d \d\d:\d\d$/m);
+    expect(r.stdout).toMatch(/^zone\tAmerica\//m);
+    // every line of the pipe form: a label and one value, or a record named by its first field
+    for (const line of r.stdout.trimEnd().split('\n')) {
+      const fields = line.split('\t');
+      expect(fields.length === 2 || (fields[0] === 'invoice' && fields.length === 7) || (fields[0] === 'item' && fields.length === 4), line).toBe(true);
+    }
   });
 
   it('is boxed and labelled on a terminal', async () => {
@@ -229,8 +273,8 @@ describe('trips <uuid> --watch', () => {
     expect(sleeps).toEqual([5000, 5000]);
     expect(r.stderr).toMatch(/changed: payment to pay: \$[\d,.]+ \(payable invoice [0-9a-f-]+\) → settled: nothing to pay/);
     // the first detail, then the new one
-    expect(r.stdout.match(/^# Trip /gm)).toHaveLength(2);
-    expect(r.stdout.trimEnd().split('\n').filter((l) => l.startsWith('payment\t')).pop()).toBe('payment\tsettled: nothing to pay');
+    expect(r.stdout.match(/^reservation\t/gm)).toHaveLength(2);
+    expect(r.stdout.trimEnd().split('\n').filter((l) => l.startsWith('payment\t')).pop()).toBe('payment\tsettled');
     expect((await sb.requests()).filter((q) => q.operation === 'getReservation')).toHaveLength(3);
   });
 
@@ -245,7 +289,7 @@ describe('trips <uuid> --watch', () => {
   });
 
   it('gives up after --watch-timeout with exit 6, without a read faster than the interval', async () => {
-    const t = find('settled', (x) => x.payment_status.type === 'settled' && x.status === 'complete');
+    const t = find('is new and settled', (x) => x.payment_status.type === 'settled' && x.status === 'new');
     const sleeps: number[] = [];
     const r = await run(['trips', t.uuid, '--watch', '--watch-timeout', '12'], { sleep: async (ms) => void sleeps.push(ms) });
     expect(r.code).toBe(6);
@@ -255,7 +299,7 @@ describe('trips <uuid> --watch', () => {
   });
 
   it('stops on Ctrl-C with exit 130', async () => {
-    const t = find('settled', (x) => x.payment_status.type === 'settled');
+    const t = find('is new and settled', (x) => x.payment_status.type === 'settled' && x.status === 'new');
     const sleep = async () => {
       throw new CliError('interrupted', 'interrupted');
     };
@@ -265,7 +309,7 @@ describe('trips <uuid> --watch', () => {
   });
 
   it('stops on a real abort signal with exit 130', async () => {
-    const t = find('settled', (x) => x.payment_status.type === 'settled');
+    const t = find('is new and settled', (x) => x.payment_status.type === 'settled' && x.status === 'new');
     const controller = new AbortController();
     const pending = runCommand(['--base-url', sb.baseUrl, 'trips', t.uuid, '--watch'], {
       env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }),
@@ -274,6 +318,33 @@ describe('trips <uuid> --watch', () => {
     setTimeout(() => controller.abort(), 300);
     const r = await pending;
     expect(r.code).toBe(130);
+  });
+
+  it('a cancelled or complete reservation that is settled ends at once (exit 0), saying why, after one read', async () => {
+    const done = trips.filter((x) => (x.status === 'cancelled' || x.status === 'complete') && x.payment_status.type === 'settled');
+    expect(done.length).toBeGreaterThan(0);
+    for (const t of done) {
+      await sb.reset();
+      const sleeps: number[] = [];
+      const r = await run(['trips', t.uuid, '--watch'], { sleep: async (ms) => void sleeps.push(ms) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(sleeps).toEqual([]);
+      expect(r.stdout).toContain(`reservation\t${t.uuid}`);
+      expect(r.stderr).toContain(`not watching: the reservation is ${t.status} and settled (nothing owed, no refund on its way): neither its status nor its payment status can change any more`);
+      expect((await sb.requests()).filter((q) => q.operation === 'getReservation')).toHaveLength(1);
+    }
+    const json = await run(['trips', done[0].uuid, '--watch', '--json'], { sleep: async () => {} });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).uuid).toBe(done[0].uuid);
+  });
+
+  it('a cancelled reservation with a refund on its way is still watched: its payment status can change', async () => {
+    const t = find('is cancelled with a refund pending', (x) => x.status === 'cancelled' && x.payment_status.type === 'refund');
+    const sleeps: number[] = [];
+    const r = await run(['trips', t.uuid, '--watch', '--watch-timeout', '5'], { sleep: async (ms) => void sleeps.push(ms) });
+    expect(r.code).toBe(6);
+    expect(sleeps).toEqual([5000]);
+    expect(r.stderr).not.toContain('not watching');
   });
 
   it('checks its options before sending anything (exit 2)', async () => {

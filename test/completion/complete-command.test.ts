@@ -1,10 +1,14 @@
-// `carrental __complete <kind>`: the dynamic half of the completion scripts. It runs on every
-// Tab press, so besides the right candidates it must be quiet (no stderr, exit 0 on any
-// failure), quick (a 2 s deadline, answers cached for a minute) and must never prompt.
+// `carrental __complete <kind> [context]`: the dynamic half of the completion scripts. It
+// runs on every Tab press, so besides the right candidates (described: a reservation by its
+// car, dates and amount due, an invoice by type, amount and status) it must be quiet (no
+// stderr, exit 0 on any failure), quick (a 2 s deadline, answers cached for a minute,
+// written whole or not at all) and must never prompt.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CACHE_FILE, CACHE_TTL_MS, DEADLINE_MS } from '../../src/commands/complete.js';
+import { formatCents } from '../../src/render/money.js';
+import * as atomicFile from '../../src/store/atomic-file.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
@@ -32,6 +36,11 @@ function withHome(fn: (home: TestHome) => Promise<void>) {
 }
 
 const lines = (text: string) => text.split('\n').filter(Boolean);
+/** The values of `value<TAB>description` lines. */
+const values = (text: string) => lines(text).map((l) => l.split('\t')[0]);
+/** value → description. */
+const described = (text: string) => Object.fromEntries(lines(text).map((l) => l.split('\t')));
+const UUID_LINE = /^[0-9a-f-]{36}\t\S.*$/;
 
 describe('__complete cars', () => {
   it(
@@ -185,24 +194,33 @@ describe('__complete reservations and invoices', () => {
       const r = await runCommand(['--base-url', sb.baseUrl, '__complete', 'reservations'], { env, now });
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
-      expect(lines(r.stdout)).toContain(uuid);
-      for (const line of lines(r.stdout)) expect(line).toMatch(/^[0-9a-f-]{36}$/);
+      expect(values(r.stdout)).toContain(uuid);
+      for (const line of lines(r.stdout)) expect(line).toMatch(UUID_LINE);
 
       const trips = JSON.parse((await runCommand(['--base-url', sb.baseUrl, 'trips', '--json'], { env, now })).stdout) as {
-        active: Array<{ uuid: string }>;
-        history: Array<{ uuid: string }>;
+        active: Trip[];
+        history: Trip[];
       };
-      expect(lines(r.stdout).sort()).toEqual([...trips.active, ...trips.history].map((t) => t.uuid).sort());
+      const all = [...trips.active, ...trips.history];
+      expect(values(r.stdout).sort()).toEqual(all.map((t) => t.uuid).sort());
+      // each described by its car, its car-local dates and what is due
+      const descriptions = described(r.stdout);
+      for (const t of all) {
+        const due = t.balance_cents > 0 ? `${formatCents(t.balance_cents)} due` : 'nothing due';
+        const dates = `${t.date_checkin.replace('T', ' ')} → ${t.date_checkout.replace('T', ' ')}`;
+        expect(descriptions[t.uuid]).toBe([t.car.name, dates, due, ...(t.status === 'new' ? [] : [t.status])].join(', '));
+      }
 
       const inv = await runCommand(['--base-url', sb.baseUrl, '__complete', 'invoices'], { env, now });
       expect(inv.code).toBe(0);
-      const expected = new Set<string>();
-      for (const t of [...trips.active, ...trips.history].slice(0, 10)) {
-        const list = JSON.parse((await runCommand(['--base-url', sb.baseUrl, 'invoices', t.uuid, '--json'], { env, now })).stdout) as Array<{ id: string }>;
-        for (const i of list) expected.add(i.id);
+      const expected = new Map<string, string>();
+      for (const t of all.slice(0, 10)) {
+        const list = JSON.parse((await runCommand(['--base-url', sb.baseUrl, 'invoices', t.uuid, '--json'], { env, now })).stdout) as Invoice[];
+        for (const i of list) expected.set(i.id, `${i.type} ${formatCents(i.amount)} ${i.billing_status}`);
       }
       expect(expected.size).toBeGreaterThan(0); // the demo customer's history has invoices
-      expect(lines(inv.stdout).sort()).toEqual([...expected].sort());
+      // each described by its type, amount and status
+      expect(described(inv.stdout)).toEqual(Object.fromEntries(expected));
     }),
   );
 
@@ -225,6 +243,120 @@ describe('__complete reservations and invoices', () => {
     withHome(async (home) => {
       const r = await runCommand(['--base-url', sb.baseUrl, '__complete', 'reservations'], { env: home.env({ CARRENTAL_API_KEY: 'svc_0000000000000000000000000000dead' }), now });
       expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+    }),
+  );
+});
+
+interface Trip {
+  uuid: string;
+  status: string;
+  date_checkin: string;
+  date_checkout: string;
+  balance_cents: number;
+  car: { name: string; car_alias: string };
+}
+interface Invoice {
+  id: string;
+  type: string;
+  amount: number;
+  billing_status: string;
+}
+
+describe('__complete for cancel, pay-link and --extra: only what the command can act on', () => {
+  // a sandbox of its own: these tests read the demo customer's seeded trips as they are
+  let own: RunningSandbox;
+  beforeAll(async () => {
+    own = await startSandbox({ now, quiet: true });
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+  const tripsOf = async (env: NodeJS.ProcessEnv) => {
+    const trips = JSON.parse((await runCommand(['--base-url', own.baseUrl, 'trips', '--json'], { env, now })).stdout) as { active: Trip[]; history: Trip[] };
+    return [...trips.active, ...trips.history];
+  };
+
+  it(
+    'cancellable: the new reservations whose trip has not started',
+    withHome(async (home) => {
+      const env = home.env({ CARRENTAL_API_KEY: own.keys.booking_write });
+      const all = await tripsOf(env);
+      const upcoming = all.filter((t) => t.status === 'new').sort((a, b) => (a.date_checkin < b.date_checkin ? -1 : 1));
+      expect(upcoming.length).toBeGreaterThanOrEqual(2); // the seed: D+10 and D+20
+      expect(all.some((t) => t.status !== 'new')).toBe(true);
+
+      const r = await runCommand(['--base-url', own.baseUrl, '__complete', 'cancellable'], { env, now });
+      expect(r.stderr).toBe('');
+      expect(values(r.stdout).sort()).toEqual(upcoming.map((t) => t.uuid).sort());
+      for (const line of lines(r.stdout)) expect(line).toMatch(UUID_LINE);
+
+      // once the first has begun (car-local), it is no longer offered
+      const begun = new Date(Date.parse(`${upcoming[0].date_checkin}:00Z`) + 24 * 3600_000);
+      const later = await runCommand(['--base-url', own.baseUrl, '__complete', 'cancellable'], { env, now: () => begun });
+      expect(values(later.stdout)).not.toContain(upcoming[0].uuid);
+      expect(values(later.stdout)).toContain(upcoming[upcoming.length - 1].uuid);
+    }),
+  );
+
+  it(
+    'payable: exactly the reservations pay-link gets a link for, rent or deposit',
+    withHome(async (home) => {
+      const env = home.env({ CARRENTAL_API_KEY: own.keys.booking_write });
+      const all = await tripsOf(env);
+      const accepted: string[] = [];
+      for (const t of all) {
+        for (const type of ['rent', 'deposit']) {
+          const link = await runCommand(['--base-url', own.baseUrl, 'pay-link', t.uuid, '--type', type, '--json'], { env, now });
+          if (link.code === 0) {
+            accepted.push(t.uuid);
+            break;
+          }
+        }
+      }
+      expect(accepted.length).toBeGreaterThan(0);
+      expect(accepted.length).toBeLessThan(all.length);
+
+      const r = await runCommand(['--base-url', own.baseUrl, '__complete', 'payable'], { env, now });
+      expect(r.stderr).toBe('');
+      expect(values(r.stdout).sort()).toEqual(accepted.sort());
+      for (const line of lines(r.stdout)) expect(line).toMatch(/ due/);
+    }),
+  );
+
+  it(
+    "extras: the item types of the car typed on the line, with title and price, without a key",
+    withHome(async (home) => {
+      const env = home.env();
+      const page = JSON.parse((await runCommand(['--base-url', own.baseUrl, 'cars', '--city', 'la', '--json'], { env, now })).stdout) as {
+        cars: Array<{ car_alias: string; prices: { extras: Array<{ item_type: string; title: string; price_day: number }> } }>;
+      };
+      const car = page.cars.find((c) => c.prices.extras.length >= 2)!;
+      const r = await runCommand(['--base-url', own.baseUrl, '__complete', 'extras', car.car_alias], { env, now });
+      expect(r.stderr).toBe('');
+      expect(described(r.stdout)).toEqual(Object.fromEntries(car.prices.extras.map((e) => [e.item_type, `${e.title}, ${formatCents(e.price_day)}/day`])));
+      // another car, another answer (the cache keeps them apart); no car, nothing
+      const other = page.cars.find((c) => c.prices.extras.length !== car.prices.extras.length)!;
+      const r2 = await runCommand(['--base-url', own.baseUrl, '__complete', 'extras', other.car_alias], { env, now });
+      expect(values(r2.stdout)).toEqual(other.prices.extras.map((e) => e.item_type));
+      expect(await runCommand(['--base-url', own.baseUrl, '__complete', 'extras'], { env, now })).toEqual({ code: 0, stdout: '', stderr: '' });
+    }),
+  );
+
+  it(
+    'the cache is written whole or not at all, through the atomic writer',
+    withHome(async (home) => {
+      const env = home.env({ CARRENTAL_API_KEY: own.keys.booking_write });
+      const spy = vi.spyOn(atomicFile, 'writeFileAtomicSync');
+      try {
+        const r = await runCommand(['--base-url', own.baseUrl, '__complete', 'reservations'], { env, now });
+        expect(lines(r.stdout).length).toBeGreaterThan(0);
+        expect(spy).toHaveBeenCalledTimes(1);
+        expect(spy.mock.calls[0][0]).toBe(join(home.dir, 'state', CACHE_FILE));
+      } finally {
+        spy.mockRestore();
+      }
+      // and nothing but the cache is left in the directory (no temp file)
+      expect(readdirSync(join(home.dir, 'state'))).toEqual([CACHE_FILE]);
     }),
   );
 });
@@ -267,7 +399,7 @@ describe('__complete in general', () => {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(lines(r.stdout).length).toBeGreaterThan(0);
-      for (const line of lines(r.stdout)) expect(line).toMatch(/^[0-9a-f-]{36}$/);
+      for (const line of lines(r.stdout)) expect(line).toMatch(UUID_LINE);
     }),
   );
 

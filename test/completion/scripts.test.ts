@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BODY_TYPES, CITIES, MILEAGE_TYPES, ORDER_BY, PAYMENT_TYPES, PROTECTION_PLANS } from '../../src/api/enums.js';
+import { OPERATIONS } from '../../src/api/operations.js';
 import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
 import { GLOBAL_OPTIONS } from '../../src/cli/global-options.js';
 import { runCommand } from '../helpers/cli.js';
@@ -49,7 +50,9 @@ describe.each(SHELLS)('completion %s', (shell) => {
     for (const value of [...CITIES, ...BODY_TYPES, ...ORDER_BY, ...PROTECTION_PLANS, ...MILEAGE_TYPES, ...PAYMENT_TYPES, 'bash', 'zsh', 'fish']) {
       expect(script).toContain(value);
     }
-    for (const kind of ['cars', 'reservations', 'invoices', 'profiles']) expect(script).toContain(`__carrental_dynamic ${kind}`);
+    for (const kind of ['cars', 'reservations', 'cancellable', 'payable', 'invoices', 'extras', 'profiles']) expect(script).toContain(`__carrental_dynamic ${kind}`);
+    // doctor --require completes from the operation ids, written into the script
+    for (const op of OPERATIONS) expect(script).toContain(op.id);
     expect(script).toContain('__complete');
     // the hidden command is called by the script, never offered as a candidate
     expect(script).not.toMatch(/'__complete'|\b__complete:|-a __complete/);

@@ -3,7 +3,9 @@
 // as bash would set them), fish (`complete -C`, autoloaded from the user's completions
 // directory with `carrental` on PATH) and zsh (typed into a tmux pane, Tab pressed, the
 // pane read back). Each covers subcommands, a flag, an enum value and car aliases, which
-// come from a sandbox through `carrental __complete cars`.
+// come from a sandbox through `carrental __complete cars`, and what the API offers with
+// its description: reservations (all of them, and only those `cancel` and `pay-link` can
+// act on), invoices, the typed car's extras after --extra, and doctor's operation ids.
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,10 @@ let env: NodeJS.ProcessEnv;
 /** A typed prefix of car aliases and the aliases it should complete to (2 to 8 of them, no longer common prefix). */
 let aliasPrefix: string;
 let aliasMatches: string[];
+/** What `__complete <kind>` answers in-process (value → description), to compare the shells' candidates with. */
+let expected: Record<'reservations' | 'cancellable' | 'payable' | 'invoices' | 'extras', Record<string, string>>;
+/** A car with two or more extras, for --extra. */
+let extrasCar: string;
 
 function commonPrefix(words: string[]): string {
   let p = words[0] ?? '';
@@ -39,6 +45,7 @@ beforeAll(async () => {
   env = home.env({
     PATH: shim.path(),
     CARRENTAL_BASE_URL: sb.baseUrl,
+    CARRENTAL_API_KEY: sb.keys.booking_write,
     TERM: 'xterm-256color',
     LANG: 'C.UTF-8',
     XDG_CONFIG_HOME: join(home.dir, 'xdg-config'),
@@ -62,9 +69,25 @@ beforeAll(async () => {
       }
       if (aliasPrefix) break;
     }
+    const oenv = other.env({ CARRENTAL_API_KEY: sb.keys.booking_write });
+    const page = JSON.parse((await runCommand(['--base-url', sb.baseUrl, 'cars', '--city', 'la', '--json'], { env: oenv })).stdout) as {
+      cars: Array<{ car_alias: string; prices: { extras: unknown[] } }>;
+    };
+    extrasCar = page.cars.find((c) => c.prices.extras.length >= 2)!.car_alias;
+    expected = {} as typeof expected;
+    for (const kind of ['reservations', 'cancellable', 'payable', 'invoices', 'extras'] as const) {
+      const r = await runCommand(['--base-url', sb.baseUrl, '__complete', kind, ...(kind === 'extras' ? [extrasCar] : [])], { env: oenv });
+      expected[kind] = Object.fromEntries(r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')));
+    }
   } finally {
     other.cleanup();
   }
+  // the seeded customer has reservations of every kind: the filters must have something to drop
+  expect(Object.keys(expected.cancellable).length).toBeGreaterThanOrEqual(2);
+  expect(Object.keys(expected.cancellable).length).toBeLessThan(Object.keys(expected.reservations).length);
+  expect(Object.keys(expected.payable).length).toBeGreaterThanOrEqual(1);
+  expect(Object.keys(expected.payable).length).toBeLessThan(Object.keys(expected.reservations).length);
+  expect(Object.keys(expected.extras).length).toBeGreaterThanOrEqual(2);
   expect(aliasPrefix, 'the fleet has aliases sharing a prefix').toBeTruthy();
   // a profile to complete after --profile
   expect((await runCommand(['config', 'set', 'city', 'miami', '--profile', 'work'], { env })).code).toBe(0);
@@ -77,6 +100,7 @@ afterAll(async () => {
 });
 
 const sorted = (xs: string[]) => [...xs].sort();
+const OPERATION_IDS_GET = ['getCar', 'getInvoice', 'getProfile', 'getReservation', 'getVerification'];
 
 describe('bash (bash-completion)', () => {
   // Sets COMP_WORDS as readline does (`=` and `:` are words of their own) and calls the function
@@ -131,6 +155,27 @@ describe('bash (bash-completion)', () => {
     expect(sorted(await complete(`carrental --profile work --base-url ${sb.baseUrl} quote ${aliasPrefix}`))).toEqual(aliasMatches);
     expect(await complete(`carrental --base-url http://127.0.0.1:9/v1 car ${aliasPrefix}`)).toEqual([]);
   });
+
+  it('lists several reservations with their descriptions in parentheses, and inserts one alone', async () => {
+    const listed = await complete('carrental cancel ');
+    expect(sorted(listed)).toEqual(sorted(Object.entries(expected.cancellable).map(([v, d]) => `${v}  (${d})`)));
+    const invoices = await complete('carrental invoice ');
+    expect(sorted(invoices)).toEqual(sorted(Object.entries(expected.invoices).map(([v, d]) => `${v}  (${d})`)));
+    // a typed prefix that only one uuid has: the bare value, ready to insert
+    const [one] = Object.keys(expected.reservations);
+    const prefix = one.slice(0, 8);
+    if (Object.keys(expected.reservations).filter((u) => u.startsWith(prefix)).length === 1) {
+      expect(await complete(`carrental trips ${prefix}`)).toEqual([one]);
+    }
+  });
+
+  it('pay-link offers only what it can get a link for; --extra the typed car\'s extras; doctor --require the operation ids', async () => {
+    const payable = (await complete('carrental pay-link ')).map((l) => l.split('  (')[0]);
+    expect(sorted(payable)).toEqual(sorted(Object.keys(expected.payable)));
+    const extras = (await complete(`carrental reserve ${extrasCar} --from 2026-12-01T10:00 --extra `)).map((l) => l.split('  (')[0]);
+    expect(sorted(extras)).toEqual(sorted(Object.keys(expected.extras)));
+    expect(sorted(await complete('carrental doctor --require get'))).toEqual(OPERATION_IDS_GET);
+  });
 });
 
 describe('fish', () => {
@@ -168,6 +213,24 @@ describe('fish', () => {
     expect(await complete('carrental --profile w')).toEqual(['work']);
     expect(await complete(`carrental --base-url=http://127.0.0.1:9/v1 car ${aliasPrefix}`)).toEqual([]);
   });
+
+  /** fish's own "candidate<TAB>description" lines. */
+  async function described(line: string): Promise<Record<string, string>> {
+    const { stdout } = await run('fish', ['-c', 'complete -C "$LINE"'], { env: { ...env, LINE: line } });
+    return Object.fromEntries(stdout.split('\n').filter(Boolean).map((l) => l.split('\t')));
+  }
+
+  it('offers reservations and invoices with their descriptions, cancel and pay-link only what they can act on', async () => {
+    expect(await described('carrental trips ')).toEqual(expected.reservations);
+    expect(await described('carrental cancel ')).toEqual(expected.cancellable);
+    expect(await described('carrental pay-link ')).toEqual(expected.payable);
+    expect(await described('carrental invoice ')).toEqual(expected.invoices);
+  });
+
+  it("--extra completes the typed car's extras, doctor --require the operation ids", async () => {
+    expect(await described(`carrental quote ${extrasCar} --extra `)).toEqual(expected.extras);
+    expect(sorted(await complete('carrental doctor --require get'))).toEqual(OPERATION_IDS_GET);
+  });
 });
 
 describe('zsh (typed into tmux)', () => {
@@ -188,12 +251,13 @@ describe('zsh (typed into tmux)', () => {
   }
 
   /** Types the line, presses Tab, and returns the screen once `ok` holds (or fails showing it). */
-  async function tab(line: string, what: string, ok: (screen: string) => boolean): Promise<string> {
+  async function tab(line: string, what: string, ok: (screen: string) => boolean, presses = 1): Promise<string> {
     // kill the line and clear the screen with zle keys (^C would race with the keys after it)
     tmux('send-keys', '-t', 'zsh', 'C-u', 'C-l');
     await waitFor('a clear prompt', (s) => s.trim() === 'READY>');
     tmux('send-keys', '-t', 'zsh', '-l', line);
-    tmux('send-keys', '-t', 'zsh', 'Tab');
+    // zsh inserts what all candidates share on the first Tab and lists them on the next
+    for (let i = 0; i < presses; i++) tmux('send-keys', '-t', 'zsh', 'Tab');
     return waitFor(what, ok);
   }
 
@@ -238,6 +302,19 @@ describe('zsh (typed into tmux)', () => {
   it('completes car aliases from the API', async () => {
     const screen = await tab(`carrental car ${aliasPrefix}`, 'car aliases', (s) => aliasMatches.every((a) => s.includes(a)));
     expect(sorted(words(screen.split('\n').slice(1).join('\n')))).toEqual(aliasMatches);
+  });
+
+  it('lists the reservations cancel can act on, each with its description', async () => {
+    const want = Object.entries(expected.cancellable);
+    const screen = await tab('carrental cancel ', 'cancellable reservations', (s) => want.every(([uuid]) => s.includes(uuid)));
+    for (const [uuid, description] of want) expect(screen).toMatch(new RegExp(`^${uuid} +-- ${description.replace(/[$.()]/g, '\\$&')}`, 'm'));
+    for (const uuid of Object.keys(expected.reservations)) if (!(uuid in expected.cancellable)) expect(screen).not.toContain(uuid);
+  });
+
+  it("completes --extra from the typed car's extras", async () => {
+    const want = Object.keys(expected.extras);
+    const screen = await tab(`carrental reserve ${extrasCar} --extra `, 'extras', (s) => want.every((e) => s.includes(e)), 2);
+    for (const [extra, description] of Object.entries(expected.extras)) expect(screen).toMatch(new RegExp(`^${extra} +-- ${description.replace(/[$.()]/g, '\\$&')}$`, 'm'));
   });
 });
 

@@ -13,6 +13,8 @@ export interface LoggedRequest {
   operation: string | null;
   status: number | null;
   credentials: 'none' | 'authorization' | 'x-api-key' | 'both';
+  /** The Idempotency-Key header the request carried, if any. */
+  idempotency_key?: string | null;
 }
 
 /**
@@ -52,7 +54,8 @@ export class TestSandbox {
   async admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(this.sb.adminUrl + path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      // the admin endpoints refuse a state change without it (docs/sandbox.md)
+    headers: body === undefined && method === 'GET' ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);

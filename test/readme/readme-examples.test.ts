@@ -97,11 +97,15 @@ describe('extractExamples', () => {
   });
 });
 
-const SANDBOX_NOW = '2026-11-20T18:00:00Z';
+/**
+ * The sandbox clocks the pages run at: a fixed day, and a year later, so an example that
+ * hard-codes a date (which rots as the calendar moves) fails here first.
+ */
+const CLOCKS = ['2026-11-20T18:00:00Z', '2027-11-20T18:00:00Z'];
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const PLACEHOLDER_RE = /<(alias|uuid|reservation-uuid|invoice-uuid)>/g;
 /** Dates for a reservation the test creates itself, away from the pages' own. */
-const OWN_TRIP = ['--from', '2027-01-12T10:00', '--to', '2027-01-14T10:00'];
+const OWN_TRIP = ['--from', '+40d 10:00', '--days', '2'];
 
 interface Ran {
   code: number | null;
@@ -119,6 +123,7 @@ class Session {
     private readonly page: string,
     private readonly examples: Example[],
     private readonly shim: () => ShimDir,
+    private readonly clock: string,
   ) {}
 
   start(): void {
@@ -127,7 +132,7 @@ class Session {
     this.env = this.home.env({
       PATH: this.shim().path(),
       CARRENTAL_SANDBOX: '1',
-      CARRENTAL_SANDBOX_NOW: SANDBOX_NOW,
+      CARRENTAL_SANDBOX_NOW: this.clock,
       CARRENTAL_SANDBOX_CONFIG: JSON.stringify({ maxActiveReservations: 50 }),
       LANG: 'C.UTF-8',
     });
@@ -148,12 +153,12 @@ class Session {
     // a car free for every trip the page writes on an <alias> line
     const pairs = this.examples
       .filter((e) => e.command.includes('<alias>'))
-      .map((e) => /--from[ =]("[^"]+"|\S+) --to[ =]("[^"]+"|\S+)/.exec(e.command))
+      .map((e) => /--from[ =]("[^"]+"|\S+) --(to|days)[ =]("[^"]+"|\S+)/.exec(e.command))
       .filter((m): m is RegExpExecArray => !!m)
-      .map((m) => [m[1].replace(/"/g, ''), m[2].replace(/"/g, '')]);
+      .map((m) => ['--from', m[1].replace(/"/g, ''), `--${m[2]}`, m[3].replace(/"/g, '')]);
     let candidates: string[] | undefined;
-    for (const [from, to] of pairs.length ? pairs : [[OWN_TRIP[1], OWN_TRIP[3]]]) {
-      const page = JSON.parse(await this.cli(['cars', '--city', 'la', '--from', from, '--to', to, '--json'])) as { cars: Array<{ car_alias: string; is_available?: boolean }> };
+    for (const dates of pairs.length ? pairs : [OWN_TRIP]) {
+      const page = JSON.parse(await this.cli(['cars', '--city', 'la', ...dates, '--json'])) as { cars: Array<{ car_alias: string; is_available?: boolean }> };
       const free = page.cars.filter((c) => c.is_available !== false).map((c) => c.car_alias);
       candidates = candidates ? candidates.filter((a) => free.includes(a)) : free;
     }
@@ -268,11 +273,11 @@ describe('the pages to run', () => {
   }
 });
 
-for (const page of PAGES) {
+for (const [page, clock] of PAGES.flatMap((p) => CLOCKS.map((c) => [p, c] as const))) {
   const examples = examplesOf.get(page)!;
   if (!examples.length) continue;
-  describe(`${page} examples`, () => {
-    const session = new Session(page, examples, sharedShim);
+  describe(`${page} examples, sandbox clock ${clock}`, () => {
+    const session = new Session(page, examples, sharedShim, clock);
     beforeAll(() => session.start());
     afterAll(() => session.stop());
     it.each(examples.map((e) => [`${page}:${e.line} $ ${e.command}`, e] as const))('%s', async (_title, example) => {

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxExtraCredentials, sandboxKeys } from '../../src/sandbox/index.js';
 import { type Harness, availableCar, expectError, newKey, reserve, startHarness, tripBody } from './harness.js';
@@ -93,5 +94,71 @@ describe('admin endpoints', () => {
     expect(page.status).toBe(404);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect((await fetch(h.sb.baseUrl.replace('/v1', '/elsewhere'))).status).toBe(404);
+  });
+});
+
+/** A raw request, so that Host, Origin and Content-Type can be anything a browser could send. */
+function raw(method: string, url: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('admin endpoints refuse what a web page on another site could send', () => {
+  const json = { 'Content-Type': 'application/json' };
+
+  it('a Host that is not a loopback name or address (DNS rebinding), even for a read', async () => {
+    const url = `${h.sb.adminUrl}/keys`;
+    for (const host of ['evil.example', 'evil.example:4780', '127.0.0.1.evil.example', 'localhost.evil.example']) {
+      const res = await raw('GET', url, { Host: host });
+      expect(res.status, host).toBe(403);
+      expect(res.json.error_code).toBe('admin_request_refused');
+    }
+    const port = new URL(url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LOCALHOST', '127.0.0.2']) expect((await raw('GET', url, { Host: host })).status, host).toBe(200);
+  });
+
+  it('an Origin other than the sandbox’s own, and a cross-site fetch', async () => {
+    const origin = new URL(h.sb.adminUrl).origin;
+    const host = new URL(h.sb.adminUrl).host;
+    for (const bad of ['https://evil.example', 'null', 'http://localhost:1']) {
+      const res = await raw('POST', `${h.sb.adminUrl}/reset`, { Host: host, Origin: bad, ...json }, '{}');
+      expect(res.status, bad).toBe(403);
+    }
+    expect((await raw('GET', `${h.sb.adminUrl}/keys`, { Host: host, 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403);
+    // the sandbox's own pages and local JSON clients keep working
+    expect((await raw('POST', `${h.sb.adminUrl}/clock`, { Host: host, Origin: origin, 'Sec-Fetch-Site': 'same-origin', ...json }, '{"advance_seconds":60}')).status).toBe(200);
+    expect((await raw('POST', `${h.sb.adminUrl}/clock`, { Host: host, ...json }, '{"advance_seconds":60}')).status).toBe(200);
+  });
+
+  it('a state change without Content-Type: application/json, and nothing changes', async () => {
+    const host = new URL(h.sb.adminUrl).host;
+    const key = h.sb.keys.booking_write;
+    const created = await reserve(h, key, tripBody((await availableCar(h, '2026-04-14T10:00', '2026-04-17T10:00')).car_alias, '2026-04-14T10:00', '2026-04-17T10:00'));
+    const before = (await h.admin('GET', '/stats')).json.reservations;
+    for (const [method, path, body] of [
+      ['POST', '/reset', ''],
+      ['POST', '/pay', JSON.stringify({ reservation_uuid: created, payment_type: 'rent' })],
+      ['POST', '/clock', '{"advance_seconds":86400}'],
+      ['POST', '/faults', '{"kind":"drop","operation":"*"}'],
+      ['DELETE', '/faults', ''],
+      ['PATCH', '/config', '{"maxActiveReservations":0}'],
+    ] as const) {
+      for (const type of [undefined, 'text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await raw(method, `${h.sb.adminUrl}${path}`, type ? { Host: host, 'Content-Type': type } : { Host: host }, body);
+        expect(res.status, `${method} ${path} ${type}`).toBe(415);
+        expect(res.json.error_code).toBe('unsupported_media_type');
+      }
+    }
+    expect((await h.admin('GET', '/stats')).json.reservations).toBe(before);
+    expect((await h.admin('GET', '/clock')).json.offset_ms).toBe(0);
+    expect((await h.admin('GET', '/faults')).json.faults).toEqual([]);
+    expect((await h.call('GET', `/my/reservation/${created}`, { key })).json.data.payment_status.type).toBe('to_pay');
   });
 });

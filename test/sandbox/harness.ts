@@ -61,7 +61,7 @@ export async function startHarness(opts: SandboxOptions = {}): Promise<Harness> 
     sb,
     extra: sandboxExtraCredentials(1),
     call: (method, path, opts) => request(sb.baseUrl + path, method, opts),
-    admin: (method, path, body) => request(sb.adminUrl + path, method, { body }),
+    admin: (method, path, body) => request(sb.adminUrl + path, method, { body, headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' } }),
     close: () => sb.close(),
   };
 }

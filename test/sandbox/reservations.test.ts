@@ -94,12 +94,43 @@ describe('quote and create refuse what the rules refuse', () => {
     expectError(await quote(body(car.car_alias)), status, code);
   });
 
-  it.each(cases)('create refuses %s with the same code', async (_name, body, status, code) => {
+  // Creation lists no 404: an unknown car there is invalid input (a sandbox choice).
+  const createCases = cases.map(([name, body, status, code]) =>
+    code === 'car_not_found' ? ([name, body, 400, 'invalid_request'] as (typeof cases)[number]) : ([name, body, status, code] as (typeof cases)[number]),
+  );
+
+  it.each(createCases)('create refuses %s with the code the spec allows there', async (_name, body, status, code) => {
     const car = await availableCar(h, FROM, TO);
     const b = body(car.car_alias);
     const defaults = { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' };
     const withOptions = b && typeof b === 'object' && !Array.isArray(b) ? { ...b, options: { ...defaults, ...(b as any).options } } : b;
     expectError(await h.call('POST', '/my/reservation', { key, idempotencyKey: newKey(), body: withOptions }), status, code);
+  });
+
+  it('refuses null where the spec gives a type (options, extras, promo_code, an option), on quote and create', async () => {
+    const car = await availableCar(h, FROM, TO);
+    const full = { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' } };
+    for (const [body, code] of [
+      [{ ...full, options: null }, 'invalid_options'],
+      [{ ...full, extras: null }, 'invalid_request'],
+      [{ ...full, promo_code: null }, 'invalid_request'],
+      [{ ...full, options: { ...full.options, mileage_type: null } }, 'invalid_options'],
+    ] as const) {
+      expectError(await quote(body), 400, code);
+      expectError(await h.call('POST', '/my/reservation', { key, idempotencyKey: newKey(), body }), 400, code);
+    }
+    // delivery_address is nullable in the spec's schema
+    expect((await quote({ ...full, options: { ...full.options, delivery_address: null } })).status).toBe(200);
+  });
+
+  it('refuses a body that is not sent as JSON (text/plain is what a cross-site form sends)', async () => {
+    const car = await availableCar(h, FROM, TO);
+    const body = JSON.stringify({ car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      expectError(await h.call('POST', '/reservation/quote', { body, headers: { 'Content-Type': type } }), 400, 'invalid_request_body');
+    }
+    expect((await h.call('POST', '/reservation/quote', { body, headers: { 'Content-Type': 'application/json; charset=utf-8' } })).status).toBe(200);
+    expectError(await h.call('POST', '/my/reservation', { key, idempotencyKey: newKey(), body: JSON.stringify({ ...JSON.parse(body), options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' } }), headers: { 'Content-Type': 'text/plain' } }), 400, 'invalid_request_body');
   });
 
   it('requires options and their three choices on create, not on quote', async () => {

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseHeaders, parseMethod, parsePath, readBody } from '../../src/commands/api.js';
+import { canonicalCreate, operationFor, parseHeaders, parseMethod, parsePath, readBody } from '../../src/commands/api.js';
+import { buildCreateRequest } from '../../src/commands/reserve.js';
 import type { InStream } from '../../src/cli/context.js';
 import { CliError } from '../../src/errors.js';
 
@@ -44,5 +45,32 @@ describe('api command input', () => {
     expect(await readBody('[1,2]', { io: {} as never })).toBe('[1,2]');
     expect(await readBody(undefined, { io: {} as never })).toBeUndefined();
     await expect(readBody('{nope', { io: {} as never })).rejects.toMatchObject({ kind: 'usage' });
+  });
+});
+
+describe('api: which operation a call is, and the canonical create', () => {
+  it('matches the operations table by method and path template, ignoring the query', () => {
+    expect(operationFor('GET', '/cars?city=la')?.id).toBe('listCars');
+    expect(operationFor('GET', '/cars/kia-soul-1')?.auth).toBe('none');
+    expect(operationFor('POST', '/my/reservation')?.idempotent).toBe(true);
+    expect(operationFor('DELETE', '/my/reservation/0b4852a1-1b05-42e2-9d0f-e74bf9033781/')?.id).toBe('cancelReservation');
+    expect(operationFor('GET', '/my/reservation/x/invoices')?.id).toBe('listReservationInvoices');
+    expect(operationFor('GET', '/nope')).toBeUndefined();
+  });
+
+  it('a create body of the usual shape becomes what reserve sends for the same booking', () => {
+    const raw = { date_checkout: '2026-12-03T10:00', car_alias: 'kia-soul-1', date_checkin: '2026-12-01T10:00', extras: ['gps', 'child_seat', 'gps'], options: { delivery_type: 'pickup', mileage_type: 'limited', protection_plan: 'standard', delivery_address: null } };
+    const c = canonicalCreate(JSON.stringify(raw));
+    const reserve = buildCreateRequest({ alias: 'kia-soul-1', from: '2026-12-01T10:00', to: '2026-12-03T10:00', protection: 'standard', extras: ['child_seat', 'gps'] });
+    expect(c.request).toEqual(reserve);
+    expect(JSON.parse(c.body)).toEqual(reserve);
+    expect(c.target).toBe('kia-soul-1');
+  });
+
+  it('any other body is journaled and sent as given', () => {
+    const odd = JSON.stringify({ car_alias: 'kia-soul-1', date_checkin: 'x', date_checkout: 'y', options: { protection_plan: 'platinum', mileage_type: 'limited', delivery_type: 'pickup' } });
+    expect(canonicalCreate(odd)).toEqual({ request: JSON.parse(odd), body: odd, target: 'kia-soul-1' });
+    const extra = JSON.stringify({ car_alias: 'a', date_checkin: 'x', date_checkout: 'y', options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' }, note: 'hi' });
+    expect(canonicalCreate(extra).body).toBe(extra);
   });
 });

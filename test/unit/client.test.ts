@@ -245,7 +245,7 @@ describe('retries', () => {
     const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none' }));
     expect(stub.requests).toHaveLength(READ_RETRY.maxAttempts);
     expect(err.exitCode).toBe(6);
-    expect(err.hint).toBe('rate limited: wait 1 s and rerun');
+    expect(err.hint).toBe('wait 1 s, then rerun the same command');
   });
 
   it('is bounded in total time: a Retry-After beyond the budget is not waited', async () => {

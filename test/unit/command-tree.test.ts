@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
 import type { IO } from '../../src/cli/context.js';
-import { buildProgram, commandNamed } from '../../src/cli/main.js';
+import { commandNamed } from '../../src/cli/argv.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { FakeOut } from '../helpers/cli.js';
 
 describe('commandNamed', () => {

@@ -34,8 +34,9 @@ describe('errorFromResponse', () => {
     const err = errorFromResponse(429, body, { 'retry-after': '7' }, 'GET /cars');
     expect(err.message).toBe('Rate limit exceeded');
     expect(err.api).toMatchObject({ status: 429, error_code: 'rate_limited', request_id: 'req_1', description: 'slow down', retryAfter: 7, body });
-    expect(err.hint).toBe('rate limited: wait 7 s and rerun');
-    expect(formatErrorLine(err)).toBe('error: Rate limit exceeded (rate_limited, request req_1)');
+    expect(err.hint).toBe('wait 7 s, then rerun the same command');
+    // the description says more than the error: it is on the line
+    expect(formatErrorLine(err)).toBe('error: Rate limit exceeded: slow down (rate_limited, request req_1)');
   });
 
   it('names the call and status when the body is not an API error', () => {
@@ -54,15 +55,14 @@ describe('hints', () => {
   it('says what to do next for the codes that have an obvious next step', () => {
     expect(hintFor('invalid_credentials', 401)).toContain('carrental auth login');
     expect(hintFor('api_key_write_upgrade_required', 403, 'Create one at https://app.example.com/settings/keys.')).toBe(
-      'this key is read_only; create a booking_write key in your account settings (https://app.example.com/settings/keys) and run `carrental auth login`',
+      'create a booking_write key in your account settings (https://app.example.com/settings/keys), then run `carrental auth login`',
     );
-    expect(hintFor('invalid_pagination', 400)).toBe('--limit is 1..200');
+    expect(hintFor('invalid_pagination', 400, undefined, undefined, { method: 'GET', path: '/cars' })).toBe('--limit takes 1..200; --all fetches every page');
     expect(hintFor('operation_outcome_unknown', 503)).toContain('cannot book twice');
   });
-  it('falls back on the status, then on the description', () => {
+  it('falls back on the status; never repeats the description as a hint', () => {
     expect(hintFor(undefined, 401)).toContain('auth login');
-    expect(hintFor('car_not_found', 404)).toBe('check the alias or uuid');
     expect(hintFor(undefined, 503)).toContain('safe');
-    expect(hintFor('whatever', 400, 'the description')).toBe('the description');
+    expect(hintFor('whatever', 400, 'the description')).toBeUndefined();
   });
 });

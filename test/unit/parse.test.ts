@@ -96,7 +96,7 @@ describe('buildCarsQuery: every filter, validated before any request', () => {
     [{ offset: '-5' }, '--offset must be at least 0'],
     [{ makeId: '-1' }, '--make-id must be at least 0'],
     [{ modelId: 'x' }, '--model-id must be a whole number'],
-    [{ from: '2026-12-01T10:00' }, '--from and --to go together'],
+    [{ from: '2026-12-01T10:00' }, '--from needs --to or --days'],
     [{ from: '2026-12-01', to: '2026-12-02T10:00' }, '--from must be a car-local date'],
     [{ from: '2026-12-02T10:00', to: '2026-12-01T10:00' }, 'must be after --from'],
   ])('%j -> %s', (input, message) => {
@@ -135,7 +135,7 @@ describe('buildQuoteRequest: every QuoteRequest option', () => {
     });
   });
   it.each([
-    [{ from: undefined, to: undefined }, '--from and --to are required'],
+    [{ from: undefined, to: undefined }, '--from and --to (or --days) are required'],
     [{ deliveryAddress: '  ' }, '--delivery-address must not be empty'],
     [{ extra: [''] }, '--extra needs an item type'],
     [{ promo: '' }, '--promo must not be empty'],

@@ -33,14 +33,14 @@ describe('missing values', () => {
 
     const { out, stdout, stderr } = fakeOutput();
     renderTripDetail(out, {}, 'carrental', '3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f');
-    expect(stdout()).toContain('# Trip 3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f');
+    expect(stdout()).toContain('reservation\t3f6c2a0e-7b1d-4c55-9a0e-1d2b3c4d5e6f\n');
     for (const label of ['car', 'status', 'check-in', 'check-out', 'days', 'balance', 'payment', 'summary']) expect(stdout()).toContain(`${label}\tnot stated`);
     expect(stdout() + stderr()).not.toMatch(PLACEHOLDERS);
   });
 
   it('a null total is "unknown", an absent one a dash', () => {
     const row = tripRow({ financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: 5000 } });
-    expect(row.slice(5)).toEqual(['unknown', '$50.00', undefined]);
+    expect(row.slice(6)).toEqual(['unknown', '$50.00', undefined]);
   });
 
   it('a cancellation outcome with bare sub-objects and refunds', () => {

@@ -1,7 +1,19 @@
-import { MultiLine, renderTable } from '../../src/render/table.js';
+import { renderTable } from '../../src/render/table.js';
 import { describe, expect, it } from 'vitest';
 import type { CancellationOutcome, Trip } from '../../src/api/schemas.js';
-import { describePaymentStatus, formatTripDates, renderCancellationOutcome, renderFinancialSummary, renderTripDetail, tripRow, TRIP_HEADERS } from '../../src/render/trip.js';
+import {
+  describePaymentStatus,
+  formatTripDates,
+  groupByZone,
+  renderCancellationOutcome,
+  renderFinancialSummary,
+  renderTripDetail,
+  TRIP_HEADERS,
+  TRIP_LAYOUT,
+  TRIP_PIPE_FIELDS,
+  tripPipeRow,
+  tripRow,
+} from '../../src/render/trip.js';
 import { fakeOutput } from '../helpers/output.js';
 
 const car = {
@@ -67,26 +79,56 @@ describe('trip rows', () => {
   });
   it('shows a null trip total as unknown, never $0.00', () => {
     const row = tripRow(trip({ financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: null } }));
-    expect(row).toEqual([trip().uuid, 'Tesla Model 3', new MultiLine(['2026-12-01 10:00 →', '2026-12-04 10:00', 'America/Los_Angeles']), 3, 'new', 'unknown', 'unknown', '$345.67']);
+    expect(row).toEqual([trip().uuid, 'Tesla Model 3', '2026-12-01 10:00', '2026-12-04 10:00', 3, 'new', 'unknown', 'unknown', '$345.67']);
     expect(row.join(' ')).not.toContain('$0.00');
   });
 
-  it('draws the dates on three lines on a terminal and as one field in a pipe', () => {
-    const row = tripRow(trip());
-    const tty = renderTable(TRIP_HEADERS, [row], { tty: true });
-    expect(tty).toMatch(/│ 2026-12-01 10:00 →\s+│/);
-    expect(tty).toMatch(/│ America\/Los_Angeles │/);
-    expect(renderTable(TRIP_HEADERS, [row], { tty: false })).toContain('\t2026-12-01 10:00 → 2026-12-04 10:00 America/Los_Angeles\t');
+  it('on a terminal each date is one line in its own column, the zone left to the heading', () => {
+    const tty = renderTable(TRIP_HEADERS, [tripRow(trip())], { tty: true, columns: 160, ...TRIP_LAYOUT });
+    expect(tty).toMatch(/│ 2026-12-01 10:00 │ 2026-12-04 10:00 │/);
+    expect(tty).not.toContain('America/Los_Angeles');
+  });
+
+  it('in a pipe one value per field: uuid, section, alias, name, both dates and the zone apart', () => {
+    const line = renderTable(TRIP_PIPE_FIELDS, [tripPipeRow('active', trip())], { tty: false });
+    expect(line.trimEnd().split('\t')).toEqual([
+      trip().uuid,
+      'active',
+      'tesla-model-3-la-001',
+      'Tesla Model 3',
+      '2026-12-01 10:00',
+      '2026-12-04 10:00',
+      'America/Los_Angeles',
+      '3',
+      'new',
+      '$345.67',
+      '$300.00',
+      '$345.67',
+    ]);
+  });
+
+  it('groups trips by the zone of their car, in the order first seen', () => {
+    const ny = trip({ uuid: 'ny', car: { ...car, city: 'miami' } });
+    const groups = groupByZone([trip({ uuid: 'a' }), ny, trip({ uuid: 'b' }), trip({ uuid: 'c', car: undefined })]);
+    expect(groups.map(([zone, trips]) => [zone, trips.map((t) => t.uuid)])).toEqual([
+      ['America/Los_Angeles', ['a', 'b']],
+      ['America/New_York', ['ny']],
+      ['car-local', ['c']],
+    ]);
   });
 });
 
 describe('renderFinancialSummary', () => {
   it('prints unknown for a null total and says it is not a guarantee', () => {
-    const o = fakeOutput();
+    const o = fakeOutput({ tty: true });
     renderFinancialSummary(o.out, { currency: 'USD', trip_total_cents: null, deposit_cents: 0 });
-    expect(o.stdout()).toMatch(/^trip total\tunknown \(/m);
-    expect(o.stdout()).toMatch(/^deposit\t\$0\.00 /m);
+    expect(o.stdout()).toMatch(/^trip total +unknown \(/m);
+    expect(o.stdout()).toMatch(/^deposit +\$0\.00 \(required by the booking/m);
     expect(o.stdout()).toContain('not a final cost guarantee');
+    // in a pipe, the values without the explanations, and no heading
+    const piped = fakeOutput();
+    renderFinancialSummary(piped.out, { currency: 'USD', trip_total_cents: null, deposit_cents: 0 });
+    expect(piped.stdout()).toBe('trip total\tunknown\ndeposit\t$0.00\n');
   });
 });
 
@@ -94,14 +136,14 @@ describe('renderCancellationOutcome', () => {
   it('prints not cancelled without a reminder', () => {
     const o = fakeOutput();
     renderCancellationOutcome(o.out, { status: 'not_cancelled' });
-    expect(o.stdout()).toContain('status\tnot cancelled');
+    expect(o.stdout()).toBe('cancellation\tnot cancelled\n');
     expect(o.stderr()).toBe('');
   });
 
   it('explains unknown', () => {
-    const o = fakeOutput();
+    const o = fakeOutput({ tty: true });
     renderCancellationOutcome(o.out, { status: 'unknown' });
-    expect(o.stdout()).toMatch(/status\tunknown \(the records cannot establish/);
+    expect(o.stdout()).toMatch(/cancellation +unknown \(the records cannot establish/);
     expect(o.stderr()).toContain('payment status');
   });
 
@@ -118,24 +160,30 @@ describe('renderCancellationOutcome', () => {
     const o = fakeOutput();
     renderCancellationOutcome(o.out, outcome, 'la');
     const text = o.stdout();
-    expect(text).toContain('deposit hold\treleased (the deposit hold was released)');
-    expect(text).toContain('refund review\tpending (a refund review is open)');
-    expect(text).toContain('refunds\t2 known');
-    expect(text).toContain('rf_1\t$345.67\trecorded, not confirmed\t\n');
-    expect(text).toContain('rf_2\t$1.00\tconfirmed\t2026-12-02 09:15 UTC');
+    // in a pipe: one value a line, each refund a record line named by its first field
+    expect(text).toBe(
+      'cancellation\tcancelled\ndeposit hold\treleased\nrefund review\tpending\nrefunds\t2\n' +
+        'refund\trf_1\t$345.67\trecorded_unconfirmed\t\nrefund\trf_2\t$1.00\tconfirmed\t2026-12-02 09:15 UTC\n',
+    );
+    const tty = fakeOutput({ tty: true });
+    renderCancellationOutcome(tty.out, outcome, 'la');
+    expect(tty.stdout()).toMatch(/^deposit hold +released \(the deposit hold was released\)$/m);
+    expect(tty.stdout()).toMatch(/^refund review +pending \(a refund review is open\)$/m);
+    expect(tty.stdout()).toMatch(/^refunds +2 known$/m);
+    expect(tty.stdout()).toMatch(/│ rf_1 +│ +\$345\.67 │ recorded, not confirmed │/);
     expect(o.stderr()).toContain('"cancelled" records the cancellation; it does not mean money was returned');
   });
 
   it('says an empty refund list is not "nothing owed"', () => {
-    const o = fakeOutput();
+    const o = fakeOutput({ tty: true });
     renderCancellationOutcome(o.out, { status: 'cancelled', hold_release: { status: 'manual_review' }, refund_review: { status: 'not_required' }, refunds: [] });
-    expect(o.stdout()).toContain('refunds\tnone known (this does not mean none is owed)');
+    expect(o.stdout()).toMatch(/^refunds +none known \(this does not mean none is owed\)$/m);
     expect(o.stdout()).toContain('manual_review (the deposit hold is in manual review)');
   });
 });
 
 describe('renderTripDetail', () => {
-  it('prints every block in a pipe as label/tab/value lines', () => {
+  it('prints every block in a pipe as label/tab/value lines, one value each, invoices and items as record lines', () => {
     const o = fakeOutput();
     renderTripDetail(o.out, trip({
       payment_status: { type: 'to_pay', amount: 34567, invoice_id: invoice.id },
@@ -143,12 +191,21 @@ describe('renderTripDetail', () => {
       cancellation_outcome: { status: 'not_cancelled' },
     }));
     const text = o.stdout();
-    expect(text).toContain('# Trip 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10');
-    expect(text).toContain('check-in\t2026-12-01 10:00 America/Los_Angeles');
-    expect(text).toContain('status\tnew (not booked)');
-    expect(text).toContain(`payment\tto pay: $345.67 (payable invoice ${invoice.id})`);
-    expect(text).toContain(`${invoice.id}\tRENT\tPAID\t-$345.67\t2026-11-20 18:30 UTC\tRent`);
-    expect(text).toContain(`${invoice.id}\tDuration discount\t-$14.33`);
+    expect(text).not.toMatch(/^#/m);
+    expect(text).toContain('reservation\t0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10\n');
+    expect(text).toContain('car\tTesla Model 3\ncar alias\ttesla-model-3-la-001\n');
+    expect(text).toContain('status\tnew\nbooked\tno\n');
+    expect(text).toContain('check-in\t2026-12-01 10:00\ncheck-out\t2026-12-04 10:00\nzone\tAmerica/Los_Angeles\n');
+    expect(text).toContain(`payment\tto_pay\npayment amount\t$345.67\npayable invoice\t${invoice.id}\n`);
+    expect(text).toContain(`invoice\t${invoice.id}\tRENT\tPAID\t-$345.67\t2026-11-20 18:30 UTC\tRent\n`);
+    expect(text).toContain(`item\t${invoice.id}\tDuration discount\t-$14.33\n`);
+    expect(text).toContain('cancellation\tnot cancelled\n');
+    const tty = fakeOutput({ tty: true });
+    renderTripDetail(tty.out, trip({ payment_status: { type: 'to_pay', amount: 34567, invoice_id: invoice.id } }));
+    expect(tty.stdout()).toMatch(/^check-in +2026-12-01 10:00 America\/Los_Angeles$/m);
+    expect(tty.stdout()).toMatch(/^status +new \(not booked\)$/m);
+    expect(tty.stdout()).toMatch(/^car +Tesla Model 3 \(tesla-model-3-la-001\)$/m);
+    expect(tty.stdout()).not.toMatch(/^(car alias|zone|booked|reservation) /m);
     expect(o.stderr()).toContain('carrental pay-link 0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10');
     expect(o.stderr()).toContain('sign of the billing ledger');
   });

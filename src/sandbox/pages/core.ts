@@ -114,7 +114,8 @@ export const donePage: PageHandler = (p) => {
   const result = p.auth.session.results.get(id);
   if (!result) return notFoundPage(p, 'result (results are kept for this session only)');
   if (result.once) p.auth.session.results.delete(id);
-  return page(p, 200, result.title, result.body);
+  const notice = p.ctx.donePageNotice;
+  return page(p, 200, result.title, notice ? html`${result.body}<div class="notice warn" data-testid="served-until">${notice}</div>` : result.body);
 };
 
 /** The closing words of every confirmation: the agent learns the outcome by reading again. */

@@ -1,0 +1,128 @@
+// Walks an offset-paged list the way the spec says, "the caller pages with offset until
+// has_more is false", and yields the pages in order as they arrive, so the caller can
+// print each one and forget it (memory does not grow with the list).
+//
+// Concurrency is speculation: asking for page n+1 before page n has said has_more. It is
+// earned, not assumed. The walk starts one page at a time; only after pages have agreed
+// with `total` (full pages, has_more true exactly while offset + count < total) does it ask
+// ahead, one more page per agreeing page up to `concurrency`, and never at or past `total`.
+// And only when the network is what is slow: a page answered within `askAheadAfterMs` of
+// being asked (a server on loopback) earns nothing, since asking ahead then only adds work
+// to a walk that is busy anyway; so on loopback the walk stays the plain sequential one.
+// Any page that disagrees (short, or has_more contradicting total) drops what was asked
+// ahead and goes on one page at a time from the offset the answers give. So a server
+// whose `total` is wrong costs no request beyond the spec's walk; one whose list shrinks
+// while being walked costs at most concurrency - 1 requests, abandoned and never printed.
+// A page that fails ends the walk: every other request is abandoned at once (its retry
+// waits included), and nothing is sent afterwards. While any request waits out a
+// Retry-After, no new page is asked for.
+import { CliError } from '../errors.js';
+
+export interface PageFacts {
+  /** Items on this page. */
+  count: number;
+  total: number;
+  hasMore: boolean;
+}
+
+export interface WalkOptions<P> {
+  start: number;
+  /** The limit asked for each page. */
+  size: number;
+  concurrency: number;
+  fetch(offset: number, limit: number, ctl: { signal: AbortSignal; onRetryWait(ms: number): void }): Promise<P>;
+  facts(page: P): PageFacts;
+  now?: () => number;
+  /** A page that took at least this long to answer (the network is the slow part) earns asking ahead; default 20 ms. */
+  askAheadAfterMs?: number;
+}
+
+export interface WalkedPage<P> {
+  page: P;
+  offset: number;
+}
+
+interface InFlight<P> {
+  offset: number;
+  controller: AbortController;
+  result: Promise<P>;
+  /** How long the answer took, once it is there. */
+  tookMs?: number;
+}
+
+export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<WalkedPage<P>> {
+  const now = opts.now ?? Date.now;
+  const queue: Array<InFlight<P>> = [];
+  let nextOffset = opts.start;
+  let total: number | undefined;
+  let agreeing = 0;
+  let pausedUntil = 0;
+
+  const launch = () => {
+    const controller = new AbortController();
+    const offset = nextOffset;
+    nextOffset += opts.size;
+    const result = opts.fetch(offset, opts.size, {
+      signal: controller.signal,
+      onRetryWait: (ms) => {
+        pausedUntil = Math.max(pausedUntil, now() + ms);
+      },
+    });
+    const started = now();
+    const flight: InFlight<P> = { offset, controller, result };
+    // awaited in order later; a page asked ahead may fail before then
+    result.then(
+      () => (flight.tookMs = now() - started),
+      () => {},
+    );
+    queue.push(flight);
+  };
+  const dropAhead = () => {
+    for (const f of queue.splice(0)) f.controller.abort();
+  };
+  const fill = () => {
+    if (queue.length === 0) launch();
+    const window = Math.min(opts.concurrency, agreeing);
+    while (queue.length < window && total !== undefined && nextOffset < total && now() >= pausedUntil) launch();
+  };
+
+  try {
+    fill();
+    for (;;) {
+      const head = queue.shift()!;
+      let page: P;
+      try {
+        page = await head.result;
+      } catch (err) {
+        dropAhead();
+        throw err;
+      }
+      const f = opts.facts(page);
+      total = f.total;
+      const after = head.offset + f.count;
+      if (f.hasMore) {
+        if (f.count === 0) {
+          throw new CliError('api', `the server said has_more at offset ${head.offset} but sent nothing: stopping there`, {
+            hint: 'the list is incomplete; rerun later or page with --offset',
+          });
+        }
+        const agrees = f.count === opts.size && after < f.total;
+        if (!agrees || (queue.length > 0 && queue[0].offset !== after)) {
+          dropAhead();
+          nextOffset = after;
+          agreeing = 0;
+          // a page that agrees but came at once (loopback) neither earns nor loses
+        } else if ((head.tookMs ?? 0) >= (opts.askAheadAfterMs ?? 20)) {
+          agreeing++;
+        }
+        fill();
+      } else {
+        dropAhead();
+      }
+      yield { page, offset: head.offset };
+      if (!f.hasMore) return;
+    }
+  } finally {
+    dropAhead();
+  }
+}

@@ -1,0 +1,50 @@
+// `carrental sandbox clock [show] | set <instant> | advance <duration>`: the sandbox's own
+// clock (an offset from real time, kept in the state), so a test can reach a cancellation
+// deadline, a trip's start or its end without waiting.
+import type { Context } from '../cli/context.js';
+import { output } from '../cli/services.js';
+import { usageError } from '../errors.js';
+import { type PortInput, adminTarget } from './sandbox-admin.js';
+
+export interface ClockInput extends PortInput {
+  action?: string;
+  value?: string;
+}
+
+const UNIT_SECONDS: Record<string, number> = { w: 604_800, d: 86_400, h: 3_600, m: 60, s: 1 };
+
+/** `2d`, `1d12h`, `90m`, `-3h`: seconds. */
+export function parseDuration(text: string): number {
+  const m = /^(-?)((?:\d+[wdhms])+)$/.exec(text.trim());
+  if (!m) throw usageError(`a duration is a number and a unit (w, d, h, m, s), e.g. 2d or 1d12h; got "${text}"`);
+  let seconds = 0;
+  for (const [, n, unit] of m[2].matchAll(/(\d+)([wdhms])/g)) seconds += Number(n) * UNIT_SECONDS[unit];
+  if (seconds > 10 * 365 * 86_400) throw usageError(`${text} is more than ten years`);
+  return m[1] ? -seconds : seconds;
+}
+
+export async function run(input: ClockInput, ctx: Context): Promise<number> {
+  const action = input.action ?? 'show';
+  let body: Record<string, unknown> | undefined;
+  if (action === 'show') {
+    if (input.value !== undefined) throw usageError('clock show takes no value');
+  } else if (action === 'set') {
+    const value = input.value;
+    if (value === undefined) throw usageError('clock set needs an instant with a zone, e.g. 2026-12-01T09:00:00Z');
+    if (!/(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(Date.parse(value))) {
+      throw usageError(`"${value}" is not an ISO instant with a zone (Z or ±HH:MM)`, 'car-local times differ by city; the clock is one instant');
+    }
+    body = { now: new Date(value).toISOString() };
+  } else if (action === 'advance') {
+    if (input.value === undefined) throw usageError('clock advance needs a duration, e.g. 2d or 3h');
+    body = { advance_seconds: parseDuration(input.value) };
+  } else {
+    throw usageError(`sandbox clock needs show, set or advance, got "${action}"`);
+  }
+  const target = await adminTarget(ctx, input);
+  const clock = await target.call<{ now: string; offset_ms: number; local: Record<string, string> }>(body ? 'POST' : 'GET', '/clock', body);
+  const out = output(ctx);
+  if (ctx.globals.json) out.printJson(clock);
+  else out.pairs([['now', clock.now], ['offset', `${clock.offset_ms / 1000} s`], ...Object.entries(clock.local).map(([city, t]): [string, string] => [`local ${city}`, t])]);
+  return 0;
+}

@@ -1,0 +1,27 @@
+// `carrental sandbox pay <uuid> [--type rent|deposit]`: what the customer does on the
+// payment page, without a browser: pays everything owed on the reservation (rent), or
+// authorizes the deposit (a HOLD, not a charge).
+import type { Context } from '../cli/context.js';
+import { output } from '../cli/services.js';
+import { usageError } from '../errors.js';
+import { formatCents } from '../render/money.js';
+import { type PortInput, adminTarget } from './sandbox-admin.js';
+import { parseUuid } from './parse.js';
+
+export interface PayInput extends PortInput {
+  uuid?: string;
+  type?: string;
+}
+
+export async function run(input: PayInput, ctx: Context): Promise<number> {
+  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const type = input.type ?? 'rent';
+  if (type !== 'rent' && type !== 'deposit') throw usageError(`--type must be rent or deposit, got "${type}"`);
+  const target = await adminTarget(ctx, input);
+  const result = await target.call<{ paid_cents?: number; invoice_ids?: string[]; held_cents?: number; invoice_id?: string }>('POST', '/pay', { reservation_uuid: uuid, payment_type: type });
+  const out = output(ctx);
+  if (ctx.globals.json) out.printJson({ reservation: uuid, type, ...result });
+  else if (type === 'rent') out.pairs([['reservation', uuid], ['paid', formatCents(result.paid_cents ?? 0)], ['invoices', (result.invoice_ids ?? []).join(', ')]]);
+  else out.pairs([['reservation', uuid], ['deposit held', formatCents(result.held_cents ?? 0)], ['invoice', result.invoice_id ?? '']]);
+  return 0;
+}

@@ -1,0 +1,127 @@
+// Tables in a real terminal at 80 and 160 columns: the built CLI runs in a tmux pane against
+// a sandbox served from this process, and the test reads the screen (capture-pane -J joins
+// the lines the terminal wrapped, so a line longer than the pane is a table that overflowed).
+// No table is wider than the terminal, no id is cut, and at 160 columns every trip is one
+// line with both dates. Needs tmux and `npm run build`.
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { assertBuilt, BIN } from '../helpers/bin.js';
+import { TestHome } from '../helpers/cli.js';
+
+const SOCKET = `carrental-tables-${process.pid}`;
+const NOW = new Date('2026-11-20T18:00:00Z');
+
+let sb: RunningSandbox;
+let home: TestHome;
+let trips: Array<{ uuid: string; car: { car_alias: string } }> = [];
+let cars: Array<{ car_alias: string }> = [];
+/** The invoices of trips[2]. */
+let invoices: Array<{ id: string }> = [];
+let session = 0;
+
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Runs `carrental <args>` in a pane `width` columns wide and returns the screen once it exits. */
+async function screen(width: number, args: string[]): Promise<string> {
+  const name = `t${++session}`;
+  const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
+  const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
+  const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, ...args].map(shellQuote).join(' ');
+  tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '50', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const text = tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-2000');
+    if (/EXIT:\d+/.test(text)) {
+      tmux('kill-session', '-t', name);
+      return text.replace(/\s+$/gm, '');
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for carrental ${args.join(' ')}:\n${text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A read of the sandbox, up front, before the panes; a 429 (a busy machine) is read again. */
+async function read(path: string, withKey = true): Promise<unknown> {
+  const get = () => fetch(`${sb.baseUrl}${path}`, withKey ? { headers: { authorization: `Bearer ${sb.keys.booking_write}` } } : {});
+  let res = await get();
+  for (let i = 0; res.status === 429 && i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    res = await get();
+  }
+  if (!res.ok) throw new Error(`GET ${path}: HTTP ${res.status}`);
+  return res.json();
+}
+
+const tooWide = (text: string, width: number) => text.split('\n').filter((l) => [...l].length > width);
+
+beforeAll(async () => {
+  assertBuilt();
+  // an idle session keeps the tmux server up between panes: killing the last session stops
+  // the server, and the next pane would race its exit ("server exited unexpectedly")
+  tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
+  sb = await startSandbox({ now: () => NOW, quiet: true });
+  home = new TestHome();
+  const body = (await read('/my/trips')) as { data: { active: typeof trips; history: typeof trips } };
+  trips = [...body.data.active, ...body.data.history];
+  if (trips.length < 3) throw new Error('the sandbox fixtures hold fewer trips than this test needs');
+  cars = ((await read('/cars?limit=20', false)) as { data: { cars: typeof cars } }).data.cars;
+  invoices = (await read(`/my/reservation/${trips[2].uuid}/invoices`)) as typeof invoices;
+  if (invoices.length === 0) throw new Error('the third trip of the fixtures has no invoices');
+});
+
+afterAll(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // no server left: nothing to stop
+  }
+  await sb?.close();
+  home?.cleanup();
+});
+
+describe.each([80, 160])('at %i columns', (width) => {
+  it('trips: no line wider than the terminal, every uuid whole, the zone in the heading', async () => {
+    const text = await screen(width, ['trips']);
+    expect(text).toContain('EXIT:0');
+    expect(tooWide(text, width)).toEqual([]);
+    for (const t of trips) expect(text).toMatch(new RegExp(`(^|[│ ])${t.uuid}( |$)`, 'm'));
+    expect(text).not.toContain('…');
+    expect(text).toMatch(/^Active · times in America\/Los_Angeles$/m);
+    expect(text).not.toMatch(/\d\d:\d\d America\//);
+  }, 30_000);
+
+  it('invoices <uuid> and trips <uuid>: no line wider than the terminal, every invoice id whole', async () => {
+    const uuid = trips[2].uuid;
+    for (const args of [['invoices', uuid], ['trips', uuid]]) {
+      const text = await screen(width, args);
+      expect(text).toContain('EXIT:0');
+      expect(tooWide(text.split('\n').filter((l) => !l.startsWith('note:')).join('\n'), width)).toEqual([]);
+      for (const inv of invoices) expect(text).toContain(inv.id);
+      expect(text).not.toContain('…');
+    }
+  }, 30_000);
+
+  it('cars: no line wider than the terminal, every alias whole', async () => {
+    const text = await screen(width, ['cars', '--limit', '20']);
+    expect(text).toContain('EXIT:0');
+    expect(tooWide(text.split('\n').filter((l) => !l.startsWith('showing')).join('\n'), width)).toEqual([]);
+    for (const car of cars) expect(text).toMatch(new RegExp(`(^|[│ ])${car.car_alias}( |$)`, 'm'));
+    expect(text).not.toContain('…');
+  }, 30_000);
+
+  it('doctor: no line wider than the terminal, every operation id whole', async () => {
+    const text = await screen(width, ['doctor']);
+    expect(tooWide(text.split('\n').filter((l) => !/^(doctor|  - |\* required)/.test(l)).join('\n'), width)).toEqual([]);
+    for (const op of ['listCars', 'getCar', 'listTrips', 'getReservation', 'cancelReservation']) expect(text).toMatch(new RegExp(`(^|[│ ])${op}( |\\*|$)`, 'm'));
+  }, 30_000);
+});
+
+it('at 160 columns each trip is one line holding its uuid and both dates', async () => {
+  const text = await screen(160, ['trips']);
+  for (const t of trips) {
+    const line = text.split('\n').find((l) => l.includes(t.uuid))!;
+    expect(line).toMatch(/│ \d{4}-\d\d-\d\d \d\d:\d\d │ \d{4}-\d\d-\d\d \d\d:\d\d │/);
+  }
+}, 30_000);
