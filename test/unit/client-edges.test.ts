@@ -300,3 +300,69 @@ describe('the size cap', () => {
     expect(err.message).toBe('the response to GET /x is larger than 1 KiB: stopped reading it');
   });
 });
+
+describe('abandoning a request (its own signal) and the request hook', () => {
+  it('a request abandoned before it starts sends nothing and says so', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none', signal: controller.signal }));
+    expect(err.kind).toBe('interrupted');
+    expect(err.message).toBe('GET /cars abandoned');
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('abandoned during the wait before a retry: the wait ends at once and no retry is sent', async () => {
+    stub.handler = () => ({ status: 503, json: { error: 'down' } });
+    const controller = new AbortController();
+    let waited = false;
+    const c = client({
+      sleep: (ms) =>
+        new Promise((resolve) => {
+          waited = true;
+          setTimeout(resolve, ms + 5_000);
+        }),
+    });
+    const pending = c.request({ method: 'GET', path: '/cars', auth: 'none', signal: controller.signal });
+    while (!waited) await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    controller.abort();
+    const err = await failure(pending);
+    expect(err.message).toBe('GET /cars abandoned');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('a wait that fails on its own passes its error on, and one that ends lets the retry go', async () => {
+    stub.handler = (_r, i) => (i === 0 ? { status: 503, json: { error: 'down' } } : { json: { data: 1 } });
+    const controller = new AbortController();
+    const ok = await client().request<number>({ method: 'GET', path: '/cars', auth: 'none', signal: controller.signal });
+    expect(ok.data).toBe(1);
+    stub.handler = () => ({ status: 503, json: { error: 'down' } });
+    const err = await failure(
+      client({ sleep: async () => Promise.reject(new CliError('interrupted', 'interrupted')) }).request({ method: 'GET', path: '/cars', auth: 'none', signal: controller.signal }),
+    );
+    expect(err.message).toBe('interrupted');
+  });
+
+  it('abandoned in flight: the request is cut off', async () => {
+    stub.handler = () => ({ delayMs: 3_000, json: { data: 1 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    await failure(client().request({ method: 'GET', path: '/cars', auth: 'none', signal: controller.signal }));
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('onRequest hears each request once, retries included, and its end once, failure or not', async () => {
+    const events: string[] = [];
+    const onRequest = (label: string) => {
+      events.push(`start ${label}`);
+      return () => void events.push(`end ${label}`);
+    };
+    stub.handler = (_r, i) => (i === 0 ? { status: 503, json: { error: 'down' } } : { json: { data: 1 } });
+    await client({ onRequest }).request({ method: 'GET', path: '/cars', auth: 'none' });
+    stub.handler = () => ({ status: 404, json: { error: 'nope' } });
+    await failure(client({ onRequest }).request({ method: 'GET', path: '/car/x', auth: 'none' }));
+    expect(events).toEqual(['start GET /cars', 'end GET /cars', 'start GET /car/x', 'end GET /car/x']);
+  });
+});
