@@ -187,6 +187,13 @@ describe('errorFromResponse', () => {
     expect(errorFromResponse(502, null, {}, 'GET /x').api?.body).toEqual({ status: 502 });
   });
 
+  it("hints in the CLI's words for a command, in the API's for a raw `api` call, by the failed request's route", () => {
+    expect(errorFromResponse(404, { error: 'nope', error_code: 'car_not_found' }, {}, 'GET /cars/x').hint).toBe('`carrental cars --city la` (or miami) lists the car aliases');
+    expect(errorFromResponse(404, { error: 'nope', error_code: 'car_not_found' }, {}, 'GET /cars/x', true).hint).toBeUndefined();
+    expect(errorFromResponse(400, { error: 'bad', error_code: 'invalid_pagination' }, {}, 'GET /cars').hint).toBe('--limit takes 1..200; --all fetches every page');
+    expect(errorFromResponse(400, { error: 'bad', error_code: 'invalid_pagination' }, {}, 'GET /my/trips').hint).not.toBe('--limit takes 1..200; --all fetches every page');
+  });
+
   it('reads Retry-After only as whole seconds', () => {
     for (const bad of ['5s', 'a5', '1.5', '']) expect(errorFromResponse(503, {}, { 'retry-after': bad }, 'GET /x').api?.retryAfter, bad).toBeUndefined();
     expect(errorFromResponse(503, {}, { 'retry-after': '12' }, 'GET /x').api?.retryAfter).toBe(12);
@@ -349,7 +356,26 @@ describe('abandoning a request (its own signal) and the request hook', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
-    await failure(client().request({ method: 'GET', path: '/cars', auth: 'none', signal: controller.signal }));
+    const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none', signal: controller.signal }));
+    expect(err.message).toBe('GET /cars abandoned');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('abandoned just before the wait (while onRetry runs): no wait at all', async () => {
+    stub.handler = () => ({ status: 503, json: { error: 'down' } });
+    const controller = new AbortController();
+    const c = client({ sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms + 3_000)) });
+    const started = Date.now();
+    const err = await failure(
+      c.request({
+        method: 'GET',
+        path: '/cars',
+        auth: 'none',
+        signal: controller.signal,
+        onRetry: () => controller.abort(),
+      }),
+    );
+    expect(err.message).toBe('GET /cars abandoned');
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
