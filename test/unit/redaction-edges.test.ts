@@ -2,7 +2,7 @@
 // change to the code slipped past (mutation testing, docs/development.md "Mutation testing").
 import { describe, expect, it } from 'vitest';
 import { holdsSecret, maskSecrets, redactHeader, scrubSecrets } from '../../src/api/redact.js';
-import { isRelativeDate, parseDateRange } from '../../src/render/dates.js';
+import { isRelativeDate, parseDateRange, resolveDateInput } from '../../src/render/dates.js';
 import { safeJsonText, scrubValue } from '../../src/render/json-text.js';
 import { clean, cleanText } from '../../src/render/sanitize.js';
 
@@ -101,6 +101,14 @@ describe('safeJsonText and scrubValue', () => {
 describe('dates', () => {
   it('names both ends, with a space for the T, when --to is not after --from', () => {
     expect(() => parseDateRange('2026-12-04T10:00', '2026-12-01T09:30', { required: true })).toThrow('--to (2026-12-01 09:30) must be after --from (2026-12-04 10:00)');
+  });
+
+  it('an impossible day of the right shape says so; text of no known shape gets the forms it may take', () => {
+    const now = new Date('2026-11-20T18:00:00Z');
+    expect(() => resolveDateInput('2026-02-30T10:00', '--from', { now })).toThrow(/not a real date/);
+    expect(() => resolveDateInput('next friday', '--from', { now })).toThrow(
+      '--from must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "next friday"',
+    );
   });
 
   it('takes relative days of up to three digits', () => {
