@@ -190,6 +190,28 @@ describe('endings', () => {
     expect(await journal().list()).toEqual([]);
   });
 
+  it('a usage error from the sender (refused before sending) stays a usage error, not an unknown outcome', async () => {
+    const refused = new CliError('usage', 'refusing to send the API key to http://example.test');
+    const err = await setup()
+      .run(create, async () => {
+        throw refused;
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBe(refused);
+  });
+
+  it('Ctrl-C during the send: one line saying the outcome is unknown and how to finish, with the interruption as its cause', async () => {
+    const ctrlC = new CliError('interrupted', 'interrupted');
+    const err = (await setup()
+      .run(create, async () => {
+        throw ctrlC;
+      })
+      .catch((e: unknown) => e)) as CliError;
+    expect(err.kind).toBe('interrupted');
+    expect(err.message).toMatch(/^interrupted: the outcome of this reserve is unknown; rerunning the same command is safe: it reuses idempotency key /);
+    expect(err.cause).toBe(ctrlC);
+  });
+
   it('the answer in hand but the journal cannot record it: a warning, and the answer still returned', async () => {
     const real = journal();
     const failing = Object.assign(Object.create(Object.getPrototypeOf(real)) as Journal, real, {
