@@ -328,6 +328,9 @@ export class ApiClient {
   private async readCapped(res: Dispatcher.ResponseData, label: string): Promise<string> {
     const cap = this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const tooLarge = () => {
+      // destroy() without a reason makes undici emit RequestAbortedError on the body: with
+      // no reader left (the declared-length check runs before reading), nobody would catch it
+      res.body.on('error', () => undefined);
       res.body.destroy();
       return new CliError('api', `the response to ${label} is larger than ${formatBytes(cap)}: stopped reading it`, {
         hint: 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES',

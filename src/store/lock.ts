@@ -12,6 +12,9 @@ export interface LockOptions {
   /** How long to wait for a live holder before giving up (ELOCKED). */
   waitMs: number;
   onCompromised?: (err: Error) => void;
+  /** Tests observe the backoff through these; default setTimeout and Math.random. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,6 +22,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Resolves to the release function; rejects with ELOCKED after `waitMs`, or with any other error at once. */
 export async function acquireLock(file: string, opts: LockOptions): Promise<() => Promise<void>> {
   const deadline = Date.now() + opts.waitMs;
+  const wait = opts.sleep ?? sleep;
+  const random = opts.random ?? Math.random;
   // Backoff from 15 ms up to 500 ms, with jitter so that waiting processes spread out.
   for (let delay = 15; ; delay = Math.min(delay * 1.5, 500)) {
     try {
@@ -31,7 +36,7 @@ export async function acquireLock(file: string, opts: LockOptions): Promise<() =
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || Date.now() >= deadline) throw err;
-      await sleep(delay / 2 + Math.random() * (delay / 2));
+      await wait(delay / 2 + random() * (delay / 2));
     }
   }
 }

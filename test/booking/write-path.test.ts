@@ -1,0 +1,194 @@
+// The write path's promises that no other test looked at (found by mutation testing,
+// docs/development.md "Mutation testing"): a final 5xx keeps the key for the rerun, and
+// what a person at a terminal sees while a create or cancel is retried or resumed.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeFailure } from '../../src/commands/idempotent-write.js';
+import { Journal } from '../../src/store/journal.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
+import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
+
+const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'];
+const ESC = '\u001b';
+const ERASE = `\r${ESC}[2K`;
+
+let fake: FakeBookingApi;
+let home: TestHome;
+let sleeps: number[];
+
+beforeAll(async () => {
+  fake = await FakeBookingApi.start();
+});
+afterAll(async () => {
+  await fake.close();
+});
+beforeEach(() => {
+  home = new TestHome();
+  sleeps = [];
+  fake.requests.length = 0;
+  fake.reservations.clear();
+});
+afterEach(() => home.cleanup());
+
+const journalPath = () => join(home.dir, 'state', 'journal.json');
+const journal = () => new Journal({ path: journalPath() });
+const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
+
+function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; sleep?: (ms: number) => Promise<void> } = {}) {
+  return runCommand(['--base-url', fake.baseUrl, ...args], {
+    env: home.env({ CARRENTAL_API_KEY: KEYS.write, CARRENTAL_WRITE_RETRIES: '3', NO_COLOR: '1', ...opts.env }),
+    sleep:
+      opts.sleep ??
+      (async (ms) => {
+        sleeps.push(ms);
+      }),
+    tty: opts.tty,
+  });
+}
+
+const boom = { status: 500, json: { error: 'boom' } };
+const keysSent = (op: 'create' | 'cancel') => fake.requestsOf(op).map((q) => q.headers['idempotency-key']);
+
+describe('a final 5xx is not an answer', () => {
+  it('a final 500 on create keeps the journal entry and a rerun reuses its key', async () => {
+    fake.fault('create', boom);
+    const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRIES: '0' } });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain('the outcome of this reserve is unknown: boom');
+    const [entry] = await unfinished();
+    expect(entry.key).toBe(keysSent('create')[0]);
+
+    const again = await cli(['reserve', ALIAS, ...DATES, '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(keysSent('create')).toEqual([entry.key, entry.key]);
+    expect(fake.reservations.size).toBe(1);
+  });
+
+  it('a final 500 on cancel keeps the journal entry and a rerun reuses its key', async () => {
+    const booked = fake.seed();
+    fake.fault('cancel', boom);
+    const r = await cli(['cancel', booked.uuid, '-y'], { env: { CARRENTAL_WRITE_RETRIES: '0' } });
+    expect(r.code).toBe(6);
+    const [entry] = await unfinished();
+    expect(entry).toMatchObject({ operation: 'cancelReservation', key: keysSent('cancel')[0] });
+
+    const again = await cli(['cancel', booked.uuid, '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(keysSent('cancel')).toEqual([entry.key, entry.key]);
+  });
+
+  it('a 4xx on create is the answer: the entry goes, and the rerun sends a new key', async () => {
+    fake.fault('create', { status: 422, json: { error: 'bad dates', error_code: 'invalid_dates' } });
+    const r = await cli(['reserve', ALIAS, ...DATES, '-y']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: bad dates (invalid_dates');
+    expect(fake.requestsOf('create')).toHaveLength(1);
+    expect(await journal().list()).toEqual([]);
+    expect((await cli(['reserve', ALIAS, ...DATES, '-y'])).code).toBe(0);
+    const [first, second] = keysSent('create');
+    expect(second).not.toBe(first);
+  });
+});
+
+describe('on a terminal', () => {
+  it('each retry shows a progress line naming the failure, the wait and the attempt, erased before the result', async () => {
+    fake.fault('create', boom, { status: 503, headers: { 'retry-after': '3' }, json: { error: 'down', error_code: 'operation_outcome_unknown' } });
+    const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${ERASE}HTTP 500: retrying the reserve with the same idempotency key in 1 s (attempt 2 of 4)`);
+    expect(r.stderr).toContain(`${ERASE}HTTP 503 operation_outcome_unknown: retrying the reserve with the same idempotency key in 3 s (attempt 3 of 4)${ERASE}`);
+    expect(sleeps[1]).toBe(3000);
+    expect(new Set(keysSent('create')).size).toBe(1);
+  });
+
+  it('a dropped connection is named in the progress line', async () => {
+    fake.fault('create', { after: true, destroy: true });
+    const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\r\u001b\[2Kconnection failed \((UND_ERR_SOCKET|ECONNRESET)\): retrying the reserve with the same idempotency key in 1 s \(attempt 2 of 4\)/);
+  });
+
+  it('409 operation_in_progress shows that the same command is still running and when it asks again', async () => {
+    fake.fault('cancel', { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } });
+    const booked = fake.seed();
+    const r = await cli(['cancel', booked.uuid, '-y'], { tty: true, env: { CARRENTAL_WRITE_RETRIES: '0' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `${ERASE}the same cancel is in progress (HTTP 409 operation_in_progress): asking again with the same idempotency key in 2 s${ERASE}`,
+    );
+    expect(sleeps).toEqual([2000]);
+  });
+
+  it('in a pipe there is no progress line at all', async () => {
+    fake.fault('create', boom);
+    const r = await cli(['reserve', ALIAS, ...DATES, '-y']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('retrying');
+    expect(r.stderr).not.toContain(ESC);
+  });
+
+  it('the resume message says how old the pending command is and which key it reuses', async () => {
+    fake.fault('create', boom);
+    const first = await cli(['reserve', ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRIES: '0' } });
+    expect(first.code).toBe(6);
+    const [entry] = await unfinished();
+    const later = new Date(Date.parse(entry.createdAt) + 5 * 60_000);
+    const r = await runCommand(['--base-url', fake.baseUrl, 'reserve', ALIAS, ...DATES, '-y'], {
+      env: home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' }),
+      tty: true,
+      now: () => later,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`resuming a pending reserve from 5 min ago with the same idempotency key (${entry.key})\n`);
+    expect(r.stderr.match(/resuming a pending/g)).toHaveLength(1);
+  });
+
+  it('a replay within the window says what the earlier run got, and that --new books another', async () => {
+    const first = await cli(['reserve', ALIAS, ...DATES, '-y']);
+    expect(first.code).toBe(0);
+    const uuid = first.stdout.trim();
+    const [entry] = await journal().list();
+    const r = await runCommand(['--base-url', fake.baseUrl, 'reserve', ALIAS, ...DATES, '-y'], {
+      env: home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' }),
+      tty: true,
+      now: () => new Date(Date.parse(entry.doneAt!) + 2 * 60_000),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`already reserved by this same command 2 min ago: ${uuid} (replaying idempotency key ${entry.key}; --new books another)\n`);
+  });
+
+  it("the journal's warnings reach the terminal: a corrupt journal is set aside and the reserve goes ahead", async () => {
+    mkdirSync(join(home.dir, 'state'), { recursive: true });
+    writeFileSync(journalPath(), '{"version":2,"entries":[{"id":');
+    const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`warning: the idempotency journal ${journalPath().replace(/[.]/g, '\\.')} is corrupt \\(not valid JSON: [^)]*\\); moved it to ${journalPath().replace(/[.]/g, '\\.')}\\.corrupt-`));
+    expect(fake.reservations.size).toBe(1);
+  });
+
+  it('an entry cleared in another terminal while retrying: the next retry warns that a rerun would send a new key', async () => {
+    fake.fault('create', boom, boom);
+    let cleared = false;
+    const r = await cli(['reserve', ALIAS, ...DATES, '-y'], {
+      tty: true,
+      sleep: async () => {
+        if (!cleared) await journal().clear({ all: true });
+        cleared = true;
+      },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: idempotency journal entry [0-9a-f]{12} is gone \(cleared or expired\); rerunning this command will send a new idempotency key\n/);
+    expect(await journal().list()).toEqual([]);
+  });
+});
+
+describe('describeFailure', () => {
+  it('names a status with its error code, a timeout, and a failed connection with its code', () => {
+    expect(describeFailure({ kind: 'status', status: 502 })).toBe('HTTP 502');
+    expect(describeFailure({ kind: 'status', status: 503, errorCode: 'operation_outcome_unknown' })).toBe('HTTP 503 operation_outcome_unknown');
+    expect(describeFailure({ kind: 'network', timedOut: true, code: 'UND_ERR_HEADERS_TIMEOUT' })).toBe('timed out');
+    expect(describeFailure({ kind: 'network', timedOut: false, code: 'ECONNRESET' })).toBe('connection failed (ECONNRESET)');
+    expect(describeFailure({ kind: 'network', timedOut: false })).toBe('connection failed');
+  });
+});
