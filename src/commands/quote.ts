@@ -90,7 +90,14 @@ export async function run(input: QuoteInput, ctx: Context): Promise<number> {
 const minus = (cents: number) => formatCents(cents > 0 ? -cents : cents);
 
 /** `carOrCity`: the car (name, zone, extras titles) or only its city (zone). */
-export function printQuote(quote: Quote, req: QuoteRequest, out: Output, carOrCity?: string | Pick<Car, 'city' | 'name' | 'prices'>): void {
+export function printQuote(
+  quote: Quote,
+  req: QuoteRequest,
+  out: Output,
+  carOrCity?: string | Pick<Car, 'city' | 'name' | 'prices'>,
+  /** `words`: always the reader's form (reserve's conversation on stderr, which is no data). */
+  form: 'auto' | 'words' = 'auto',
+): void {
   const opts = req.options ?? {};
   const car = typeof carOrCity === 'string' ? undefined : carOrCity;
   const city = typeof carOrCity === 'string' ? carOrCity : car?.city;
@@ -108,7 +115,7 @@ export function printQuote(quote: Quote, req: QuoteRequest, out: Output, carOrCi
   if (quote.promo_discount_amount !== undefined) rows.push([`Promo discount (${req.promo_code ?? ''})`, minus(quote.promo_discount_amount)]);
   rows.push(['Trip fee', formatCents(quote.trip_fee_total)]);
 
-  if (!out.tty) {
+  if (!out.tty && form === 'auto') {
     // a pipe: one value per field, and each price line a record named by its first field
     out.pairs([
       ['car alias', req.car_alias],

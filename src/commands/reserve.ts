@@ -216,7 +216,7 @@ async function book(
       }
     }
     if (quote) {
-      printQuote(quote, body, talk, car.city);
+      printQuote(quote, body, talk, car.city, 'words');
       talk.pairs([
         ['Car', carLine],
         ['Options', describeOptions(body)],

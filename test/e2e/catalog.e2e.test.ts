@@ -14,6 +14,10 @@ interface Served {
 }
 
 let home: TestHome;
+// `sandbox serve` runs on real time here: dates a month ahead never rot
+const ahead = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+const FROM = `${ahead(30)}T10:00`;
+const TO = `${ahead(33)}T10:00`;
 
 /** `carrental sandbox serve --port 0 --json` as a child; resolves with its first stdout line. */
 async function serve(extra: string[] = []): Promise<{ child: ChildProcessWithoutNullStreams; info: Served; firstLine: string; rest: () => string }> {
@@ -39,7 +43,7 @@ let alias: string;
 beforeAll(async () => {
   home = new TestHome();
   server = await serve();
-  const page = await runBin(['--base-url', server.info.base_url, '--json', 'cars', '--city', 'la', '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00', '--limit', '200'], { env: home.env() });
+  const page = await runBin(['--base-url', server.info.base_url, '--json', 'cars', '--city', 'la', '--from', FROM, '--to', TO, '--limit', '200'], { env: home.env() });
   alias = (JSON.parse(page.stdout).cars as Array<{ car_alias: string; is_available: boolean }>).find((c) => c.is_available)!.car_alias;
 });
 afterAll(async () => {
@@ -63,21 +67,23 @@ describe('in a pipe', () => {
     expect(r.stdout).not.toContain('\u001b');
   });
 
-  it('car: "# " headings, label<TAB>value pairs, dates with the city zone', async () => {
+  it('car: label<TAB>value pairs with bare values, then plan, extra and blocked records', async () => {
     const r = await cli(['car', alias]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^# .+ \(.+\)\n/);
-    expect(r.stdout).toContain('City\tla (America/Los_Angeles)\n');
-    expect(r.stdout).toContain('# Blocked dates (America/Los_Angeles)\n');
+    expect(r.stdout).toMatch(new RegExp(`^car alias\\t${alias}\\n`));
+    expect(r.stdout).toContain('city\tla\nzone\tAmerica/Los_Angeles\n');
+    expect(r.stdout).toMatch(/^plan\tminimum\t\$[\d,]+\.\d\d$/m);
+    expect(r.stdout).not.toMatch(/^#/m);
     expect(r.stdout).not.toContain('\u001b');
   });
 
   it('quote: the breakdown as lines a script can cut, the deposit apart', async () => {
-    const r = await cli(['quote', alias, '--from', '2026-12-01 10:00', '--to', '2026-12-04 10:00', '--protection', 'standard']);
+    const r = await cli(['quote', alias, '--from', FROM.replace('T', ' '), '--to', TO.replace('T', ' '), '--protection', 'standard']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nTOTAL\t\$[\d,]+\.\d\d\n/);
-    expect(r.stdout).toMatch(/\nRefundable deposit\t\$[\d,]+\.\d\d \(not included in the total; held separately\)\n/);
-    const cut = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" --base-url ${server.info.base_url} quote ${alias} --from 2026-12-01T10:00 --to 2026-12-04T10:00 | awk -F'\\t' '$1 == "TOTAL" { print $2 }'`], {
+    expect(r.stdout).toMatch(/\ntotal\t\$[\d,]+\.\d\d\n/);
+    expect(r.stdout).toMatch(/\ndeposit\t\$[\d,]+\.\d\d\n/);
+    expect(r.stdout).toMatch(/^item\tProtection \(standard\)\t\$[\d,]+\.\d\d$/m);
+    const cut = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" --base-url ${server.info.base_url} quote ${alias} --from ${FROM} --to ${TO} | awk -F'\\t' '$1 == "total" { print $2 }'`], {
       env: home.env(),
       encoding: 'utf8',
     });
@@ -112,7 +118,7 @@ describe('in a pipe', () => {
 
   it('--debug traces to stderr with the key redacted; stdout stays the data', async () => {
     const key = server.info.keys.booking_write;
-    const r = await cli(['--debug', '--json', 'quote', alias, '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'], { CARRENTAL_API_KEY: key });
+    const r = await cli(['--debug', '--json', 'quote', alias, '--from', FROM, '--to', TO], { CARRENTAL_API_KEY: key });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).display_mode).toBe('trip_total');
     expect(r.stderr).toContain(`> authorization: Bearer svc_…${key.slice(-4)}`);
@@ -123,7 +129,7 @@ describe('in a pipe', () => {
   it('exit codes: 2 usage, 4 not found, 3 bad key', async () => {
     expect((await cli(['cars', '--limit', '0'])).code).toBe(2);
     expect((await cli(['car', 'no-such-car-1'])).code).toBe(4);
-    expect((await cli(['quote', alias, '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'], { CARRENTAL_API_KEY: 'svc_00000000000000000000000000000000' })).code).toBe(3);
+    expect((await cli(['quote', alias, '--from', FROM, '--to', TO], { CARRENTAL_API_KEY: 'svc_00000000000000000000000000000000' })).code).toBe(3);
   });
 });
 
