@@ -240,7 +240,8 @@ async function paginate(ctx: Context, req: { path: string; headers: Record<strin
   let total = 0;
   let received = 0;
   let last: { status: number; headers: Record<string, string> } | undefined;
-  for await (const { page } of walkPages({
+  let stalledAt: number | undefined;
+  for await (const { page, offset, stalled } of walkPages({
     start,
     size: Number.isInteger(limit) && limit > 0 ? limit : 50,
     concurrency: 1,
@@ -261,11 +262,13 @@ async function paginate(ctx: Context, req: { path: string; headers: Record<strin
     received += page.list.count;
     items.push(...page.list.items);
     last = page.res;
+    if (stalled) stalledAt = offset;
   }
   if (req.include && last) printResponse(out, { ...last, text: '', body: undefined }, target.apiKey, true);
   const text = `{"data":{${JSON.stringify(listKey)}:[${items.join(',')}],"total":${total},"has_more":false}}`;
   out.printJson(rawPayload(text, JSON.parse(text), false));
-  if (received !== total - start) out.warn(`the server's total is ${total}${start ? ` (${total - start} from offset ${start})` : ''}, but ${received} items arrived: the list changed while it was paged, or the server counts differently`);
+  if (stalledAt !== undefined) out.warn(`the server said has_more at offset ${stalledAt} but sent nothing, so the walk stops there: the list may be incomplete (rerun later, or page on with --offset)`);
+  else if (received !== total - start) out.warn(`the server's total is ${total}${start ? ` (${total - start} from offset ${start})` : ''}, but ${received} items arrived: the list changed while it was paged, or the server counts differently`);
   return 0;
 }
 

@@ -254,7 +254,8 @@ export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchP
   const streamJson = json && jq === undefined;
   const streamRows = !json && !out.tty;
 
-  for await (const { page } of walkPages<StreamPage>({
+  let stalledAt: number | undefined;
+  for await (const { page, offset, stalled } of walkPages<StreamPage>({
     start,
     size: query.limit ?? ALL_PAGE_SIZE,
     concurrency: pageConcurrency(ctx.env),
@@ -285,6 +286,7 @@ export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchP
       for (const i of fresh) collected.push(page.cars[i]);
     }
     pages++;
+    if (stalled) stalledAt = offset;
     out.progress(`fetched ${seen.size} of ${page.total} cars`);
     // a slow reader holds the walk back (backpressure), instead of the fleet piling up in memory
     await out.drain();
@@ -297,7 +299,8 @@ export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchP
   if (!json && seen.size === 0) out.info('no cars match');
 
   const expected = Math.max(0, total - start);
-  if (received !== expected || duplicates > 0) {
+  if (stalledAt !== undefined) out.warn(`the server said has_more at offset ${stalledAt} but sent nothing, so the walk stops there: the list may be incomplete (rerun later, or page on with --offset)`);
+  else if (received !== expected || duplicates > 0) {
     out.warn(
       `the server's total is ${total} cars${start ? ` (${expected} from offset ${start})` : ''}, but ${received} arrived` +
         (duplicates ? `, ${duplicates} of them twice (printed once)` : '') +

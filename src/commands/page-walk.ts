@@ -16,7 +16,6 @@
 // A page that fails ends the walk: every other request is abandoned at once (its retry
 // waits included), and nothing is sent afterwards. While any request waits out a
 // Retry-After, no new page is asked for.
-import { CliError } from '../errors.js';
 
 export interface PageFacts {
   /** Items on this page. */
@@ -40,6 +39,12 @@ export interface WalkOptions<P> {
 export interface WalkedPage<P> {
   page: P;
   offset: number;
+  /**
+   * The server said has_more but sent nothing: the offset cannot move on, so the walk ends
+   * with this page and the caller says the list may be incomplete (a spec-valid answer, as
+   * a mock serving random data gives; not a failure of the command).
+   */
+  stalled?: boolean;
 }
 
 interface InFlight<P> {
@@ -102,9 +107,9 @@ export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<Walked
       const after = head.offset + f.count;
       if (f.hasMore) {
         if (f.count === 0) {
-          throw new CliError('api', `the server said has_more at offset ${head.offset} but sent nothing: stopping there`, {
-            hint: 'the list is incomplete; rerun later or page with --offset',
-          });
+          dropAhead();
+          yield { page, offset: head.offset, stalled: true };
+          return;
         }
         const agrees = f.count === opts.size && after < f.total;
         if (!agrees || (queue.length > 0 && queue[0].offset !== after)) {

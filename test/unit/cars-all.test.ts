@@ -112,9 +112,14 @@ describe('walkPages', () => {
     expect(aliases).toHaveLength(130);
   });
 
-  it('has_more with an empty page is an error, not an endless walk', async () => {
+  it('has_more with an empty page ends the walk there (no endless walk, nothing asked past it), marked as stalled', async () => {
     const s = server(() => ({ cars: 0, total: 10, has_more: true }));
-    await expect(walk(s)).rejects.toThrow(/has_more at offset 0 but sent nothing/);
+    const { aliases } = await walk(s);
+    expect(aliases).toEqual([]);
+    expect(s.asked).toEqual([0]);
+    const pages = [];
+    for await (const p of walkPages({ start: 0, size: 200, concurrency: 4, fetch: async () => ({ n: 0 }), facts: () => ({ count: 0, total: 10, hasMore: true }) })) pages.push(p);
+    expect(pages).toEqual([{ page: { n: 0 }, offset: 0, stalled: true }]);
   });
 
   it('a failed page ends the walk: the pages asked ahead are abandoned and nothing is asked afterwards', async () => {
