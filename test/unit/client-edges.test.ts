@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, errorFromResponse, isLoopbackHost, keySafeOver, NO_RETRY, type ClientOptions, type Failure } from '../../src/api/client.js';
 import { CliError } from '../../src/errors.js';
 import { StubServer } from '../helpers/stub-server.js';
+import { failure } from '../helpers/failure.js';
 
 const KEY = 'appKey-0123456789abcdef0123';
 let stub: StubServer;
@@ -28,16 +29,6 @@ function client(opts: Partial<ClientOptions> = {}): ApiClient {
   });
   clients.push(c);
   return c;
-}
-
-async function failure(p: Promise<unknown>): Promise<CliError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return err as CliError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 beforeEach(async () => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, isLoopbackHost, keySafeOver, type ClientOptions } from '../../src/api/client.js';
 import { CliError } from '../../src/errors.js';
 import { StubServer } from '../helpers/stub-server.js';
+import { failure } from '../helpers/failure.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
 const MiB = 1024 * 1024;
@@ -17,16 +18,6 @@ function client(opts: Partial<ClientOptions> = {}): ApiClient {
   const c = new ApiClient({ baseUrl: stub.baseUrl, timeoutMs: 10_000, userAgent: 'carrental/test', random: () => 0, sleep: async () => {}, debug: (l) => debugLines.push(l), ...opts });
   clients.push(c);
   return c;
-}
-
-async function failure(p: Promise<unknown>): Promise<CliError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return err as CliError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 beforeEach(async () => {

@@ -7,6 +7,7 @@ import { Api } from '../../src/api/endpoints.js';
 import { CarsPage, Invoice } from '../../src/api/schemas.js';
 import { CliError } from '../../src/errors.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
+import { failure } from '../helpers/failure.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
 const PROFILE = { uuid: '0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10', first_name: 'Dana', is_approved_to_drive: true, payment_methods: [] };
@@ -41,16 +42,6 @@ function client(opts: Partial<ClientOptions> = {}): ApiClient {
   });
   clients.push(c);
   return c;
-}
-
-async function failure(p: Promise<unknown>): Promise<CliError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return err as CliError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 beforeEach(async () => {
