@@ -18,7 +18,7 @@ __carrental_options() {
   local globals='--profile --base-url --sandbox --json --jq --no-color --no-input --yes -y --debug --timeout'
   case "$1" in
     'carrental') echo '--help -h --version -V' ;;
-    'carrental cars') echo '--city --from --to --days --body-type --make-id --model-id --sort --limit --offset --all --available --help -h' ;;
+    'carrental cars') echo '--city --from --to --days --body-type --make-id --model-id --sort --limit --offset --all --parallel --available --help -h' ;;
     'carrental car') echo '--help -h' ;;
     'carrental quote') echo '--from --to --days --protection --mileage --delivery-address --extra --promo --anonymous --help -h' ;;
     'carrental trips') echo '--watch --interval --watch-timeout --help -h' ;;
@@ -71,7 +71,7 @@ __carrental_takes_value() {
     --profile|--base-url|--jq|--timeout) return 0 ;;
   esac
   case "$1" in
-    'carrental cars') case "$2" in --city|--from|--to|--days|--body-type|--make-id|--model-id|--sort|--limit|--offset) return 0 ;; esac ;;
+    'carrental cars') case "$2" in --city|--from|--to|--days|--body-type|--make-id|--model-id|--sort|--limit|--offset|--parallel) return 0 ;; esac ;;
     'carrental quote') case "$2" in --from|--to|--days|--protection|--mileage|--delivery-address|--extra|--promo) return 0 ;; esac ;;
     'carrental trips') case "$2" in --interval|--watch-timeout) return 0 ;; esac ;;
     'carrental reserve') case "$2" in --city|--from|--to|--days|--protection|--mileage|--delivery-address|--extra|--promo|--idempotency-key) return 0 ;; esac ;;

@@ -23,7 +23,7 @@ function __carrental_value_flags --argument-names path
     printf '%s\n' --profile --base-url --jq --timeout
     switch $path
         case 'carrental cars'
-            printf '%s\n' --city --from --to --days --body-type --make-id --model-id --sort --limit --offset
+            printf '%s\n' --city --from --to --days --body-type --make-id --model-id --sort --limit --offset --parallel
         case 'carrental quote'
             printf '%s\n' --from --to --days --protection --mileage --delivery-address --extra --promo
         case 'carrental trips'
@@ -170,7 +170,8 @@ complete -c carrental -n '__carrental_at \'carrental cars\'' -l model-id -x -d '
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l sort -x -a 'price_asc price_desc' -d 'order by price'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l limit -x -d 'cars per page, 1..200 (default 50)'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l offset -x -d 'skip this many cars (default 0)'
-complete -c carrental -n '__carrental_at \'carrental cars\'' -l all -d 'fetch every page'
+complete -c carrental -n '__carrental_at \'carrental cars\'' -l all -d 'fetch every page, one at a time, following has_more'
+complete -c carrental -n '__carrental_at \'carrental cars\'' -l parallel -x -d 'with --all: ask up to n pages at once (1..4, default 1); faster on a slow link, but may ask up to n-1 pages past the end if the catalog shrinks meanwhile'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -l available -d 'with --from/--to: only the cars available for those dates'
 complete -c carrental -n '__carrental_at \'carrental cars\'' -s h -l help -d 'display help for command'
 

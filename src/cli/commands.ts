@@ -70,7 +70,8 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--sort <order>', description: 'order by price', choices: ORDER_BY },
       { flags: '--limit <n>', description: 'cars per page, 1..200 (default 50)' },
       { flags: '--offset <n>', description: 'skip this many cars (default 0)' },
-      { flags: '--all', description: 'fetch every page' },
+      { flags: '--all', description: 'fetch every page, one at a time, following has_more' },
+      { flags: '--parallel <n>', description: 'with --all: ask up to n pages at once (1..4, default 1); faster on a slow link, but may ask up to n-1 pages past the end if the catalog shrinks meanwhile' },
       { flags: '--available', description: 'with --from/--to: only the cars available for those dates' },
     ],
     examples: [

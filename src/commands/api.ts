@@ -7,7 +7,7 @@ import { redactHeader, scrubSecrets } from '../api/redact.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
-import { arrayElements, memberSpan, rootSpan } from '../render/json-scan.js';
+import { arrayElementsAt } from '../render/json-scan.js';
 import type { Output } from '../render/output.js';
 import { rawPayload } from '../render/raw-json.js';
 import { clean, cleanText } from '../render/sanitize.js';
@@ -280,8 +280,6 @@ function pageList(text: string, body: unknown, label: string) {
     throw usageError(`${label} is not a paged list (a "data" object with one list, "total" and "has_more"): --paginate does not apply`);
   }
   const key = lists[0];
-  const span = memberSpan(text, memberSpan(text, rootSpan(text), 'data')!, key)!;
-  const items: string[] = [];
-  for (const el of arrayElements(text, span.start)) items.push(text.slice(el.start, el.end));
+  const items = arrayElementsAt(text, ['data', key])!.map((el) => text.slice(el.start, el.end));
   return { key, items, count: items.length, total: data.total, hasMore: data.has_more };
 }

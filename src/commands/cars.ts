@@ -8,7 +8,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { zoneOf } from '../render/dates.js';
-import { arrayElements, memberSpan, rootSpan } from '../render/json-scan.js';
+import { arrayElementsAt, type Span } from '../render/json-scan.js';
 import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
@@ -28,20 +28,28 @@ export interface CarsInput {
   limit?: string;
   offset?: string;
   all?: boolean;
+  parallel?: string;
   available?: boolean;
 }
 
-/** Pages asked for ahead by --all at most: enough to hide latency, few enough to stay polite. */
-export const ALL_PAGES_CONCURRENCY = 4;
+/** Pages `--all --parallel` asks for at once at most: enough to hide latency, few enough to stay polite. */
+export const MAX_PAGE_CONCURRENCY = 4;
 const ALL_PAGE_SIZE = 200;
 
 /** The fields the spec documents for a car, offered by `--json <fields>` even when absent. */
 export const CAR_FIELDS: readonly string[] = Object.keys(S.Car.shape);
 
-/** CARRENTAL_PAGE_CONCURRENCY (1..4; 1 is the plain sequential walk of the spec). */
-export function pageConcurrency(env: NodeJS.ProcessEnv): number {
+/**
+ * How many pages `--all` asks for at once: `--parallel`, else CARRENTAL_PAGE_CONCURRENCY,
+ * else 1. One is the spec's walk ("the caller pages with offset until has_more is false"):
+ * no page is asked for before the one before it said has_more. More is speculation, which
+ * the user asks for knowing that a catalog shrinking mid-walk can cost up to n - 1 requests
+ * past the end (abandoned, never printed): so it is never the default.
+ */
+export function pageConcurrency(flag: string | undefined, env: NodeJS.ProcessEnv): number {
+  if (flag !== undefined) return parseIntOption(flag, '--parallel', { min: 1, max: MAX_PAGE_CONCURRENCY })!;
   const n = Number(env.CARRENTAL_PAGE_CONCURRENCY);
-  return Number.isInteger(n) && n >= 1 ? Math.min(n, ALL_PAGES_CONCURRENCY) : ALL_PAGES_CONCURRENCY;
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_PAGE_CONCURRENCY) : 1;
 }
 
 export function buildCarsQuery(input: CarsInput, defaultCity?: string, dates: { now?: Date; zone?: string } = {}): CarsQuery {
@@ -67,6 +75,8 @@ const TABLE_HEADERS = ['ALIAS', 'NAME', 'CITY', 'TYPE', 'SEATS', 'DAY RATE'];
 export async function run(input: CarsInput, ctx: Context): Promise<number> {
   // validate before anything else: a bad flag never sends a request
   const preliminary = buildCarsQuery(input);
+  const concurrency = pageConcurrency(input.parallel, ctx.env);
+  if (input.parallel !== undefined && !input.all) throw usageError('--parallel works with --all: it is how many pages the walk asks for at once');
   if (input.available && preliminary.date_from === undefined) {
     throw usageError('--available needs --from and --to: the catalog says whether a car is available only for dates');
   }
@@ -83,7 +93,7 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
   const dated = query.date_from !== undefined;
   const keep = input.available ? isAvailable : undefined;
 
-  if (input.all) return runAll(ctx, out, query, (offset, limit, ctl) => fetchCarsPage(client, query, offset, limit, ctl, out), keep);
+  if (input.all) return runAll(ctx, out, query, (offset, limit, ctl) => fetchCarsPage(client, query, offset, limit, ctl, out), keep, concurrency);
 
   const res = await api.listCars(query);
   const fetched = res.data.cars.length;
@@ -137,8 +147,9 @@ function carRow(car: Car, dated: boolean): unknown[] {
 /** One page of the walk, as received: the parsed cars beside the server's bytes of each. */
 export interface StreamPage {
   cars: Car[];
-  /** The JSON text of each car, as the server sent it. */
-  texts: string[];
+  /** The body as the server sent it, and where each car's JSON text is in it. */
+  body: string;
+  spans: Span[];
   total: number;
   has_more: boolean;
 }
@@ -226,13 +237,27 @@ function describe(failure: Failure): string {
   return failure.timedOut ? 'timed out' : 'connection failed';
 }
 
-/** The page with the server's text of each car beside it (the scanner finds them in the body). */
+/**
+ * The server's text of the cars at `indexes`, comma-separated. When the page is printed
+ * whole and its cars are separated by bare commas (as servers write JSON), that is one
+ * slice of the body: no copy of 280 KB a page (the lengths prove the separators are one
+ * character each, and between two values of an array that can only be a comma).
+ */
+export function carsText(page: StreamPage, indexes: number[]): string {
+  const { spans, body } = page;
+  if (indexes.length === spans.length) {
+    const first = spans[0];
+    const last = spans[spans.length - 1];
+    const lengths = spans.reduce((sum, s) => sum + (s.end - s.start), 0);
+    if (last.end - first.start === lengths + spans.length - 1) return body.slice(first.start, last.end);
+  }
+  return indexes.map((i) => body.slice(spans[i].start, spans[i].end)).join(',');
+}
+
+/** The page with where each car's text is in the body beside it (the scanner finds them). */
 export function splitPage(bodyText: string, data: { cars: unknown[]; total: number; has_more: boolean }): StreamPage {
-  const dataSpan = memberSpan(bodyText, rootSpan(bodyText), 'data')!;
-  const carsSpan = memberSpan(bodyText, dataSpan, 'cars')!;
-  const texts: string[] = [];
-  for (const span of arrayElements(bodyText, carsSpan.start)) texts.push(bodyText.slice(span.start, span.end));
-  return { cars: data.cars as Car[], texts, total: data.total, has_more: data.has_more };
+  const spans = arrayElementsAt(bodyText, ['data', 'cars'])!;
+  return { cars: data.cars as Car[], body: bodyText, spans, total: data.total, has_more: data.has_more };
 }
 
 /**
@@ -240,7 +265,14 @@ export function splitPage(bodyText: string, data: { cars: unknown[]; total: numb
  * in a fraction of a second and memory does not grow with the fleet. A terminal's table
  * needs every row to size its columns, and --jq the whole document: those two collect.
  */
-export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchPage: PageFetcher, keep?: (car: Car) => boolean): Promise<number> {
+export async function runAll(
+  ctx: Context,
+  out: Output,
+  query: CarsQuery,
+  fetchPage: PageFetcher,
+  keep?: (car: Car) => boolean,
+  concurrency = 1,
+): Promise<number> {
   const start = query.offset ?? 0;
   const { json, jsonFields, jq } = ctx.globals;
   const dated = query.date_from !== undefined;
@@ -258,7 +290,7 @@ export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchP
   for await (const { page, offset, stalled } of walkPages<StreamPage>({
     start,
     size: query.limit ?? ALL_PAGE_SIZE,
-    concurrency: pageConcurrency(ctx.env),
+    concurrency,
     fetch: fetchPage,
     facts: (p) => ({ count: p.cars.length, total: p.total, hasMore: p.has_more }),
   })) {
@@ -276,10 +308,9 @@ export async function runAll(ctx: Context, out: Output, query: CarsQuery, fetchP
     if (streamJson) {
       // the field list is checked once, on the first page, before anything is written
       if (jsonFields && pages === 0) selectFields({ cars: page.cars }, jsonFields, { lists: ['cars'], known: CAR_FIELDS });
-      const texts = fresh.map((i) => (jsonFields ? JSON.stringify(pick(page.cars[i], jsonFields)) : page.texts[i]));
       if (pages === 0) out.jsonSyntax('{"cars":[');
-      if (texts.length) out.jsonItems(texts, written > 0);
-      written += texts.length;
+      if (fresh.length) out.jsonItems(jsonFields ? fresh.map((i) => JSON.stringify(pick(page.cars[i], jsonFields))).join(',') : carsText(page, fresh), written > 0);
+      written += fresh.length;
     } else if (streamRows) {
       if (fresh.length) printTable(out, fresh.map((i) => page.cars[i]), dated);
     } else {
@@ -318,7 +349,7 @@ export async function fetchAll(
   query: CarsQuery,
   fetchPage: (q: CarsQuery, signal?: AbortSignal) => Promise<CarsPage>,
   onProgress: (done: number, total: number) => void = () => {},
-  concurrency = ALL_PAGES_CONCURRENCY,
+  concurrency = 1,
 ): Promise<CarsPage> {
   const seen = new Set<string>();
   const cars: Car[] = [];

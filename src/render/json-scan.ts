@@ -13,10 +13,14 @@ export interface Span {
   end: number;
 }
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+// Speed matters here: `cars --all` scans every byte the server sends (28 MB at 20k cars).
+// Plain comparisons instead of a Set lookup, and a quote not preceded by a backslash
+// (nearly every one) ends a string without counting backslashes; test/unit/json-scan.test.ts
+// pins the results, bench/cars-all the speed.
+const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 function skipWs(text: string, i: number): number {
-  while (i < text.length && WS.has(text.charCodeAt(i))) i++;
+  while (i < text.length && isWs(text.charCodeAt(i))) i++;
   return i;
 }
 
@@ -25,6 +29,7 @@ function skipString(text: string, i: number): number {
   for (let j = i + 1; ; ) {
     const q = text.indexOf('"', j);
     if (q < 0) throw new SyntaxError('unterminated string');
+    if (text.charCodeAt(q - 1) !== 0x5c) return q + 1;
     let backslashes = 0;
     for (let k = q - 1; text.charCodeAt(k) === 0x5c; k--) backslashes++;
     if (backslashes % 2 === 0) return q + 1;
@@ -57,11 +62,57 @@ export function skipValue(text: string, i: number): number {
   let j = i;
   while (j < text.length) {
     const ch = text.charCodeAt(j);
-    if (ch === 0x2c || ch === 0x7d || ch === 0x5d || WS.has(ch)) break;
+    if (ch === 0x2c || ch === 0x7d || ch === 0x5d || isWs(ch)) break;
     j++;
   }
   if (j === i) throw new SyntaxError(`unexpected character at ${i}`);
   return j;
+}
+
+/** A member's key as JSON.parse reads it: `"d\u0061ta"` is the key `data`. */
+function decodeKey(raw: string): string {
+  return raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+}
+
+/**
+ * The spans of the elements of the array at `path` (keys from the root object down), in
+ * one pass over the text: `cars --all` finds each car of a page this way. Undefined when a
+ * step is not an object, lacks the key, or the value there is not an array. A repeated
+ * key counts by its last occurrence, as JSON.parse keeps the last.
+ */
+export function arrayElementsAt(text: string, path: readonly string[]): Span[] | undefined {
+  return descend(text, skipWs(text, 0), path, 0).found;
+}
+
+function descend(text: string, i: number, path: readonly string[], depth: number): { end: number; found?: Span[] } {
+  if (depth === path.length) {
+    if (text.charCodeAt(i) !== 0x5b) return { end: skipValue(text, i) };
+    const found: Span[] = [];
+    let j = skipWs(text, i + 1);
+    if (text.charCodeAt(j) === 0x5d) return { end: j + 1, found };
+    for (;;) {
+      const end = skipValue(text, j);
+      found.push({ start: j, end });
+      j = skipWs(text, end);
+      if (text.charCodeAt(j) === 0x5d) return { end: j + 1, found };
+      j = skipWs(text, j + 1);
+    }
+  }
+  if (text.charCodeAt(i) !== 0x7b) return { end: skipValue(text, i) };
+  let found: Span[] | undefined;
+  let j = skipWs(text, i + 1);
+  if (text.charCodeAt(j) === 0x7d) return { end: j + 1 };
+  for (;;) {
+    const keyEnd = skipString(text, j);
+    const key = decodeKey(text.slice(j, keyEnd));
+    j = skipWs(text, skipWs(text, keyEnd) + 1); // past the colon
+    let end: number;
+    if (key === path[depth]) ({ end, found } = descend(text, j, path, depth + 1));
+    else end = skipValue(text, j);
+    j = skipWs(text, end);
+    if (text.charCodeAt(j) === 0x7d) return { end: j + 1, found };
+    j = skipWs(text, j + 1); // past the comma
+  }
 }
 
 /** The members of the object whose `{` is at `i`: each key (decoded) and its value's span. */
@@ -71,9 +122,7 @@ export function* objectMembers(text: string, i: number): Generator<{ key: string
   if (text.charCodeAt(j) === 0x7d) return;
   for (;;) {
     const keyEnd = skipString(text, j);
-    const rawKey = text.slice(j, keyEnd);
-    // a key with an escape (`"d\u0061ta"`) is still the key `data`
-    const key = rawKey.includes('\\') ? (JSON.parse(rawKey) as string) : rawKey.slice(1, -1);
+    const key = decodeKey(text.slice(j, keyEnd));
     j = skipWs(text, keyEnd);
     j = skipWs(text, j + 1); // the colon
     const end = skipValue(text, j);

@@ -5,7 +5,7 @@ import type { Context } from '../cli/context.js';
 import { renderPairs, renderTable, type Pair, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
 import { makeStyle, type Style } from './style.js';
-import { safeJsonText } from './json-text.js';
+import { safeJsonItems, safeJsonText } from './json-text.js';
 import { selectFields, type SelectOptions } from './json-select.js';
 import { RawJson } from './raw-json.js';
 import { reindent } from './json-scan.js';
@@ -52,13 +52,13 @@ export class Output {
   }
 
   /**
-   * Items of a JSON array being streamed (cars --all): each JSON text as is, made safe,
-   * comma-separated (and after a comma when `more` items came before), in one write.
+   * Items of a JSON array being streamed (cars --all): a run of comma-separated JSON
+   * values as is, made safe (and after a comma when `more` items came before), in one write.
    */
-  jsonItems(texts: string[], more: boolean): void {
+  jsonItems(items: string, more: boolean): void {
     this.clearProgress();
-    const safe = safeJsonText(`[${texts.join(',')}]`, this.secrets);
-    this.ctx.io.stdout.write((more ? ',' : '') + safe.slice(1, -1));
+    if (more) this.ctx.io.stdout.write(',');
+    this.ctx.io.stdout.write(safeJsonItems(items, this.secrets));
   }
 
   /**

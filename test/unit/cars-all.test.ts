@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CarsQuery } from '../../src/api/endpoints.js';
 import type { Car, CarsPage } from '../../src/api/schemas.js';
-import { fetchAll, plainCarCheck, STREAM_PAGE_SCHEMA } from '../../src/commands/cars.js';
+import { carsText, fetchAll, plainCarCheck, splitPage, STREAM_PAGE_SCHEMA } from '../../src/commands/cars.js';
 import { walkPages } from '../../src/commands/page-walk.js';
 
 const car = (i: number) => ({ car_alias: `car-${i}`, name: `Car ${i}` }) as Car;
@@ -196,5 +196,17 @@ describe('the cheap car check', () => {
     expect(r.success).toBe(false);
     if (!r.success) expect(r.error.issues[0].path).toEqual(['cars', 1, 'name']);
     expect(STREAM_PAGE_SCHEMA.safeParse({ cars: [], total: '2', has_more: false }).success).toBe(false);
+  });
+});
+
+describe('carsText: the server bytes of the cars printed', () => {
+  const page = (body: string) => splitPage(body, JSON.parse(body).data);
+  it('a whole page with bare commas is one slice of the body; otherwise each car, comma-joined', () => {
+    const tight = page('{"data":{"cars":[{"car_alias":"a","x":[1,2]},{"car_alias":"b"},{"car_alias":"c"}],"total":3,"has_more":false}}');
+    expect(carsText(tight, [0, 1, 2])).toBe('{"car_alias":"a","x":[1,2]},{"car_alias":"b"},{"car_alias":"c"}');
+    expect(carsText(tight, [0, 2])).toBe('{"car_alias":"a","x":[1,2]},{"car_alias":"c"}');
+    const spaced = page('{ "data": { "cars": [ {"car_alias":"a"} ,\n {"car_alias":"b"} ], "total": 2, "has_more": false } }');
+    expect(carsText(spaced, [0, 1])).toBe('{"car_alias":"a"},{"car_alias":"b"}');
+    expect(carsText(page('{"data":{"cars":[{"car_alias":"a"}],"total":1,"has_more":false}}'), [0])).toBe('{"car_alias":"a"}');
   });
 });

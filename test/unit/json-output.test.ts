@@ -1,7 +1,7 @@
 // The pieces of the JSON output path: the scanner that finds the server's bytes, the
 // re-indenter for terminals, field selection, and --jq.
 import { describe, expect, it } from 'vitest';
-import { arrayElements, memberSpan, reindent, rootSpan } from '../../src/render/json-scan.js';
+import { arrayElements, arrayElementsAt, memberSpan, reindent, rootSpan } from '../../src/render/json-scan.js';
 import { rawPayload } from '../../src/render/raw-json.js';
 import { parseJsonFields, selectFields } from '../../src/render/json-select.js';
 import { prepareJq, runJq } from '../../src/render/jq.js';
@@ -41,6 +41,28 @@ describe('json scanner', () => {
     const cars = memberSpan(text, rootSpan(text), 'cars')!;
     expect([...arrayElements(text, cars.start)].map((s) => slice(text, s))).toEqual(['{"a":"]"}', '{"b":[1,2]}', '"s\\""', 'true', 'null', '-1.5e3']);
     expect([...arrayElements('[]', 0)]).toEqual([]);
+  });
+
+  it('finds the elements of a nested array in one pass, as JSON.parse reads the path', () => {
+    const text = ' { "meta":{"data":{"cars":[0]}}, "d\\u0061ta" : { "total":2, "cars" : [ {"a":"]\\\\"} ,"q\\"}" ,[1,{"cars":[9]}], -1.5e3 ] , "x":"\\\\" } } ';
+    expect(JSON.parse(text).data.cars).toHaveLength(4);
+    expect(arrayElementsAt(text, ['data', 'cars'])!.map((s) => slice(text, s))).toEqual(['{"a":"]\\\\"}', '"q\\"}"', '[1,{"cars":[9]}]', '-1.5e3']);
+    // the last of a repeated key wins, even when it is not an array
+    expect(arrayElementsAt('{"data":{"cars":[1],"cars":[2,3]}}', ['data', 'cars'])!.map((s) => s.end - s.start)).toEqual([1, 1]);
+    expect(arrayElementsAt('{"data":{"cars":[1],"cars":null}}', ['data', 'cars'])).toBeUndefined();
+    expect(arrayElementsAt('{"data":{"cars":[]}}', ['data', 'cars'])).toEqual([]);
+    expect(arrayElementsAt('{"data":[]}', ['data', 'cars'])).toBeUndefined();
+    expect(arrayElementsAt('{"other":{"cars":[1]}}', ['data', 'cars'])).toBeUndefined();
+  });
+
+  it('agrees with JSON.parse on every car of a real page, escapes and all', () => {
+    const cars = [
+      { car_alias: 'a', name: 'Quote " and \\ and \u2028', tags: ['[', ']', '{', '}'], n: -0.5e-3 },
+      { car_alias: 'b', nested: { deep: [[{}], []] }, empty: '', bs: '\\' },
+    ];
+    const text = JSON.stringify({ data: { cars, total: 2, has_more: false } }, null, 1);
+    const found = arrayElementsAt(text, ['data', 'cars'])!.map((s) => JSON.parse(text.slice(s.start, s.end)));
+    expect(found).toEqual(cars);
   });
 
   it('reindents like JSON.stringify(…, 2) but keeps every token as written', () => {

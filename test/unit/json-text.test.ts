@@ -28,6 +28,17 @@ describe('safeJsonText', () => {
     expect(out).not.toContain('abcdefgh12345678');
   });
 
+  it('masks a key split by invisible characters, raw (no backslash: no second parse) or escaped', () => {
+    // raw C1 and bidi characters are valid inside JSON strings: the text replace sees them
+    const raw = `{"a":"${KEY.slice(0, 6)}\u0085\u202e${KEY.slice(6)}"}`;
+    expect(raw).not.toContain('\\');
+    expect(safeJsonText(raw, [KEY])).not.toContain(KEY.slice(6));
+    // C0 controls must be escaped in JSON: only the parse sees the key behind them
+    const escaped = `{"a":"${KEY.slice(0, 6)}\\u001b${KEY.slice(6)}"}`;
+    expect(escaped).toContain('\\u001b');
+    expect(safeJsonText(escaped, [KEY])).not.toContain(KEY.slice(6));
+  });
+
   it('ignores secrets shorter than 8 characters (they would mask ordinary text)', () => {
     expect(safeJsonText('{"a":"short"}', ['short'])).toBe('{"a":"short"}');
   });

@@ -102,11 +102,14 @@ describe('buildCarsQuery: every filter, validated before any request', () => {
   ])('%j -> %s', (input, message) => {
     expect(usageMessage(() => buildCarsQuery(input))).toContain(message);
   });
-  it('page concurrency is 4 unless the hidden knob lowers it', () => {
-    expect(pageConcurrency({})).toBe(4);
-    expect(pageConcurrency({ CARRENTAL_PAGE_CONCURRENCY: '1' })).toBe(1);
-    expect(pageConcurrency({ CARRENTAL_PAGE_CONCURRENCY: '64' })).toBe(4);
-    expect(pageConcurrency({ CARRENTAL_PAGE_CONCURRENCY: 'x' })).toBe(4);
+  it('page concurrency is 1 (the spec\'s walk) unless --parallel or CARRENTAL_PAGE_CONCURRENCY asks for more', () => {
+    expect(pageConcurrency(undefined, {})).toBe(1);
+    expect(pageConcurrency(undefined, { CARRENTAL_PAGE_CONCURRENCY: '3' })).toBe(3);
+    expect(pageConcurrency(undefined, { CARRENTAL_PAGE_CONCURRENCY: '64' })).toBe(4);
+    expect(pageConcurrency(undefined, { CARRENTAL_PAGE_CONCURRENCY: 'x' })).toBe(1);
+    expect(pageConcurrency('4', { CARRENTAL_PAGE_CONCURRENCY: '1' })).toBe(4);
+    expect(usageMessage(() => pageConcurrency('5', {}))).toContain('--parallel must be 1..4, got 5');
+    expect(usageMessage(() => pageConcurrency('0', {}))).toContain('--parallel must be 1..4, got 0');
   });
 });
 
