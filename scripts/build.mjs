@@ -33,23 +33,6 @@ const lazyChildProcess = {
   },
 };
 
-/**
- * undici's HTTP/2 client (lib/dispatcher/client-h2.js) loads node:http2, and with it tls,
- * crypto and more: ~5-10 ms of every command that makes a request. carrental never enables
- * HTTP/2 (undici's allowH2 stays off), so the build puts a stub in its place that throws if
- * it is ever called. test/unit/undici-pin.test.ts pins the undici version this was checked on.
- */
-const noHttp2Client = {
-  name: 'no-http2-client',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer)
-        ? { path: fileURLToPath(new URL('./undici-no-h2.cjs', import.meta.url)) }
-        : undefined,
-    );
-  },
-};
-
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
@@ -83,7 +66,7 @@ const result = await build({
     ].join(' '),
   },
   inject: ['scripts/tree-core.ts'],
-  plugins: [lazyChildProcess, noHttp2Client],
+  plugins: [lazyChildProcess],
   logLevel: 'warning',
 });
 
