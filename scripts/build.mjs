@@ -72,6 +72,25 @@ const builtinsByGetter = {
   },
 };
 
+/**
+ * The modules of the commands that talk to the API (all but `help` and `completion`)
+ * import scripts/command-core.ts first: the code they share then lands in one chunk
+ * instead of a chunk for each subset of commands that happens to share a module.
+ */
+const commandCore = {
+  name: 'command-core',
+  setup(b) {
+    const importers = new Set(
+      Object.entries(commandEntries)
+        .filter(([name]) => !/^commands\/(help|completion)$/.test(name))
+        .map(([, file]) => fileURLToPath(new URL(`../${file}`, import.meta.url))),
+    );
+    b.onLoad({ filter: /[\\/]src[\\/]commands[\\/][\w-]+\.ts$/ }, (args) =>
+      importers.has(args.path) ? { contents: `import '../../scripts/command-core.ts';\n${readFileSync(args.path, 'utf8')}`, loader: 'ts' } : undefined,
+    );
+  },
+};
+
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
@@ -105,7 +124,7 @@ const result = await build({
     ].join(' '),
   },
   inject: ['scripts/tree-core.ts'],
-  plugins: [lazyChildProcess, builtinsByGetter],
+  plugins: [lazyChildProcess, builtinsByGetter, commandCore],
   logLevel: 'warning',
 });
 

@@ -89,6 +89,12 @@ describe('start-up loads', () => {
         expect(modules.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
       }
       expect(modules.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
+      // what the API commands share is one chunk (scripts/command-core.ts), not one per
+      // subset of commands (fifteen files before): the tree and its chunk, commander, the
+      // command's module and its own chunk, the command core, and three chunks the core
+      // shares with what only some commands load (the sandbox, the prompts, the lock)
+      expect(r.files.filter((f) => f.startsWith('dist/')).length).toBeLessThanOrEqual(9);
+      expect(modules).toEqual(expect.arrayContaining(['src/api/client.ts', 'src/cli/services.ts', 'src/api/schemas.ts', 'src/render/dates.ts', 'src/store/atomic-file.ts']));
     } finally {
       await stub.close();
     }
@@ -100,6 +106,13 @@ describe('start-up loads', () => {
     const outputsHolding = (input: string) => Object.entries(metafile().outputs).filter(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith(input)));
     expect(outputsHolding('src/errors.ts')).toHaveLength(1);
     expect(outputsHolding('src/cli/commands.ts')).toHaveLength(1);
+  });
+
+  it('no static import of a builtin: node\'s ES-module view of one reads every export (process.stdin, fs.ReadStream)', () => {
+    // scripts/build.mjs puts process.getBuiltinModule() in their place
+    const files = readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+    const importing = files.filter((d) => /(?:^|[;}\s])import\s*(?:[\w${},*\s]+from\s*)?["'](?:node:)?(?:fs|process|os|tty|path|net|http|https|crypto|url|util|stream|child_process)["']/.test(readFileSync(join(d.parentPath, d.name), 'utf8')));
+    expect(importing.map((d) => d.name)).toEqual([]);
   });
 
   it('ships plain JavaScript only: nothing tied to the Node that built it', () => {
