@@ -9,7 +9,7 @@
 // (scripts/notices.mjs), from esbuild's metafile. Nothing here depends on the Node that
 // runs the build: the output is plain JavaScript for every Node the engines range allows.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
+import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { writeNotices } from './notices.mjs';
@@ -38,37 +38,28 @@ const lazyChildProcess = {
  * Every `import ... from 'node:fs'` (and any other builtin) in the bundle becomes a read of
  * `process.getBuiltinModule('node:fs')`. Node's ES-module view of a builtin reads every one
  * of its exports as it loads, getters included: importing node:process creates
- * process.stdin, importing node:fs loads all of node's streams for fs.ReadStream, and the
- * view is built export by export. In `cars --json` (chalk, the config store, the client)
- * that was ~3 ms of CPU for objects nothing used. The module put in its place (one per
- * importing file, so it lands in that file's chunk) exports the builtin as its default
- * and each export by name through a call marked pure, so esbuild drops the ones the
- * importer does not use and only those are read, when the importer loads, as an import
- * would. test/e2e/startup.e2e.test.ts checks that no dist file imports a builtin.
+ * process.stdin, importing node:fs loads all of node's streams for fs.ReadStream (and on
+ * Node 24 warns that fs.F_OK is deprecated), and the view is built export by export. In
+ * `cars --json` (chalk, the config store, the client) that was ~1 ms of CPU on Node 22 and
+ * ~4 ms on Node 20, for objects nothing used. The module put in its place is CommonJS, so
+ * esbuild's own interop reads a named import where it is used and gives a namespace import
+ * getters: nothing is read that the code does not read. One such module per importing
+ * file keeps it in that file's chunk. test/e2e/startup.e2e.test.ts checks that no dist
+ * file imports a builtin.
  */
 const builtinsByGetter = {
   name: 'builtins-by-getter',
   setup(b) {
-    const require = createRequire(import.meta.url);
     const importers = new Map();
     b.onResolve({ filter: /^[a-z_/:]+$/ }, (args) => {
       if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined;
       if (!importers.has(args.importer)) importers.set(args.importer, importers.size);
       return { path: `${args.path.replace(/^node:/, '')}?${importers.get(args.importer)}`, namespace: 'builtin' };
     });
-    b.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => {
-      const id = `node:${path.slice(0, path.indexOf('?'))}`;
-      const names = Object.keys(require(id)).filter((k) => /^[A-Za-z_][\w]*$/.test(k) && k !== 'default');
-      return {
-        contents: [
-          `const builtin$ = process.getBuiltinModule(${JSON.stringify(id)});`,
-          'const read$ = (name) => builtin$[name];',
-          'export default builtin$;',
-          ...names.map((k) => `export const ${k} = /* @__PURE__ */ read$(${JSON.stringify(k)});`),
-        ].join('\n'),
-        loader: 'js',
-      };
-    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(`node:${path.slice(0, path.indexOf('?'))}`)});`,
+      loader: 'js',
+    }));
   },
 };
 
