@@ -99,21 +99,14 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   // the licences go to THIRD-PARTY-NOTICES in full instead
   legalComments: 'none',
-  // CJS dependencies call require() for node builtins (cli-table3, proper-lockfile, ...) and
-  // read __filename (write-file-atomic names its temp files with it), which ESM has not.
-  // The free names are renamed to banner constants instead of being declared as they are:
-  // a bundled ESM module may declare its own top-level __dirname (`open` does), and two
-  // declarations in one chunk are a SyntaxError when that chunk loads. The banner takes
-  // node:module with process.getBuiltinModule (Node 20.16+) rather than an import (the
-  // ES-module view of a builtin costs start-up time in every chunk), and the file names from
-  // import.meta (Node 20.11+): node:url, not loaded otherwise, costs ~1 ms of --help on Node 20.
-  define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: '__carrental_filename', __dirname: '__carrental_dirname' },
+  // CJS dependencies call require() for node builtins (cli-table3, proper-lockfile, ...),
+  // which an ES module has not: the banner gives every file one, made on its first call
+  // (most files never call it) by process.getBuiltinModule('node:module') (Node 20.16+)
+  // rather than an import (the ES-module view of a builtin costs start-up time).
+  // __filename and __dirname become import.meta's (Node 20.11+), read where they are used.
+  define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   banner: {
-    js: [
-      "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
-      'const __carrental_filename = import.meta.filename;',
-      'const __carrental_dirname = import.meta.dirname;',
-    ].join(' '),
+    js: "const require = (id) => (require.made ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id);",
   },
   inject: ['scripts/tree-core.ts'],
   plugins: [lazyChildProcess, builtinsByGetter, commandCore],
