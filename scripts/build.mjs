@@ -9,7 +9,9 @@
 // (scripts/notices.mjs), from esbuild's metafile. Nothing here depends on the Node that
 // runs the build: the output is plain JavaScript for every Node the engines range allows.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { isBuiltin } from 'node:module';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { writeNotices } from './notices.mjs';
@@ -50,12 +52,14 @@ const lazyChildProcess = {
 const builtinsByGetter = {
   name: 'builtins-by-getter',
   setup(b) {
-    const importers = new Map();
-    b.onResolve({ filter: /^[a-z_/:]+$/ }, (args) => {
-      if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined;
-      if (!importers.has(args.importer)) importers.set(args.importer, importers.size);
-      return { path: `${args.path.replace(/^node:/, '')}?${importers.get(args.importer)}`, namespace: 'builtin' };
-    });
+    // named by a digest of the importer's path (not the path: THIRD-PARTY-NOTICES reads
+    // package names from the paths of the metafile), the same in every build
+    const importerId = (importer) => createHash('sha256').update(relative(process.cwd(), importer)).digest('hex').slice(0, 12);
+    b.onResolve({ filter: /^[a-z_/:]+$/ }, (args) =>
+      args.kind === 'import-statement' && isBuiltin(args.path)
+        ? { path: `${args.path.replace(/^node:/, '')}?${importerId(args.importer)}`, namespace: 'builtin' }
+        : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({
       contents: `module.exports = process.getBuiltinModule(${JSON.stringify(`node:${path.slice(0, path.indexOf('?'))}`)});`,
       loader: 'js',
