@@ -117,6 +117,55 @@ const result = await build({
   logLevel: 'warning',
 });
 
+/**
+ * The chunk that holds the command tree (and main.ts, which scripts/tree-core.ts puts
+ * there) becomes dist/cli.js itself, in place of the entry esbuild writes, which only
+ * re-exports it. --help then reads one file with no static import: on Node 20, a second
+ * file costs the start of node's ES-module resolver as well, ~1.5 ms of a 22 ms `node -e 0`.
+ * The entry's init calls and export names are moved onto the chunk, import paths to and
+ * from it follow it, and the metafile says so (test/e2e/startup.e2e.test.ts reads it).
+ * Anything unexpected in esbuild's output stops the build.
+ */
+function treeChunkAsEntry(metafile) {
+  const entryFile = 'dist/cli.js';
+  const entry = readFileSync(entryFile, 'utf8');
+  const m = /^(const require = [^\n]*\n)import\{([^}]*)\}from"\.\/chunks\/(chunk-[A-Z0-9]+\.js)";((?:\w+\(\);)*)export\{([^}]*)\};\n?$/.exec(entry);
+  if (!m) throw new Error(`${entryFile} is not a re-export of one chunk: the build's tree-core injection changed`);
+  const [, banner, imported, chunkName, inits, exported] = m;
+  const chunkFile = `dist/chunks/${chunkName}`;
+  const chunk = readFileSync(chunkFile, 'utf8');
+  const pairs = (list) => list.split(',').map((p) => p.split(' as '));
+  // in the entry: import {chunkExport as entryLocal}, export {entryLocal as publicName}
+  const chunkExportOf = new Map(pairs(imported).map(([exp, local]) => [local ?? exp, exp]));
+  const tail = /export\{([^}]*)\};\s*$/.exec(chunk);
+  if (!tail || !chunk.startsWith(banner)) throw new Error(`${chunkFile} does not end in one export list`);
+  const chunkLocalOf = new Map(pairs(tail[1]).map(([local, exp]) => [exp ?? local, local]));
+  const local = (entryLocal) => {
+    const name = chunkLocalOf.get(chunkExportOf.get(entryLocal));
+    if (!name) throw new Error(`${entryLocal} of ${entryFile} is not exported by ${chunkFile}`);
+    return name;
+  };
+  const calls = inits.split('();').filter(Boolean).map((f) => `${local(f)}();`).join('');
+  const exports = pairs(exported).map(([l, name]) => `${local(l)} as ${name ?? l}`).join(',');
+  // the chunk's own relative imports, from dist/chunks/ to dist/
+  const moved = chunk.replace(/(from|import\()"(\.\.?\/[^"]+)"/g, (_, kw, spec) => `${kw}"${spec.startsWith('../') ? `./${spec.slice(3)}` : `./chunks/${spec.slice(2)}`}"`);
+  writeFileSync(entryFile, `${moved}${calls}export{${exports}};\n`);
+  rmSync(chunkFile);
+  for (const file of Object.keys(metafile.outputs)) {
+    if (file === entryFile || file === chunkFile || !file.endsWith('.js')) continue;
+    const text = readFileSync(file, 'utf8');
+    // every other output is one directory down: dist/chunks/ or dist/commands/
+    const ref = file.startsWith('dist/chunks/') ? `"./${chunkName}"` : `"../chunks/${chunkName}"`;
+    if (text.includes(ref)) writeFileSync(file, text.replaceAll(ref, '"../cli.js"'));
+  }
+  const outputs = metafile.outputs;
+  outputs[entryFile] = { ...outputs[chunkFile], entryPoint: outputs[entryFile].entryPoint, exports: outputs[entryFile].exports };
+  delete outputs[chunkFile];
+  for (const o of Object.values(outputs)) for (const i of o.imports) if (i.path === chunkFile) i.path = entryFile;
+}
+
+treeChunkAsEntry(result.metafile);
+
 // Which modules each output holds, for the start-up test (.tmp/ is not in the package).
 mkdirSync('.tmp', { recursive: true });
 writeFileSync('.tmp/metafile.json', JSON.stringify(result.metafile));
