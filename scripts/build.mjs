@@ -129,15 +129,15 @@ const result = await build({
 function treeChunkAsEntry(metafile) {
   const entryFile = 'dist/cli.js';
   const entry = readFileSync(entryFile, 'utf8');
-  const m = /^(const require = [^\n]*\n)import\{([^}]*)\}from"\.\/chunks\/(chunk-[A-Z0-9]+\.js)";((?:\w+\(\);)*)export\{([^}]*)\};\n?$/.exec(entry);
+  const m = /^(const require = [^\n]*\n)import\s*\{([^}]*)\}\s*from\s*"\.\/chunks\/(chunk-[A-Z0-9]+\.js)";\s*((?:\w+\(\);\s*)*)export\s*\{([^}]*)\};\s*$/.exec(entry);
   if (!m) throw new Error(`${entryFile} is not a re-export of one chunk: the build's tree-core injection changed`);
   const [, banner, imported, chunkName, inits, exported] = m;
   const chunkFile = `dist/chunks/${chunkName}`;
   const chunk = readFileSync(chunkFile, 'utf8');
-  const pairs = (list) => list.split(',').map((p) => p.split(' as '));
+  const pairs = (list) => list.split(',').map((p) => p.trim()).filter(Boolean).map((p) => p.split(/\s+as\s+/));
   // in the entry: import {chunkExport as entryLocal}, export {entryLocal as publicName}
   const chunkExportOf = new Map(pairs(imported).map(([exp, local]) => [local ?? exp, exp]));
-  const tail = /export\{([^}]*)\};\s*$/.exec(chunk);
+  const tail = /export\s*\{([^}]*)\};\s*$/.exec(chunk);
   if (!tail || !chunk.startsWith(banner)) throw new Error(`${chunkFile} does not end in one export list`);
   const chunkLocalOf = new Map(pairs(tail[1]).map(([local, exp]) => [exp ?? local, local]));
   const local = (entryLocal) => {
@@ -145,11 +145,19 @@ function treeChunkAsEntry(metafile) {
     if (!name) throw new Error(`${entryLocal} of ${entryFile} is not exported by ${chunkFile}`);
     return name;
   };
-  const calls = inits.split('();').filter(Boolean).map((f) => `${local(f)}();`).join('');
-  const exports = pairs(exported).map(([l, name]) => `${local(l)} as ${name ?? l}`).join(',');
+  const calls = inits.split('();').map((f) => f.trim()).filter(Boolean).map((f) => `${local(f)}();`).join('');
+  // the public names (main, runCli, ...) the chunk does not export already
+  const exports = pairs(exported)
+    .filter(([l, name = l]) => {
+      if (!chunkLocalOf.has(name)) return true;
+      if (chunkLocalOf.get(name) !== local(l)) throw new Error(`${chunkFile} exports another ${name}`);
+      return false;
+    })
+    .map(([l, name = l]) => `${local(l)} as ${name}`)
+    .join(',');
   // the chunk's own relative imports, from dist/chunks/ to dist/
-  const moved = chunk.replace(/(from|import\()"(\.\.?\/[^"]+)"/g, (_, kw, spec) => `${kw}"${spec.startsWith('../') ? `./${spec.slice(3)}` : `./chunks/${spec.slice(2)}`}"`);
-  writeFileSync(entryFile, `${moved}${calls}export{${exports}};\n`);
+  const moved = chunk.replace(/(from\s*|import\()"(\.\.?\/[^"]+)"/g, (_, kw, spec) => `${kw}"${spec.startsWith('../') ? `./${spec.slice(3)}` : `./chunks/${spec.slice(2)}`}"`);
+  writeFileSync(entryFile, `${moved}${calls}${exports ? `export{${exports}};` : ''}\n`);
   rmSync(chunkFile);
   for (const file of Object.keys(metafile.outputs)) {
     if (file === entryFile || file === chunkFile || !file.endsWith('.js')) continue;
