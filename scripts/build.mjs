@@ -1,13 +1,17 @@
 // One esbuild build of the CLI as ES modules, with code splitting:
-// - dist/cli.js: the command tree (src/cli/main.ts with commander): what --help loads;
+// - dist/cli.js: the command tree and src/cli/main.ts (everything --help needs, no
+//   commander), one file with no static import (treeChunkAsEntry below);
 // - dist/commands/<name>.js: one entry per command module, imported by the tree
-//   (`import('../commands/cars.js')`, the same relative path as in src/cli/commands.ts)
-//   only when that command runs;
+//   (`import('./commands/cars.js')`) only when that command runs;
 // - dist/chunks/: code the entries share (one copy of each module, so `instanceof` holds
-//   between the tree and the commands).
+//   between the tree and the commands); what the API commands share is one chunk
+//   (scripts/command-core.ts); commander is its own chunk, loaded for a command or a
+//   usage error.
 // Then THIRD-PARTY-NOTICES, the licences of every package the build bundled
 // (scripts/notices.mjs), from esbuild's metafile. Nothing here depends on the Node that
-// runs the build: the output is plain JavaScript for every Node the engines range allows.
+// runs the build: the output is plain JavaScript for every Node the engines range allows,
+// the same from every build. docs/development.md ("What start-up costs") says why each
+// step is here and what it saves.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { isBuiltin } from 'node:module';
