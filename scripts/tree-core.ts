@@ -12,3 +12,4 @@ import '../src/cli/help-topics.js';
 import '../src/render/sanitize.js';
 import '../src/render/json-text.js';
 import '../src/cli/argv.js';
+import '../src/cli/main.js';

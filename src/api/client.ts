@@ -2,36 +2,13 @@
 // envelopes, zod validation of every response, retries that honour Retry-After, typed
 // errors, timeouts and --debug tracing with credentials redacted.
 //
-// The transport is undici (the stack's HTTP client): one keep-alive Agent per client, so
-// sequential calls and the concurrent pages of `cars --all` reuse their connections.
-// Only undici's Agent and its request API are loaded: the package entry also loads fetch,
-// WebSocket, EventSource, caches and mocks, which more than doubles every command's start.
-import { setFlagsFromString } from 'node:v8';
-import Agent from 'undici/lib/dispatcher/agent.js';
-import undiciRequestImpl from 'undici/lib/api/api-request.js';
-import type { Dispatcher } from 'undici';
-
-// undici parses HTTP with llhttp compiled to WebAssembly. V8 then recompiles it with
-// TurboFan in the background, and node waits for that at exit: 80-150 ms after the output
-// of every command. The baseline compiler is plenty for a CLI's few responses. Set before
-// the first connection compiles the module, and not before: V8's code-cache tag includes
-// its flags, and node's compile cache (Node 22+) must see the same flags at every start.
-// Measured on Node 20 it halves the CPU of `cars --json`; on 22 and 24 it changes nothing.
-let wasmTierUpOff = false;
-function baselineWasmOnly(): void {
-  if (wasmTierUpOff) return;
-  setFlagsFromString('--liftoff-only');
-  wasmTierUpOff = true;
-}
-
-const undiciRequest = (url: string, opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher }): Promise<Dispatcher.ResponseData> => {
-  const { origin, pathname, search } = new URL(url);
-  return (undiciRequestImpl as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>).call(opts.dispatcher, {
-    ...opts,
-    origin,
-    path: `${pathname}${search}`,
-  });
-};
+// The transport is node's own http/https client with one keep-alive Agent per client, so
+// sequential calls and the concurrent pages of `cars --all` reuse their connections. Not
+// undici: bundled, it is ~280 KB of JavaScript and a WebAssembly HTTP parser compiled at
+// every start, which made up a third of `cars --json`'s time; node:http is part of node
+// (its code is in node's start-up snapshot and code cache, its parser native) and does all
+// a CLI needs of HTTP/1.1. test/unit/client-transport.test.ts pins what it must do.
+import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
 import { CliError, kindForStatus, usageError } from '../errors.js';
 import { safeJsonText, scrubValue } from '../render/json-text.js';
 import { clean, visible } from '../render/sanitize.js';
@@ -160,7 +137,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 export class ApiClient {
   readonly baseUrl: string;
-  private agent?: InstanceType<typeof Agent>;
+  private agent?: HttpAgent;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   /** --debug output; every line passes through the key scrubber, whatever it echoes. */
@@ -184,7 +161,7 @@ export class ApiClient {
     const agent = this.agent;
     this.agent = undefined;
     // destroy, not close: a command that ends (or is interrupted) must not wait for idle sockets
-    await agent?.destroy();
+    agent?.destroy();
   }
 
   url(path: string, query?: RequestSpec<unknown>['query']): string {
@@ -308,30 +285,31 @@ export class ApiClient {
   }
 
   private async send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, label: string) {
-    baselineWasmOnly();
-    this.agent ??= new Agent({
-      keepAliveTimeout: 10_000,
-      connections: 8,
-      headersTimeout: this.opts.timeoutMs,
-      bodyTimeout: this.opts.timeoutMs,
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`unsupported protocol ${target.protocol} (http: or https: only)`);
+    // not `import`: the ES-module view of a builtin reads every export; https (tls, crypto) only for https
+    const http: Pick<typeof import('node:http'), 'Agent' | 'request'> = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http');
+    this.agent ??= new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const options: RequestOptions = { method, headers, signal, agent: this.agent };
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = http.request(target, options, resolve);
+      req.on('error', reject);
+      // end(body) sends it with its Content-Length (never chunked); a GET goes without a body
+      req.end(body);
     });
-    const res = await undiciRequest(url, { method: method as 'GET', headers, body, signal, dispatcher: this.agent });
     const text = await this.readCapped(res, label);
-    return { status: res.statusCode, headers: res.headers, text };
+    return { status: res.statusCode ?? 0, headers: res.headers, text };
   }
 
   /**
    * The body as text, read chunk by chunk up to the cap: a server that sends gigabytes
    * (by mistake or on purpose) costs at most the cap in memory, then the connection is
-   * dropped. A connection that closes in the middle of the body rejects (UND_ERR_SOCKET).
+   * dropped. A connection that closes in the middle of the body rejects (ECONNRESET).
    */
-  private async readCapped(res: Dispatcher.ResponseData, label: string): Promise<string> {
+  private async readCapped(res: IncomingMessage, label: string): Promise<string> {
     const cap = this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const tooLarge = () => {
-      // destroy() without a reason makes undici emit RequestAbortedError on the body: with
-      // no reader left (the declared-length check runs before reading), nobody would catch it
-      res.body.on('error', () => undefined);
-      res.body.destroy();
+      res.destroy();
       return new CliError('api', `the response to ${label} is larger than ${formatBytes(cap)}: stopped reading it`, {
         hint: 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES',
       });
@@ -340,7 +318,7 @@ export class ApiClient {
     if (declared > cap) throw tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of res.body) {
+    for await (const chunk of res) {
       size += (chunk as Buffer).length;
       if (size > cap) throw tooLarge();
       chunks.push(chunk as Buffer);

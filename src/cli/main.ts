@@ -95,11 +95,6 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   const io = options.io ?? processIO();
   const env = options.env ?? process.env;
   const cleanups: Array<() => Promise<void> | void> = [];
-  const controller = new AbortController();
-  if (options.signal) {
-    if (options.signal.aborted) controller.abort();
-    else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
-  }
   argv = jsonBeforeCommand(argv);
   let jsonErrors = argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '--jq');
   // the keys every error printed by this run is scrubbed of (whatever field a server echoed
@@ -119,6 +114,29 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     return reportError(err, io, jsonErrors, env, secrets, argv);
   }
 
+  const parserOut = options.parserIO;
+  // not a spread: that would read (and so create) every stream of a lazy IO
+  const say: IO = parserOut
+    ? {
+        get stdin() {
+          return io.stdin;
+        },
+        stdout: parserOut.stdout,
+        stderr: parserOut.stderr,
+      }
+    : io;
+  const help = helpRequest(argv);
+  if (help) {
+    const out = say.stdout;
+    out.write(renderHelp(help, out.isTTY && out.columns ? out.columns : 80));
+    return 0;
+  }
+
+  const controller = new AbortController();
+  if (options.signal) {
+    if (options.signal.aborted) controller.abort();
+    else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  }
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
     const globals = resolveGlobals(raw, env, io);
     jsonErrors = globals.json;
@@ -141,23 +159,6 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     return code ?? 0;
   };
 
-  const parserOut = options.parserIO;
-  // not a spread: that would read (and so create) every stream of a lazy IO
-  const say: IO = parserOut
-    ? {
-        get stdin() {
-          return io.stdin;
-        },
-        stdout: parserOut.stdout,
-        stderr: parserOut.stderr,
-      }
-    : io;
-  const help = helpRequest(argv);
-  if (help) {
-    const out = say.stdout;
-    out.write(renderHelp(help, out.isTTY && out.columns ? out.columns : 80));
-    return 0;
-  }
   const { buildProgram, CommanderError } = await import('./program.js');
   const { program, exitCode } = buildProgram(say, run, argv, errorColor(say, env, argv));
   try {

@@ -3,7 +3,7 @@
 // own chunks, never the sandbox, the prompts or the config writer. Checked by recording every module
 // a spawned run loads, and reading what each loaded file holds from the build's metafile.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,20 +64,40 @@ describe('start-up loads', () => {
     expect(r.files.filter((f) => !f.startsWith('dist/'))).toEqual(['bin/carrental.js']);
     expect(dist).toContain('dist/cli.js');
     expect(dist.filter((f) => !/^dist\/(cli\.js|chunks\/(chunk|program)-\w+\.js)$/.test(f))).toEqual([]);
-    // help: the entry and the one chunk of what the tree shares with the commands (each
-    // more ES module is a file read, resolved and linked: ~0.5 ms on Node 20)
-    if (!commander) expect(dist).toHaveLength(2);
+    // help: dist/cli.js alone, which is the chunk of what the tree shares with the commands
+    // (scripts/build.mjs): a second ES module would start node's ES-module resolver too,
+    // ~1.5 ms on Node 20
+    if (!commander) expect(dist).toEqual(['dist/cli.js']);
     const inside = dist.flatMap(holds);
     expect(inside.some((m) => m.startsWith('node_modules/commander/'))).toBe(commander);
     for (const dep of HEAVY) expect(inside.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
     expect(inside.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('src/commands/') || m.startsWith('src/api/client'))).toEqual([]);
   });
 
+  it('the launcher require()s the ES-module tree where node can, and falls back to import() where it cannot', async () => {
+    // require() of an ES module (Node 20.19+, 22.12+) skips the asynchronous loader that
+    // import() starts: ~3 ms of every --help on Node 20 (bin/carrental.js)
+    const seen = join(dir, 'required.log');
+    const preload = join(dir, 'see-require.cjs');
+    writeFileSync(
+      preload,
+      `const M = require('node:module'); const load = M._load; M._load = function (r, p, m) { if (/dist[\\\\/]cli\\.js$/.test(r)) { require('node:fs').appendFileSync(${JSON.stringify(seen)}, r + '\\n'); if (process.env.REFUSE) throw Object.assign(new Error('no'), { code: 'ERR_REQUIRE_ESM' }); } return load.apply(this, arguments); };`,
+    );
+    for (const refuse of ['', '1']) {
+      const child = spawn(process.execPath, ['--require', preload, BIN, '--help'], { env: { ...home.env(), REFUSE: refuse }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+      expect(out).toMatch(/^Usage: carrental /);
+    }
+    expect(readFileSync(seen, 'utf8').trim().split('\n')).toEqual(['../dist/cli.js', '../dist/cli.js']);
+  });
+
   it('--version reads the package version and nothing else', async () => {
     expect((await loads(['--version'], 'version')).files.sort()).toEqual(['bin/carrental.js', 'package.json']);
   });
 
-  it('cars --json loads its own chunks and undici: no sandbox, prompts or config writer', async () => {
+  it('cars --json loads its own chunks: no undici (node:http is the transport), sandbox, prompts or config writer', async () => {
     const stub = await StubServer.start(() => ({ json: { data: { cars: [stubCar('car-1')], total: 1, has_more: false } } }));
     try {
       const r = await loads(['--base-url', stub.baseUrl, 'cars', '--json'], 'cars');
@@ -85,11 +105,16 @@ describe('start-up loads', () => {
       expect(r.files).toContain('dist/commands/cars.js');
       const modules = r.files.filter((f) => f.startsWith('dist/')).flatMap(holds);
       expect(modules.some((m) => m.startsWith('node_modules/zod/v4/mini/'))).toBe(true);
-      expect(modules.some((m) => m.startsWith('node_modules/undici/'))).toBe(true);
-      for (const dep of ['conf', 'ajv', '@inquirer', 'proper-lockfile', 'open']) {
+      for (const dep of ['undici', 'conf', 'ajv', '@inquirer', 'proper-lockfile', 'open']) {
         expect(modules.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
       }
       expect(modules.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
+      // what the API commands share is one chunk (scripts/command-core.ts), not one per
+      // subset of commands (fifteen files before): the tree, commander, the command's
+      // module and its own chunk, the command core, and three chunks the core shares with
+      // what only some commands load (the sandbox, the prompts, the lock)
+      expect(r.files.filter((f) => f.startsWith('dist/')).length).toBeLessThanOrEqual(8);
+      expect(modules).toEqual(expect.arrayContaining(['src/api/client.ts', 'src/cli/services.ts', 'src/api/schemas.ts', 'src/render/dates.ts', 'src/store/atomic-file.ts']));
     } finally {
       await stub.close();
     }
@@ -101,6 +126,13 @@ describe('start-up loads', () => {
     const outputsHolding = (input: string) => Object.entries(metafile().outputs).filter(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith(input)));
     expect(outputsHolding('src/errors.ts')).toHaveLength(1);
     expect(outputsHolding('src/cli/commands.ts')).toHaveLength(1);
+  });
+
+  it('no static import of a builtin: node\'s ES-module view of one reads every export (process.stdin, fs.ReadStream)', () => {
+    // scripts/build.mjs puts process.getBuiltinModule() in their place
+    const files = readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+    const importing = files.filter((d) => /(?:^|[;}\s])import\s*(?:[\w${},*\s]+from\s*)?["'](?:node:)?(?:fs|process|os|tty|path|net|http|https|crypto|url|util|stream|child_process)["']/.test(readFileSync(join(d.parentPath, d.name), 'utf8')));
+    expect(importing.map((d) => d.name)).toEqual([]);
   });
 
   it('ships plain JavaScript only: nothing tied to the Node that built it', () => {
