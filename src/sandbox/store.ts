@@ -26,7 +26,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { seedState } from './fixtures.js';
 import { type IndexedRecord, StateIndex, TAIL_BYTES, buildIndex, indexPathOf, sha1 } from './state-index.js';
@@ -818,6 +817,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   const withLock = async <T>(task: () => T | Promise<T>): Promise<T> => {
     if (!path) return task();
+    // Loaded on the first write: a command that only reads never takes the lock.
+    const lockfile = (await import('proper-lockfile')).default;
     const release = await lockfile.lock(path, {
       realpath: false,
       fs: lockFs,
@@ -848,36 +849,70 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   // ------------------------------------------------ opening
 
-  if (path) fs.mkdirSync(dirname(path), { recursive: true });
-  await withLock(() => {
-    let loaded = false;
-    if (path && !opts.reset) {
-      try {
-        loaded = loadFile(opts.verify ?? false);
-      } catch (err) {
-        const v1 = (err as { v1?: SandboxState }).v1;
-        if (!v1) throw err;
-        writeSnapshot(v1);
-        loaded = true;
-      }
-    }
-    if (!loaded) {
-      writeSnapshot(seedState(seed, fleetSize, opts.now()));
-      return;
-    }
+  const checkExpected = () => {
     if (opts.seed !== undefined && meta.seed !== opts.seed) {
       throw new StateFileError(path as string, `it was seeded with seed ${meta.seed}, not ${opts.seed}`);
     }
     if (opts.fleetSize !== undefined && meta.fleetSize !== opts.fleetSize) {
       throw new StateFileError(path as string, `it holds a fleet of ${meta.fleetSize} cars, not ${opts.fleetSize}`);
     }
-    // Read every line header anyway (no index, or a stale one): leave an index for the next process.
-    if (indexDue()) writeIndex();
-  }).catch((err: unknown) => {
+  };
+  const closeFile = () => {
     if (fd !== null) fs.closeSync(fd);
     fd = null;
-    throw err;
-  });
+  };
+
+  // An existing file is opened without the lock: a reader only ever takes complete groups, and
+  // a compaction or reset replaces the file whole. Anything else (no file yet, a version 1
+  // file, an error) is settled under the lock.
+  let opened = false;
+  if (path && !opts.reset) {
+    try {
+      opened = loadFile(opts.verify ?? false);
+    } catch {
+      closeFile();
+      clearAll();
+    }
+  }
+  if (opened) {
+    try {
+      checkExpected();
+      // Every line header was read (no index, or a stale one): leave an index for the next process.
+      if (indexDue()) {
+        await withLock(() => {
+          catchUp();
+          if (indexDue()) writeIndex();
+        });
+      }
+    } catch (err) {
+      closeFile();
+      throw err;
+    }
+  } else {
+    if (path) fs.mkdirSync(dirname(path), { recursive: true });
+    await withLock(() => {
+      let loaded = false;
+      if (path && !opts.reset) {
+        try {
+          loaded = loadFile(opts.verify ?? false);
+        } catch (err) {
+          const v1 = (err as { v1?: SandboxState }).v1;
+          if (!v1) throw err;
+          writeSnapshot(v1);
+          loaded = true;
+        }
+      }
+      if (!loaded) {
+        writeSnapshot(seedState(seed, fleetSize, opts.now()));
+        return;
+      }
+      checkExpected();
+      if (indexDue()) writeIndex();
+    }).catch((err: unknown) => {
+      closeFile();
+      throw err;
+    });
+  }
   refreshFacade();
 
   // ------------------------------------------------ transactions
