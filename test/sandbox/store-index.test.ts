@@ -4,6 +4,7 @@
 import nodeFs, { existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type SandboxState, readTagged } from '../../src/sandbox/state.js';
 import { StateIndex, buildIndex } from '../../src/sandbox/state-index.js';
@@ -215,5 +216,36 @@ describe('the state file index', () => {
     expect((await logReads(statePath, () => answersOf(statePath, false))).whole).toBe(true);
     expect(existsSync(`${statePath}.idx`)).toBe(true);
     expect((await logReads(statePath, () => answersOf(statePath, false))).whole).toBe(false);
+  });
+});
+
+describe('opening an existing state file', () => {
+  it('takes no lock: it reads while another process holds it, and its writes still wait for it', async () => {
+    const statePath = join(dir, 'state.json');
+    await (await openStore({ statePath, now })).close();
+    const release = await lockfile.lock(statePath, { realpath: false });
+    let store: Awaited<ReturnType<typeof openStore>> | undefined;
+    try {
+      const opened = Date.now();
+      store = await openStore({ statePath, now, lockStaleMs: 2000 });
+      expect(Date.now() - opened).toBeLessThan(1000);
+      expect(store.read().customers.length).toBeGreaterThan(0);
+      let written = false;
+      const write = store.transact((s) => {
+        s.usedPromos.afterLock = ['x'];
+      });
+      void write.then(() => (written = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(written, 'a write waits for the lock').toBe(false);
+      await release();
+      await write;
+      expect(written).toBe(true);
+    } finally {
+      await release().catch(() => undefined);
+      await store?.close();
+    }
+    const check = await openStore({ statePath, now, verify: true });
+    expect(check.read().usedPromos.afterLock).toEqual(['x']);
+    await check.close();
   });
 });
