@@ -594,7 +594,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   /** Writes `state` as a new file (a snapshot), atomically, and points the index at it. */
   const writeSnapshot = (state: SandboxState | null) => {
-    materializeAll();
+    // Rewriting what is held needs every record; a fresh state replaces them all.
+    if (state === null) materializeAll();
     const lines: string[] = [];
     const positions: { coll: Collection | null; key: string; line: string; tags: string[] }[] = [];
     // The snapshot's random id makes its first line, which an index names, unique to it.
