@@ -696,7 +696,12 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       // Not written: the old one (if any) no longer matches and is ignored.
     }
   };
-  const indexDue = () => base === null && snapshotStamp !== null && end - indexedEnd > INDEX_SLACK_BYTES + liveBytes * INDEX_LIVE_FRACTION;
+  const indexDue = () => snapshotStamp !== null && end - indexedEnd > INDEX_SLACK_BYTES + liveNow() * INDEX_LIVE_FRACTION;
+  /** A process that opened the file through the index reads every record first (once per that many appended bytes). */
+  const refreshIndex = () => {
+    materializeAll();
+    writeIndex();
+  };
   const nthTab = (s: string, n: number) => {
     let i = -1;
     for (let k = 0; k < n; k++) i = s.indexOf('\t', i + 1);
@@ -879,10 +884,10 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     try {
       checkExpected();
       // Every line header was read (no index, or a stale one): leave an index for the next process.
-      if (indexDue()) {
+      if (base === null && indexDue()) {
         await withLock(() => {
           catchUp();
-          if (indexDue()) writeIndex();
+          if (indexDue()) refreshIndex();
         });
       }
     } catch (err) {
@@ -908,7 +913,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         return;
       }
       checkExpected();
-      if (indexDue()) writeIndex();
+      if (base === null && indexDue()) writeIndex();
     }).catch((err: unknown) => {
       closeFile();
       throw err;
@@ -1013,7 +1018,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       if (end !== groupStart) {
         await syncAppended(groupStart);
         if (path && end > 2 * liveNow() + COMPACT_SLACK_BYTES) writeSnapshot(null);
-        else if (path && indexDue()) writeIndex();
+        else if (path && indexDue()) refreshIndex();
       }
     } catch (err) {
       // Catch-up, write or fsync failed: nothing was committed for anyone in the group.

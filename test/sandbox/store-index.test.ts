@@ -219,6 +219,26 @@ describe('the state file index', () => {
   });
 });
 
+describe('a store opened through the index', () => {
+  it('writes a new index once enough was appended, so that what the next command scans stays small', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const before = StateIndex.read(statePath)!.header.end;
+    const store = await openStore({ statePath, now });
+    for (let i = 0; StateIndex.read(statePath)!.header.end === before; i++) {
+      expect(i, 'the index is written again').toBeLessThan(40);
+      await store.transact((s) => {
+        s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
+      });
+    }
+    expect(StateIndex.read(statePath)!.header.end).toBe(statSync(statePath).size);
+    await store.close();
+    const { result, whole } = await logReads(statePath, () => answersOf(statePath, false));
+    expect(whole).toBe(false);
+    expect(result).toEqual(await answersOf(statePath, true));
+  });
+});
+
 describe('opening an existing state file', () => {
   it('takes no lock: it reads while another process holds it, and its writes still wait for it', async () => {
     const statePath = join(dir, 'state.json');
