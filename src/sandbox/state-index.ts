@@ -47,14 +47,15 @@ export interface IndexedRecord {
 }
 
 const NO_TAGS: string[] = [];
+const BELOW_TAB = /[\0-\x08]/;
 
 /** The index's bytes: a header line, then one sorted line per record (R) and per tag (T). */
 export function buildIndex(header: Omit<IndexHeader, 'body'>, records: Iterable<IndexedRecord>): Buffer {
-  const lines: [string, string][] = [];
+  const lines: string[] = [];
   const postings = new Map<string, string[]>();
   for (const r of records) {
-    const name = `R\t${r.coll}\t${r.key}`;
-    lines.push([name, `${name}\t${r.pos}\t${r.len}\t${r.lineLen}\t${r.tags.join(' ')}\n`]);
+    if (BELOW_TAB.test(r.key) || r.tags.some((t) => BELOW_TAB.test(t))) throw new Error('a state key holds a control character');
+    lines.push(`R\t${r.coll}\t${r.key}\t${r.pos}\t${r.len}\t${r.lineLen}\t${r.tags.join(' ')}\n`);
     for (const t of r.tags) {
       const p = `T\t${r.coll}\t${t}`;
       const keys = postings.get(p);
@@ -62,10 +63,11 @@ export function buildIndex(header: Omit<IndexHeader, 'body'>, records: Iterable<
       else postings.set(p, [r.key]);
     }
   }
-  for (const [name, keys] of postings) lines.push([name, `${name}\t${keys.join('\t')}\n`]);
-  // Sorted by the name with the same comparison lookups use (JavaScript string order).
-  lines.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const body = Buffer.from(lines.map((l) => l[1]).join(''));
+  for (const [name, keys] of postings) lines.push(`${name}\t${keys.join('\t')}\n`);
+  // Whole lines in JavaScript string order are in the order of their names (what lookups
+  // compare), because a name ends at a tab and holds no character below it.
+  lines.sort();
+  const body = Buffer.from(lines.join(''));
   return Buffer.concat([Buffer.from(`${MAGIC}${JSON.stringify({ ...header, body: sha1(body) })}\n`), body]);
 }
 
