@@ -83,6 +83,8 @@ const COMPACT_SLACK_BYTES = 1 << 20;
 const INDEX_SLACK_BYTES = 1 << 20;
 /** ... and this fraction of the live bytes: writing the index costs their size, so its cost per write stays flat. */
 const INDEX_LIVE_FRACTION = 1 / 32;
+/** A server writes the index when its writes pause this long (or at once past four times the due size). */
+const INDEX_IDLE_MS = 200;
 
 export class StateFileError extends Error {
   constructor(path: string, reason: string) {
@@ -232,7 +234,7 @@ interface Entry {
   tags: string[];
 }
 
-type Step = { kind: 'apply'; fn: (draft: SandboxState) => unknown } | { kind: 'reseed' };
+type Step = { kind: 'apply'; fn: (draft: SandboxState) => unknown } | { kind: 'reseed' } | { kind: 'index' };
 
 interface Pending {
   step: Step;
@@ -1018,7 +1020,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       if (end !== groupStart) {
         await syncAppended(groupStart);
         if (path && end > 2 * liveNow() + COMPACT_SLACK_BYTES) writeSnapshot(null);
-        else if (path && indexDue()) refreshIndex();
+        else indexAfterWrite();
       }
     } catch (err) {
       // Catch-up, write or fsync failed: nothing was committed for anyone in the group.
@@ -1035,7 +1037,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     const groupMeta = JSON.stringify(meta);
     const undos: Undo[] = [];
     for (const p of group) {
-      if (p.step.kind === 'reseed') continue;
+      if (p.step.kind !== 'apply') continue;
       const results: unknown[] = [];
       try {
         undos.push(runOne(p.step.fn, groupBefore, results));
@@ -1126,18 +1128,27 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
           await runReseed(queue.shift() as Pending);
           continue;
         }
+        if (queue[0].step.kind === 'index') {
+          const p = queue.shift() as Pending;
+          await withLock(() => {
+            catchUp();
+            if (indexDue()) refreshIndex();
+          }).catch(() => undefined);
+          p.resolve(undefined);
+          continue;
+        }
         const taken = Date.now();
         await withLock(async () => {
-          while (queue.length > 0 && queue[0].step.kind !== 'reseed' && Date.now() - taken < 1000) {
-            const i = queue.findIndex((p) => p.step.kind === 'reseed');
+          while (queue.length > 0 && queue[0].step.kind === 'apply' && Date.now() - taken < 1000) {
+            const i = queue.findIndex((p) => p.step.kind !== 'apply');
             const group = i < 0 ? queue : queue.slice(0, i);
             queue = i < 0 ? [] : queue.slice(i);
             await runGroup(group);
           }
         }).catch((err: unknown) => {
           // The lock could not be taken: everyone waiting is told.
-          const waiting = queue.filter((p) => p.step.kind !== 'reseed');
-          queue = queue.filter((p) => p.step.kind === 'reseed');
+          const waiting = queue.filter((p) => p.step.kind === 'apply');
+          queue = queue.filter((p) => p.step.kind !== 'apply');
           for (const p of waiting) p.reject(err);
         });
       }
@@ -1151,6 +1162,28 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       queue.push({ step, resolve: resolve as (v: unknown) => void, reject });
       draining ??= drain();
     });
+
+  /**
+   * After a commit, when the index is due: a command writes it at once (it exits soon after);
+   * a server waits until its writes pause, so that a busy server does not pay for it between
+   * two writes, unless four times the due size has been appended.
+   */
+  let indexTimer: NodeJS.Timeout | null = null;
+  const indexAfterWrite = () => {
+    if (!path || !indexDue()) return;
+    if (lazyOpen || end - indexedEnd > 4 * (INDEX_SLACK_BYTES + liveBytes * INDEX_LIVE_FRACTION)) {
+      refreshIndex();
+      return;
+    }
+    if (indexTimer) {
+      indexTimer.refresh();
+      return;
+    }
+    indexTimer = setTimeout(() => {
+      indexTimer = null;
+      if (!closed) enqueue({ kind: 'index' }).catch(() => undefined);
+    }, INDEX_IDLE_MS).unref();
+  };
 
   let closed = false;
   let checkedThisTurn = false;
@@ -1180,6 +1213,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     reseed: () => enqueue({ kind: 'reseed' }),
     stats: () => (materializeAll(), { file_bytes: end, live_bytes: liveBytes, records: COLLECTIONS.reduce((n, c) => n + maps[c].size, 0), parsed }),
     close: async () => {
+      if (indexTimer) clearTimeout(indexTimer);
+      indexTimer = null;
       while (draining) await draining;
       closed = true;
       if (fd !== null) fs.closeSync(fd);

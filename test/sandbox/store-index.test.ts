@@ -239,6 +239,31 @@ describe('a store opened through the index', () => {
   });
 });
 
+describe('a server (a store that reads every record)', () => {
+  it('writes the index again when its writes pause, not right after a write', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const before = StateIndex.read(statePath)!.header.end;
+    const store = await openStore({ statePath, now, verify: true });
+    try {
+      // past the due size (1 MiB + 1/32 of the live bytes), within four times it
+      await Promise.all(
+        Array.from({ length: 14 }, (_, i) =>
+          store.transact((s) => {
+            s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
+          }),
+        ),
+      );
+      expect(StateIndex.read(statePath)!.header.end, 'not right after a write').toBe(before);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(StateIndex.read(statePath)!.header.end, 'once they pause').toBe(statSync(statePath).size);
+    } finally {
+      await store.close();
+    }
+    expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
+  });
+});
+
 describe('opening an existing state file', () => {
   it('takes no lock: it reads while another process holds it, and its writes still wait for it', async () => {
     const statePath = join(dir, 'state.json');
