@@ -49,26 +49,53 @@ export interface IndexedRecord {
 const NO_TAGS: string[] = [];
 const BELOW_TAB = /[\0-\x08]/;
 
-/** The index's bytes: a header line, then one sorted line per record (R) and per tag (T). */
-export function buildIndex(header: Omit<IndexHeader, 'body'>, records: Iterable<IndexedRecord>): Buffer {
-  const lines: string[] = [];
-  const postings = new Map<string, string[]>();
-  for (const r of records) {
-    if (BELOW_TAB.test(r.key) || r.tags.some((t) => BELOW_TAB.test(t))) throw new Error('a state key holds a control character');
-    lines.push(`R\t${r.coll}\t${r.key}\t${r.pos}\t${r.len}\t${r.lineLen}\t${r.tags.join(' ')}\n`);
-    for (const t of r.tags) {
-      const p = `T\t${r.coll}\t${t}`;
-      const keys = postings.get(p);
-      if (keys) keys.push(r.key);
-      else postings.set(p, [r.key]);
+/** Where a record's line is: what the index says of each record. */
+export type Placed = Pick<IndexedRecord, 'pos' | 'len' | 'lineLen' | 'tags'>;
+
+/**
+ * The index's bytes: a header line, then one line per record (R) and per tag (T), sorted by
+ * name. A name's parts hold no character below the tab that joins them, so sorting by
+ * collection, then by key or tag, sorts the names. Written into one buffer that grows as it
+ * fills, from the keys and tags the store already holds: a server pays a few megabytes for
+ * it, not copies of every line.
+ */
+export function buildIndex(header: Omit<IndexHeader, 'body'>, collections: Iterable<[string, ReadonlyMap<string, Placed>]>): Buffer {
+  const HEAD_ROOM = 512;
+  let buf = Buffer.allocUnsafe(HEAD_ROOM + (1 << 16));
+  let at = HEAD_ROOM;
+  const put = (line: string) => {
+    const need = Buffer.byteLength(line);
+    if (at + need > buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, at + need));
+      buf.copy(bigger, 0, 0, at);
+      buf = bigger;
     }
+    at += buf.write(line, at);
+  };
+  const byName = <T>(entries: Iterable<[string, T]>) => [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = byName(collections);
+  const postings: [string, Map<string, string[]>][] = [];
+  for (const [coll, records] of sorted) {
+    const tags = new Map<string, string[]>();
+    for (const key of [...records.keys()].sort()) {
+      const r = records.get(key) as Placed;
+      if (BELOW_TAB.test(key) || r.tags.some((t) => BELOW_TAB.test(t))) throw new Error('a state key holds a control character');
+      put(`R\t${coll}\t${key}\t${r.pos}\t${r.len}\t${r.lineLen}\t${r.tags.join(' ')}\n`);
+      for (const t of r.tags) {
+        const keys = tags.get(t);
+        if (keys) keys.push(key);
+        else tags.set(t, [key]);
+      }
+    }
+    postings.push([coll, tags]);
   }
-  for (const [name, keys] of postings) lines.push(`${name}\t${keys.join('\t')}\n`);
-  // Whole lines in JavaScript string order are in the order of their names (what lookups
-  // compare), because a name ends at a tab and holds no character below it.
-  lines.sort();
-  const body = Buffer.from(lines.join(''));
-  return Buffer.concat([Buffer.from(`${MAGIC}${JSON.stringify({ ...header, body: sha1(body) })}\n`), body]);
+  for (const [coll, tags] of postings) {
+    for (const [tag, keys] of byName(tags)) put(`T\t${coll}\t${tag}\t${keys.join('\t')}\n`);
+  }
+  const head = Buffer.from(`${MAGIC}${JSON.stringify({ ...header, body: sha1(buf.subarray(HEAD_ROOM, at)) })}\n`);
+  if (head.length > HEAD_ROOM) throw new Error('index header too long');
+  head.copy(buf, HEAD_ROOM - head.length);
+  return buf.subarray(HEAD_ROOM - head.length, at);
 }
 
 export class StateIndex {

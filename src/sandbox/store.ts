@@ -682,17 +682,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
    */
   const writeIndex = () => {
     if (!path || fd === null || base !== null || snapshotStamp === null || metaEntry === null) return;
-    const me = metaEntry;
-    const records: IndexedRecord[] = [{ coll: META_KEY, key: META_KEY, pos: me.pos, len: me.len, lineLen: me.lineLen, tags: NO_TAGS }];
-    for (const c of COLLECTIONS) {
-      for (const [key, e] of maps[c]) {
-        // restored by a rollback, not in the file where it was
-        if (e.pos < 0) return;
-        records.push({ coll: c, key, pos: e.pos, len: e.len, lineLen: e.lineLen, tags: e.tags });
-      }
-    }
+    // one restored by a rollback is not where it was in the file: no index until the next write
+    for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.pos < 0) return;
+    const collections: [string, ReadonlyMap<string, Entry>][] = [[META_KEY, new Map([[META_KEY, metaEntry]])], ...COLLECTIONS.map((c): [string, ReadonlyMap<string, Entry>] => [c, maps[c]])];
     try {
-      writeFileAtomicSync(indexPathOf(path), buildIndex({ snapshot: snapshotStamp, end, tail: tailHash(fd, end), live: liveBytes }, records), { fsync: false });
+      writeFileAtomicSync(indexPathOf(path), buildIndex({ snapshot: snapshotStamp, end, tail: tailHash(fd, end), live: liveBytes }, collections), { fsync: false });
       indexedEnd = end;
     } catch {
       // Not written: the old one (if any) no longer matches and is ignored.

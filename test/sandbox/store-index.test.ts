@@ -195,7 +195,9 @@ describe('the state file index', () => {
     // the same header (it matches the log), every reservation pointing at its neighbour's line
     const shifted = records.map((r, i) => (r.coll === 'reservations' && records[i + 1]?.coll === 'reservations' ? { ...records[i + 1], coll: r.coll, key: r.key, tags: r.tags } : r));
     const { body: _, ...header } = index.header;
-    writeFileSync(`${statePath}.idx`, buildIndex(header, shifted));
+    const byColl = new Map<string, Map<string, (typeof shifted)[number]>>();
+    for (const r of shifted) byColl.set(r.coll, (byColl.get(r.coll) ?? new Map()).set(r.key, r));
+    writeFileSync(`${statePath}.idx`, buildIndex(header, byColl));
     const store = await openStore({ statePath, now });
     expect(() => store.read().reservations[uuid(1)]).toThrow(StateFileError);
     expect(() => store.read().reservations[uuid(1)]).toThrow(/not the one its index names/);
