@@ -20,8 +20,11 @@
 // parsed when something asks for it. With a sidecar index that matches the file
 // (state-index.ts), opening without `verify` reads not even those: records are looked up in
 // the index when asked for, and only the lines appended after the index's commit are
-// scanned, so an embedded `--sandbox` command pays for what it reads. Transactions run on the live records, remember each touched record's JSON as it was,
-// and after the transaction compare: what changed is appended, a transaction that throws is
+// scanned, so an embedded `--sandbox` command pays for what it reads. An existing file is
+// opened without the lock; the lock is taken to write.
+//
+// Transactions run on the live records, remember each touched record's JSON as it was, and
+// after the transaction compare: what changed is appended, a transaction that throws is
 // restored from those before-images, as is a whole group whose append fails.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -77,8 +80,8 @@ const PARSED_CACHE_LIMIT = 20_000;
 /** Compaction once the file is more than twice the live records, plus this slack. */
 const COMPACT_SLACK_BYTES = 1 << 20;
 /**
- * The index is written again once this many bytes were appended after the commit it covers
- * (by a process that holds every record): what an embedded command scans line by line stays small.
+ * The index is written again once this many bytes were appended after the commit it covers:
+ * what an embedded command scans line by line stays small.
  */
 const INDEX_SLACK_BYTES = 1 << 20;
 /** ... and this fraction of the live bytes: writing the index costs their size, so its cost per write stays flat. */
