@@ -6,13 +6,14 @@
 //
 // It is a cache, never trusted blindly. It names the snapshot it describes (the hash of the
 // snapshot's first record, which carries a random id), the commit it covers (an offset and
-// the hash of the bytes just before it) and the hash of its own lines. The covered bytes of a
-// log never change (writers only append after the last commit, and a compaction replaces the
-// file), so an index that matches on all of these describes the file. One that does not is
-// ignored, and written again by the next process that holds every record. A record found
-// through it is still checked against its own log line (collection, key and hash).
+// the hash of the bytes just before it) and carries a checksum of its own lines. The covered
+// bytes of a log never change (writers only append after the last commit, and a compaction
+// replaces the file), so an index that matches on all of these describes the file. One that
+// does not is ignored (store.ts then reads every line, and writes a new index). A record
+// found through it is still checked against its own log line (collection, key and hash).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { crc32 } from 'node:zlib';
 
 const MAGIC = 'carrental-sandbox-index 1\t';
 /** Bytes before the covered end that the index hashes: the last commit line and what precedes it. */
@@ -21,6 +22,12 @@ export const TAIL_BYTES = 4096;
 export const indexPathOf = (statePath: string) => `${statePath}.idx`;
 
 export const sha1 = (data: Uint8Array | string) => createHash('sha1').update(data).digest('hex');
+/**
+ * The check of the index's own lines: CRC-32 finds damage (a cut, a torn or stale write, a
+ * flipped bit) and reads 35 MB in about 5 ms where sha1 takes 18, which an embedded command
+ * would pay on every open. What the index says about the log is still checked with sha1.
+ */
+const bodyCheck = (data: Uint8Array) => crc32(data).toString(16).padStart(8, '0');
 
 /** What the index says about the log it describes. */
 export interface IndexHeader {
@@ -32,7 +39,7 @@ export interface IndexHeader {
   tail: string;
   /** Live bytes of the covered state (the compaction threshold counts them). */
   live: number;
-  /** sha1 of the index's lines after its header line. */
+  /** CRC-32 of the index's lines after its header line. */
   body: string;
 }
 
@@ -92,7 +99,7 @@ export function buildIndex(header: Omit<IndexHeader, 'body'>, collections: Itera
   for (const [coll, tags] of postings) {
     for (const [tag, keys] of byName(tags)) put(`T\t${coll}\t${tag}\t${keys.join('\t')}\n`);
   }
-  const head = Buffer.from(`${MAGIC}${JSON.stringify({ ...header, body: sha1(buf.subarray(HEAD_ROOM, at)) })}\n`);
+  const head = Buffer.from(`${MAGIC}${JSON.stringify({ ...header, body: bodyCheck(buf.subarray(HEAD_ROOM, at)) })}\n`);
   if (head.length > HEAD_ROOM) throw new Error('index header too long');
   head.copy(buf, HEAD_ROOM - head.length);
   return buf.subarray(HEAD_ROOM - head.length, at);
@@ -127,7 +134,7 @@ export class StateIndex {
       typeof header.tail !== 'string' ||
       !Number.isSafeInteger(header.live) ||
       typeof header.body !== 'string' ||
-      sha1(buf.subarray(nl + 1)) !== header.body
+      bodyCheck(buf.subarray(nl + 1)) !== header.body
     ) {
       return null;
     }
