@@ -22,8 +22,9 @@ type AdminHandler = (ctx: SandboxContext, body: unknown, url: URL) => Reply | Pr
 
 const ok = (payload: unknown, status = 200) => jsonReply(status, payload);
 
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body ?? {});
+/** Any zod schema: the config's is a zod/mini one (src/sandbox/config.ts). */
+function parse<T>(schema: z.core.$ZodType<T>, body: unknown): T {
+  const parsed = z.safeParse(schema, body ?? {});
   if (!parsed.success) throw apiError('invalid_request', z.prettifyError(parsed.error));
   return parsed.data;
 }

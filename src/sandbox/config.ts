@@ -1,10 +1,11 @@
 // The sandbox's knobs for what the spec leaves open. Defaults are generous enough for normal
 // use; tests set them low (or switch promo codes off) through startSandbox's `config`, the
 // CARRENTAL_SANDBOX_CONFIG environment variable (JSON) or PATCH /__sandbox/config.
-import * as z from 'zod';
+// zod/mini, the flavour the CLI already loads: the full one would cost every embedded command.
+import * as z from 'zod/mini';
 
-const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM');
-const Count = z.number().int().min(0);
+const HHMM = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM'));
+const Count = z.int().check(z.minimum(0));
 
 const SandboxConfigSchema = z.strictObject({
   /** Per-IP budget per UTC minute for car list, car detail and credential-free quotes. */
@@ -19,8 +20,8 @@ const SandboxConfigSchema = z.strictObject({
   openingTime: HHMM,
   closingTime: HHMM,
   promoCodesEnabled: z.boolean(),
-  minTripHours: z.number().int().min(1),
-  maxTripDays: z.number().int().min(1),
+  minTripHours: z.int().check(z.minimum(1)),
+  maxTripDays: z.int().check(z.minimum(1)),
   /** Cancelling at least this many hours before check-in is free; later costs one day's rent. */
   freeCancellationHours: Count,
   /** Days from cancellation to the expected refund date shown in payment_status. */
@@ -43,7 +44,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   refundDays: 7,
 };
 
-export const PartialConfigSchema = SandboxConfigSchema.partial();
+export const PartialConfigSchema = z.partial(SandboxConfigSchema);
 
 /** Defaults, then CARRENTAL_SANDBOX_CONFIG, then the caller's options. */
 export function resolveConfig(options: Partial<SandboxConfig> | undefined, env: NodeJS.ProcessEnv = process.env): SandboxConfig {

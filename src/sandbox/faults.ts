@@ -2,14 +2,17 @@
 // `*` for all), each for the next `times` matching requests or, without `times`, always.
 // Set through startSandbox({faults}), CARRENTAL_SANDBOX_FAULTS (JSON array) or
 // POST /__sandbox/faults.
-import * as z from 'zod';
+// zod/mini, the flavour the CLI already loads: the full one would cost every embedded command.
+import * as z from 'zod/mini';
 import { OPERATIONS } from '../api/operations.js';
 
 const operationIds = OPERATIONS.map((o) => o.id);
-const Operation = z.string().refine((v) => v === '*' || operationIds.includes(v), {
-  message: `operation must be * or one of ${operationIds.join(', ')}`,
-});
-const Times = z.number().int().min(1).optional();
+const Operation = z.string().check(
+  z.refine((v) => v === '*' || operationIds.includes(v), {
+    message: `operation must be * or one of ${operationIds.join(', ')}`,
+  }),
+);
+const Times = z.optional(z.int().check(z.minimum(1)));
 const When = z.enum(['before_commit', 'after_commit']);
 
 const FAULT_ERROR_CODES = [
@@ -23,17 +26,17 @@ const FAULT_ERROR_CODES = [
 
 const FaultSpecSchema = z.discriminatedUnion('kind', [
   /** Sleeps before the command commits (or before a read is served), or after. */
-  z.strictObject({ kind: z.literal('latency'), operation: Operation, ms: z.number().int().min(0).max(120_000), when: When.default('before_commit'), times: Times }),
+  z.strictObject({ kind: z.literal('latency'), operation: Operation, ms: z.int().check(z.minimum(0), z.maximum(120_000)), when: z._default(When, 'before_commit'), times: Times }),
   /** Destroys the socket without a response; by default after the command committed. */
-  z.strictObject({ kind: z.literal('drop'), operation: Operation, when: When.default('after_commit'), times: Times }),
+  z.strictObject({ kind: z.literal('drop'), operation: Operation, when: z._default(When, 'after_commit'), times: Times }),
   /**
    * Answers with the error code (503s carry Retry-After: 1). With `commit: false` (default)
    * nothing runs, not even authentication; with `commit: true` the command runs and commits
    * and the error replaces its answer (e.g. operation_outcome_unknown after a real commit).
    */
-  z.strictObject({ kind: z.literal('error'), operation: Operation, code: z.enum(FAULT_ERROR_CODES), commit: z.boolean().default(false), times: Times }),
+  z.strictObject({ kind: z.literal('error'), operation: Operation, code: z.enum(FAULT_ERROR_CODES), commit: z._default(z.boolean(), false), times: Times }),
   /** Replaces the response body: invalid JSON, or valid JSON that breaks the schema. */
-  z.strictObject({ kind: z.literal('malformed'), operation: Operation, body: z.enum(['invalid_json', 'schema']).default('invalid_json'), times: Times }),
+  z.strictObject({ kind: z.literal('malformed'), operation: Operation, body: z._default(z.enum(['invalid_json', 'schema']), 'invalid_json'), times: Times }),
   /** 403 api_key_operation_not_enabled after authentication. */
   z.strictObject({ kind: z.literal('operation_not_enabled'), operation: Operation, times: Times }),
 ]);

@@ -1,6 +1,6 @@
-// The fleet is a pure function of (seed, anchor day, size): never stored, generated once
-// per process and cached. Car i draws from its own random stream, so a larger fleet only
-// appends cars.
+// The fleet is a pure function of (seed, anchor day, size): never stored, each car generated
+// when first asked for and cached per process. Car i draws from its own random stream, so a
+// larger fleet only appends cars.
 import { CITY_TIME_ZONES } from '../api/schemas.js';
 import { addDaysToDate } from './clock.js';
 import type { PricedCar } from './pricing.js';
@@ -65,9 +65,10 @@ export interface CarRec extends PricedCar {
 }
 
 export interface Fleet {
-  cars: CarRec[];
-  byAlias: Map<string, CarRec>;
-  byId: Map<number, CarRec>;
+  /** Every car, in car_id order (generated on first use). */
+  readonly cars: CarRec[];
+  byAlias: { get(alias: string): CarRec | undefined };
+  byId: { get(carId: number): CarRec | undefined };
 }
 
 interface ModelDef {
@@ -260,11 +261,32 @@ export function buildFleet(seed: number, anchorDay: string, size: number): Fleet
   const cacheKey = `${seed}:${anchorDay}:${size}`;
   const cached = fleetCache.get(cacheKey);
   if (cached) return cached;
-  const cars = Array.from({ length: size }, (_, i) => generateCar(seed, anchorDay, i));
+  // Cars are generated when first asked for: a one-shot command that shows one trip
+  // builds its car, not the whole fleet (car i depends only on seed, anchor and i).
+  const made = new Map<number, CarRec>();
+  const car = (index: number): CarRec | undefined => {
+    if (!Number.isInteger(index) || index < 0 || index >= size) return undefined;
+    let c = made.get(index);
+    if (c === undefined) {
+      c = generateCar(seed, anchorDay, index);
+      made.set(index, c);
+    }
+    return c;
+  };
+  let all: CarRec[] | null = null;
   const fleet: Fleet = {
-    cars,
-    byAlias: new Map(cars.map((c) => [c.car_alias, c])),
-    byId: new Map(cars.map((c) => [c.car_id, c])),
+    get cars() {
+      all ??= Array.from({ length: size }, (_, i) => car(i) as CarRec);
+      return all;
+    },
+    byId: { get: (carId) => car(carId - FIRST_CAR_ID) },
+    byAlias: {
+      get: (alias) => {
+        // An alias ends with its car id (`toyota-corolla-1004`).
+        const c = car(Number(/-(\d+)$/.exec(alias)?.[1] ?? Number.NaN) - FIRST_CAR_ID);
+        return c?.car_alias === alias ? c : undefined;
+      },
+    },
   };
   // A reset re-anchors the fleet; old fleets are dropped rather than kept forever.
   if (fleetCache.size > 8) fleetCache.clear();

@@ -4,7 +4,7 @@
 import type { Operation } from '../api/operations.js';
 import { BODY_TYPES, CITIES, ORDER_BY } from '../api/schemas.js';
 import type { Credential } from './auth.js';
-import { parseLocal } from './clock.js';
+import { compareStamps, parseLocal } from './clock.js';
 import type { SandboxContext } from './context.js';
 import { apiError } from './errors.js';
 import { parseJsonBody } from './http.js';
@@ -214,8 +214,8 @@ const listTrips: QueryHandler = (r) => {
   const state = r.ctx.store.read();
   const env = r.ctx.env(state);
   const trips = reservationsOf(state, customerOf(r, state).id);
-  const active = trips.filter((t) => effectiveStatus(t, env) === 'new').sort((a, b) => a.date_checkin.localeCompare(b.date_checkin));
-  const history = trips.filter((t) => effectiveStatus(t, env) !== 'new').sort((a, b) => b.date_checkin.localeCompare(a.date_checkin));
+  const active = trips.filter((t) => effectiveStatus(t, env) === 'new').sort((a, b) => compareStamps(a.date_checkin, b.date_checkin));
+  const history = trips.filter((t) => effectiveStatus(t, env) !== 'new').sort((a, b) => compareStamps(b.date_checkin, a.date_checkin));
   return {
     data: {
       active: active.map((t) => tripView(state, env, t, false)),

@@ -6,7 +6,7 @@
 // payRentInvoice, placeDepositHold, saveCard, extendCheckout, confirmRefunds.
 import { PROTECTION_PLANS } from '../api/schemas.js';
 import { formatCents } from '../render/money.js';
-import { addDaysToDate, localNow, localNowMinutes, parseLocal, utcStamp } from './clock.js';
+import { addDaysToDate, compareStamps, localNow, localNowMinutes, parseLocal, utcStamp } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { ApiError, apiError } from './errors.js';
 import type { BlockedRangeRec, CarRec, Fleet } from './fleet.js';
@@ -89,7 +89,7 @@ export function carBlocks(state: SandboxState, car: CarRec): Block[] {
     }
   }
   if (extra.length === 0) return car.blocked;
-  return [...car.blocked, ...extra].sort((a, b) => a.from.localeCompare(b.from));
+  return [...car.blocked, ...extra].sort((a, b) => compareStamps(a.from, b.from));
 }
 
 export function isAvailable(state: SandboxState, car: CarRec, checkin: number, checkout: number, ignoreUuid?: string): boolean {

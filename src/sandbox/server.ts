@@ -5,16 +5,13 @@
 // handler (commands in one transaction with their idempotent result) -> faults after commit.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { handleAdmin } from './admin.js';
 import { type Credential, credentialHeaders, resolveCredential } from './auth.js';
 import { REQUEST_LOG_LIMIT, type RequestLogEntry, type SandboxContext } from './context.js';
 import { ApiError, apiError } from './errors.js';
 import { COMMAND_HANDLERS, type OpRequest, type Payload, QUERY_HANDLERS, agentClientOf } from './handlers.js';
 import { type Reply, errorReply, isJsonMediaType, jsonReply, newRequestId, readBody, send } from './http.js';
 import { commandFingerprint, readIdempotencyKey } from './idempotency.js';
-import { openapiReply } from './openapi.js';
 import { settingsApiKeysUrl } from './links.js';
-import { handlePage } from './pages.js';
 import type { Budget } from './ratelimit.js';
 import { matchRoute } from './router.js';
 
@@ -32,9 +29,11 @@ export function createRequestListener(ctx: SandboxContext): RequestListener {
 async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const path = url.pathname;
-  if (path === '/__sandbox' || path.startsWith('/__sandbox/')) return handleAdmin(ctx, req, res, url);
-  if (path === '/app' || path.startsWith('/app/')) return handlePage(req, res, ctx);
-  if (path === '/v1/openapi.json') return send(res, openapiReply(req.method ?? 'GET', ctx.baseUrl, newRequestId()));
+  // Admin, pages and the OpenAPI document are loaded when first asked for: a CLI command's
+  // embedded sandbox usually serves the API only, and loading them costs every command.
+  if (path === '/__sandbox' || path.startsWith('/__sandbox/')) return (await import('./admin.js')).handleAdmin(ctx, req, res, url);
+  if (path === '/app' || path.startsWith('/app/')) return (await import('./pages.js')).handlePage(req, res, ctx);
+  if (path === '/v1/openapi.json') return send(res, (await import('./openapi.js')).openapiReply(req.method ?? 'GET', ctx.baseUrl, newRequestId()));
   if (path.startsWith('/v1/')) return handleApi(ctx, req, res, url, path.slice('/v1'.length));
   send(res, errorReply(apiError('not_found', `No route ${req.method} ${path}`), newRequestId()));
 }

@@ -17,16 +17,21 @@
 // reported (StateFileError), never re-seeded.
 //
 // Opening reads only the line headers (collection, key, index tags); a record's JSON is
-// parsed when something asks for it, so an embedded `--sandbox` command pays for what it
-// reads. Transactions run on the live records, remember each touched record's JSON as it was,
-// and after the transaction compare: what changed is appended, a transaction that throws is
+// parsed when something asks for it. With a sidecar index that matches the file
+// (state-index.ts), opening without `verify` reads not even those: records are looked up in
+// the index when asked for, and only the lines appended after the index's commit are
+// scanned, so an embedded `--sandbox` command pays for what it reads. An existing file is
+// opened without the lock; the lock is taken to write.
+//
+// Transactions run on the live records, remember each touched record's JSON as it was, and
+// after the transaction compare: what changed is appended, a transaction that throws is
 // restored from those before-images, as is a whole group whose append fails.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { seedState } from './fixtures.js';
+import { type IndexedRecord, StateIndex, TAIL_BYTES, buildIndex, indexPathOf, sha1 } from './state-index.js';
 import {
   COLLECTIONS,
   type Collection,
@@ -74,6 +79,15 @@ const HEADER = `${STATE_FORMAT}-log 2\n`;
 const PARSED_CACHE_LIMIT = 20_000;
 /** Compaction once the file is more than twice the live records, plus this slack. */
 const COMPACT_SLACK_BYTES = 1 << 20;
+/**
+ * The index is written again once this many bytes were appended after the commit it covers:
+ * what an embedded command scans line by line stays small.
+ */
+const INDEX_SLACK_BYTES = 1 << 20;
+/** ... and this fraction of the live bytes: writing the index costs their size, so its cost per write stays flat. */
+const INDEX_LIVE_FRACTION = 1 / 32;
+/** A server writes the index when its writes pause this long (or at once past four times the due size). */
+const INDEX_IDLE_MS = 200;
 
 export class StateFileError extends Error {
   constructor(path: string, reason: string) {
@@ -92,7 +106,7 @@ function metaOf(s: SandboxState): Meta {
   return { seed: s.seed, fleetSize: s.fleetSize, anchor: s.anchor, clockOffsetMs: s.clockOffsetMs, customers: s.customers };
 }
 
-function checkMeta(path: string, m: Partial<Meta> | null): Meta {
+function checkMeta(path: string, m: (Partial<Meta> & { snapshot?: unknown }) | null): Meta {
   if (
     !m ||
     typeof m !== 'object' ||
@@ -104,6 +118,11 @@ function checkMeta(path: string, m: Partial<Meta> | null): Meta {
     !Array.isArray(m.customers)
   ) {
     throw new StateFileError(path, 'missing or malformed fields');
+  }
+  // A snapshot's first record carries the snapshot's random id (what its index names); it is not state.
+  if ('snapshot' in m) {
+    const { snapshot: _, ...rest } = m;
+    return rest as Meta;
   }
   return m as Meta;
 }
@@ -208,6 +227,8 @@ function scan(path: string, buf: Buffer, base: number): { records: ScannedRecord
 interface Entry {
   /** The parsed record, or null until something reads it. */
   obj: unknown;
+  /** Found through the index: its log line must start with this after the hash (`\tcoll\tkey\ttags\t`). */
+  head?: string;
   /** Where its JSON is in the file (-1: not yet written). */
   pos: number;
   len: number;
@@ -216,7 +237,7 @@ interface Entry {
   tags: string[];
 }
 
-type Step = { kind: 'apply'; fn: (draft: SandboxState) => unknown } | { kind: 'reseed' };
+type Step = { kind: 'apply'; fn: (draft: SandboxState) => unknown } | { kind: 'reseed' } | { kind: 'index' };
 
 interface Pending {
   step: Step;
@@ -241,6 +262,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   if (!Number.isInteger(seed)) throw new Error(`sandbox seed must be an integer, got ${seed}`);
   if (!Number.isInteger(fleetSize) || fleetSize < 1) throw new Error(`sandbox fleetSize must be a positive integer, got ${fleetSize}`);
   const path = opts.statePath ?? null;
+  /** A process that verifies the whole file (a server) holds every record; others may open through the index. */
+  const lazyOpen = !(opts.verify ?? false);
   const stale = Math.max(2000, opts.lockStaleMs ?? 5000);
 
   let meta: Meta = { seed, fleetSize, anchor: '', clockOffsetMs: 0, customers: [] };
@@ -254,6 +277,18 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let liveBytes = 0;
   let parsed = 0;
   let inGroup = false;
+  /**
+   * The index the file was opened through: records not in `maps` are looked up there, unless
+   * `gone` says they were deleted since. Null once every record is in `maps` (as after a scan).
+   */
+  let base: StateIndex | null = null;
+  const gone = Object.fromEntries(COLLECTIONS.map((c) => [c, new Set<string>()])) as Record<Collection, Set<string>>;
+  /** Collection and key, in pairs, of lines read after the index's commit that may replace a record of the index. */
+  let superseded: string[] = [];
+  /** Hash of the snapshot's first line when it carries a snapshot id (an index can name it), else null. */
+  let snapshotStamp: string | null = null;
+  /** The commit the index on disk covers, as far as this process knows (0: none). */
+  let indexedEnd = 0;
 
   // ------------------------------------------------ index and records
 
@@ -291,6 +326,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   /** The record's JSON, checked against the hash at the start of its line. */
   const readBody = (e: Entry): string => {
+    if (e.head !== undefined && e.lineLen - e.len - 1 !== 16 + Buffer.byteLength(e.head)) {
+      throw new StateFileError(path as string, `the record at byte ${e.pos} is not the one its index names`);
+    }
     const lineStart = e.pos + e.len + 1 - e.lineLen;
     const buf = Buffer.allocUnsafe(e.lineLen);
     let got = 0;
@@ -300,6 +338,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       got += n;
     }
     const body = buf.toString('utf8', e.lineLen - e.len - 1, e.lineLen - 1);
+    if (e.head !== undefined && buf.toString('utf8', 16, e.lineLen - e.len - 1) !== e.head) {
+      throw new StateFileError(path as string, `the record at byte ${e.pos} is not the one its index names`);
+    }
     const hash = e.hash || buf.toString('latin1', 0, 16);
     if (hashOf(body) !== hash) throw new StateFileError(path as string, `the record at byte ${e.pos} does not match its hash`);
     return body;
@@ -318,21 +359,61 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     return e.obj;
   };
 
-  const getRec = (coll: Collection, key: string): unknown => {
+  /** A record's entry: in memory, or found through the index (and then kept in memory). */
+  const entryOf = (coll: Collection, key: string): Entry | undefined => {
     const e = maps[coll].get(key);
+    if (e !== undefined || base === null || gone[coll].has(key)) return e;
+    const r = base.record(coll, key);
+    if (r === null) return undefined;
+    const entry = fromIndex(r);
+    maps[coll].set(key, entry);
+    indexAdd(coll, key, entry.tags);
+    return entry;
+  };
+  const fromIndex = (r: IndexedRecord): Entry => ({ obj: null, head: `\t${r.coll}\t${r.key}\t${r.tags.join(' ')}\t`, pos: r.pos, len: r.len, hash: '', lineLen: r.lineLen, tags: r.tags });
+
+  /** The live bytes (what the compaction threshold compares with), once the records superseded since the index are counted out. */
+  const liveNow = () => {
+    if (base !== null) {
+      for (let i = 0; i < superseded.length; i += 2) liveBytes -= base.record(superseded[i], superseded[i + 1])?.lineLen ?? 0;
+    }
+    superseded = [];
+    return liveBytes;
+  };
+
+  /** Brings every record the index holds into memory: for what needs them all (listing keys, a compaction). */
+  const materializeAll = () => {
+    if (base === null) return;
+    liveNow();
+    for (const r of base.records()) {
+      if (r.coll === META_KEY) continue;
+      const coll = r.coll as Collection;
+      if (!maps[coll].has(r.key) && !gone[coll].has(r.key)) maps[coll].set(r.key, fromIndex(r));
+    }
+    base = null;
+    for (const c of COLLECTIONS) gone[c].clear();
+    // Tag indexes are rebuilt from every record when next asked for.
+    for (const c of COLLECTIONS) tagIndex[c].clear();
+    indexed.clear();
+  };
+
+  const getRec = (coll: Collection, key: string): unknown => {
+    const e = entryOf(coll, key);
     return e ? valueOf(e) : undefined;
   };
 
   /** Sets a record in memory (inside a transaction): a new one gets no file position yet. */
   const setRec = (coll: Collection, key: string, value: unknown) => {
-    const e = maps[coll].get(key);
+    const e = entryOf(coll, key);
     if (value === undefined) {
       if (e) {
         indexRemove(coll, key, e.tags);
         maps[coll].delete(key);
+        if (base) gone[coll].add(key);
       }
       return;
     }
+    gone[coll].delete(key);
     if (e) {
       e.obj = value;
       retag(coll, key, e, value);
@@ -344,6 +425,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
 
   const clearAll = () => {
+    base = null;
+    superseded = [];
+    for (const c of COLLECTIONS) gone[c].clear();
     for (const c of COLLECTIONS) maps[c].clear();
     for (const c of COLLECTIONS) tagIndex[c].clear();
     indexed.clear();
@@ -365,12 +449,16 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const coll = r.coll as Collection;
       const old = maps[coll].get(r.key);
       if (old) liveBytes -= old.lineLen;
+      // An older version may be in the index: not looked up now, only when the live bytes count.
+      else if (base !== null && !gone[coll].has(r.key)) superseded.push(coll, r.key);
       // A deletion is written as the JSON `null`.
       if (r.deleted) {
         if (old) indexRemove(coll, r.key, old.tags);
         maps[coll].delete(r.key);
+        if (base) gone[coll].add(r.key);
         continue;
       }
+      gone[coll].delete(r.key);
       if (old) {
         // A newer version: the same entry, so the index moves only the tags that changed.
         const tags = r.tags;
@@ -388,8 +476,12 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   const fileSize = () => fs.fstatSync(fd as number).size;
 
-  /** Reads the whole file into the index (headers only). False when there is no file. */
-  const loadFile = (verify: boolean): boolean => {
+  /**
+   * Opens the file. Through its index when one describes it and `useIndex`: only the lines
+   * appended after the index's commit are scanned. Otherwise every line header is read.
+   * False when there is no file.
+   */
+  const loadFile = (verify: boolean, useIndex = lazyOpen): boolean => {
     if (!path) return false;
     let newFd: number;
     try {
@@ -398,27 +490,60 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw err;
     }
-    const buf = fs.readFileSync(newFd);
-    if (buf.length > 0 && buf[0] === 0x7b) {
+    const fail = (err: unknown): never => {
+      fs.closeSync(newFd);
+      throw err;
+    };
+    const size = fs.fstatSync(newFd).size;
+    const start = readAt(newFd, 0, Math.min(size, 64));
+    if (start.length > 0 && start[0] === 0x7b) {
       // version 1: one JSON document. Migrated by the caller, under the lock.
-      fs.closeSync(newFd);
-      throw Object.assign(new Error('version 1'), { v1: parseVersion1(path, buf.toString('utf8')) });
+      const text = fs.readFileSync(newFd, 'utf8');
+      fail(Object.assign(new Error('version 1'), { v1: parseVersion1(path, text) }));
     }
-    if (buf.subarray(0, HEADER.length).toString('latin1') !== HEADER) {
-      fs.closeSync(newFd);
-      const head = buf.subarray(0, 40).toString('latin1');
-      throw new StateFileError(path, head.startsWith(`${STATE_FORMAT}-log `) ? `unsupported state version ${head.slice(STATE_FORMAT.length + 5).split('\n')[0]}` : 'not a carrental sandbox state');
+    if (start.subarray(0, HEADER.length).toString('latin1') !== HEADER) {
+      const head = start.subarray(0, 40).toString('latin1');
+      fail(new StateFileError(path, head.startsWith(`${STATE_FORMAT}-log `) ? `unsupported state version ${head.slice(STATE_FORMAT.length + 5).split('\n')[0]}` : 'not a carrental sandbox state'));
     }
+    const found = StateIndex.read(path);
+    const index = found !== null && describesLog(newFd, found, size) ? found : null;
+    const metaRec = index?.record(META_KEY, META_KEY);
+    if (useIndex && !verify && index !== null && metaRec) {
+      const h = index.header;
+      let tail: { records: ScannedRecord[]; end: number };
+      try {
+        tail = scan(path, readAt(newFd, h.end, size - h.end), h.end);
+      } catch (err) {
+        fail(err);
+      }
+      if (fd !== null) fs.closeSync(fd);
+      fd = newFd;
+      clearAll();
+      base = index;
+      liveBytes = h.live;
+      snapshotStamp = h.snapshot;
+      indexedEnd = h.end;
+      try {
+        metaEntry = fromIndex(metaRec);
+        meta = checkMeta(path, valueOf(metaEntry) as Meta);
+        applyScanned(tail!.records);
+      } catch (err) {
+        fs.closeSync(newFd);
+        fd = null;
+        throw err;
+      }
+      end = tail!.end;
+      return true;
+    }
+    const buf = fs.readFileSync(newFd);
     let scanned: { records: ScannedRecord[]; end: number };
     try {
       scanned = scan(path, buf.subarray(HEADER.length), HEADER.length);
     } catch (err) {
-      fs.closeSync(newFd);
-      throw err;
+      fail(err);
     }
-    if (scanned.records.length === 0 || scanned.records[0].coll !== META_KEY) {
-      fs.closeSync(newFd);
-      throw new StateFileError(path, 'truncated: no complete snapshot');
+    if (scanned!.records.length === 0 || scanned!.records[0].coll !== META_KEY) {
+      fail(new StateFileError(path, 'truncated: no complete snapshot'));
     }
     if (fd !== null) fs.closeSync(fd);
     fd = newFd;
@@ -427,20 +552,24 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     try {
       if (verify) {
         // Every committed record against its hash, straight from the bytes read: no strings.
-        for (const r of scanned.records) {
+        for (const r of scanned!.records) {
           const lineStart = r.pos + r.len + 1 - r.lineLen;
           if (createHash('sha1').update(buf.subarray(r.pos, r.pos + r.len)).digest('hex').slice(0, 16) !== buf.toString('latin1', lineStart, lineStart + 16)) {
             throw new StateFileError(path, `the record at byte ${r.pos} does not match its hash`);
           }
         }
       }
-      applyScanned(scanned.records);
+      applyScanned(scanned!.records);
     } catch (err) {
       fs.closeSync(newFd);
       fd = null;
       throw err;
     }
-    end = scanned.end;
+    end = scanned!.end;
+    // The snapshot's first record (parsed by applyScanned) names it when it carries an id.
+    const first = scanned!.records[0] as Entry;
+    snapshotStamp = typeof (first.obj as { snapshot?: unknown } | null)?.snapshot === 'string' ? buf.toString('latin1', HEADER.length, HEADER.length + 16) : null;
+    indexedEnd = index !== null ? index.header.end : 0;
     return true;
   };
 
@@ -470,9 +599,12 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   /** Writes `state` as a new file (a snapshot), atomically, and points the index at it. */
   const writeSnapshot = (state: SandboxState | null) => {
+    // Rewriting what is held needs every record; a fresh state replaces them all.
+    if (state === null) materializeAll();
     const lines: string[] = [];
     const positions: { coll: Collection | null; key: string; line: string; tags: string[] }[] = [];
-    const metaBody = JSON.stringify(state ? metaOf(state) : meta);
+    // The snapshot's random id makes its first line, which an index names, unique to it.
+    const metaBody = JSON.stringify({ ...(state ? metaOf(state) : meta), snapshot: randomBytes(8).toString('hex') });
     positions.push({ coll: null, key: META_KEY, line: recordLine(META_KEY, META_KEY, [], metaBody), tags: [] });
     for (const c of COLLECTIONS) {
       if (state) {
@@ -518,6 +650,56 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       pos += lineLen;
     }
     end = Buffer.byteLength(text);
+    snapshotStamp = hashOf(metaBody);
+    indexedEnd = 0;
+    writeIndex();
+  };
+
+  // ------------------------------------------------ the sidecar index
+
+  /** Reads `length` bytes of the file at `at`; fewer when it ends first. */
+  const readAt = (file: number, at: number, length: number): Buffer => {
+    const buf = Buffer.allocUnsafe(Math.max(0, length));
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(file, buf, got, length - got, at + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  };
+  const tailHash = (file: number, upTo: number) => {
+    const from = Math.max(HEADER.length, upTo - TAIL_BYTES);
+    return sha1(readAt(file, from, upTo - from));
+  };
+
+  /** Whether `index` describes the log open as `file`: the same snapshot, and the bytes before its commit unchanged. */
+  const describesLog = (file: number, index: StateIndex, size: number): boolean => {
+    const h = index.header;
+    return h.end > HEADER.length && h.end <= size && readAt(file, HEADER.length, 16).toString('latin1') === h.snapshot && tailHash(file, h.end) === h.tail;
+  };
+
+  /**
+   * Writes the index of the state as of `end`, when this process holds every record. It is
+   * a cache: when it cannot be written, processes scan the log as they would without one.
+   */
+  const writeIndex = () => {
+    if (!path || fd === null || base !== null || snapshotStamp === null || metaEntry === null) return;
+    // one restored by a rollback is not where it was in the file: no index until the next write
+    for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.pos < 0) return;
+    const collections: [string, ReadonlyMap<string, Entry>][] = [[META_KEY, new Map([[META_KEY, metaEntry]])], ...COLLECTIONS.map((c): [string, ReadonlyMap<string, Entry>] => [c, maps[c]])];
+    try {
+      writeFileAtomicSync(indexPathOf(path), buildIndex({ snapshot: snapshotStamp, end, tail: tailHash(fd, end), live: liveBytes }, collections), { fsync: false });
+      indexedEnd = end;
+    } catch {
+      // Not written: the old one (if any) no longer matches and is ignored.
+    }
+  };
+  const indexDue = () => snapshotStamp !== null && end - indexedEnd > INDEX_SLACK_BYTES + liveNow() * INDEX_LIVE_FRACTION;
+  /** A process that opened the file through the index reads every record first (once per that many appended bytes). */
+  const refreshIndex = () => {
+    materializeAll();
+    writeIndex();
   };
   const nthTab = (s: string, n: number) => {
     let i = -1;
@@ -593,8 +775,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       c,
       new Proxy({} as Record<string, unknown>, {
         get: (_, k) => (typeof k === 'string' ? getRec(c, k) : undefined),
-        has: (_, k) => typeof k === 'string' && maps[c].has(k),
-        ownKeys: () => [...maps[c].keys()],
+        has: (_, k) => typeof k === 'string' && entryOf(c, k) !== undefined,
+        ownKeys: () => {
+          materializeAll();
+          return [...maps[c].keys()];
+        },
         getOwnPropertyDescriptor: (_, k) => {
           const v = typeof k === 'string' ? getRec(c, k) : undefined;
           return v === undefined ? undefined : { value: v, writable: false, enumerable: true, configurable: true };
@@ -614,7 +799,16 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       indexed.add(coll);
       for (const [key, e] of maps[coll]) indexAdd(coll, key, e.tags);
     }
-    return tagIndex[coll].get(tag)?.slice() ?? [];
+    const own = tagIndex[coll].get(tag)?.slice() ?? [];
+    if (base === null) return own;
+    // The index's keys, less those deleted since or whose record in memory lost the tag.
+    const keys = new Set(own);
+    for (const key of base.tagged(coll, tag)) {
+      if (gone[coll].has(key)) continue;
+      const e = maps[coll].get(key);
+      if (e === undefined || e.tags.includes(tag)) keys.add(key);
+    }
+    return [...keys];
   };
 
   let facade: SandboxState;
@@ -628,6 +822,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   const withLock = async <T>(task: () => T | Promise<T>): Promise<T> => {
     if (!path) return task();
+    // Loaded on the first write: a command that only reads never takes the lock.
+    const lockfile = (await import('proper-lockfile')).default;
     const release = await lockfile.lock(path, {
       realpath: false,
       fs: lockFs,
@@ -658,34 +854,70 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   // ------------------------------------------------ opening
 
-  if (path) fs.mkdirSync(dirname(path), { recursive: true });
-  await withLock(() => {
-    let loaded = false;
-    if (path && !opts.reset) {
-      try {
-        loaded = loadFile(opts.verify ?? false);
-      } catch (err) {
-        const v1 = (err as { v1?: SandboxState }).v1;
-        if (!v1) throw err;
-        writeSnapshot(v1);
-        loaded = true;
-      }
-    }
-    if (!loaded) {
-      writeSnapshot(seedState(seed, fleetSize, opts.now()));
-      return;
-    }
+  const checkExpected = () => {
     if (opts.seed !== undefined && meta.seed !== opts.seed) {
       throw new StateFileError(path as string, `it was seeded with seed ${meta.seed}, not ${opts.seed}`);
     }
     if (opts.fleetSize !== undefined && meta.fleetSize !== opts.fleetSize) {
       throw new StateFileError(path as string, `it holds a fleet of ${meta.fleetSize} cars, not ${opts.fleetSize}`);
     }
-  }).catch((err: unknown) => {
+  };
+  const closeFile = () => {
     if (fd !== null) fs.closeSync(fd);
     fd = null;
-    throw err;
-  });
+  };
+
+  // An existing file is opened without the lock: a reader only ever takes complete groups, and
+  // a compaction or reset replaces the file whole. Anything else (no file yet, a version 1
+  // file, an error) is settled under the lock.
+  let opened = false;
+  if (path && !opts.reset) {
+    try {
+      opened = loadFile(opts.verify ?? false);
+    } catch {
+      closeFile();
+      clearAll();
+    }
+  }
+  if (opened) {
+    try {
+      checkExpected();
+      // Every line header was read (no index, or a stale one): leave an index for the next process.
+      if (base === null && indexDue()) {
+        await withLock(() => {
+          catchUp();
+          if (indexDue()) refreshIndex();
+        });
+      }
+    } catch (err) {
+      closeFile();
+      throw err;
+    }
+  } else {
+    if (path) fs.mkdirSync(dirname(path), { recursive: true });
+    await withLock(() => {
+      let loaded = false;
+      if (path && !opts.reset) {
+        try {
+          loaded = loadFile(opts.verify ?? false);
+        } catch (err) {
+          const v1 = (err as { v1?: SandboxState }).v1;
+          if (!v1) throw err;
+          writeSnapshot(v1);
+          loaded = true;
+        }
+      }
+      if (!loaded) {
+        writeSnapshot(seedState(seed, fleetSize, opts.now()));
+        return;
+      }
+      checkExpected();
+      if (base === null && indexDue()) writeIndex();
+    }).catch((err: unknown) => {
+      closeFile();
+      throw err;
+    });
+  }
   refreshFacade();
 
   // ------------------------------------------------ transactions
@@ -722,10 +954,13 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
             setRec(c, k, undefined);
             return true;
           },
-          has: (_, k) => typeof k === 'string' && maps[c].has(k),
-          ownKeys: () => [...maps[c].keys()],
+          has: (_, k) => typeof k === 'string' && entryOf(c, k) !== undefined,
+          ownKeys: () => {
+            materializeAll();
+            return [...maps[c].keys()];
+          },
           getOwnPropertyDescriptor: (_, k) => {
-            if (typeof k !== 'string' || !maps[c].has(k)) return undefined;
+            if (typeof k !== 'string' || entryOf(c, k) === undefined) return undefined;
             track(c, k);
             return { value: getRec(c, k), writable: true, enumerable: true, configurable: true };
           },
@@ -759,6 +994,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         const tags = tagsOf(coll, obj);
         // Deleted in the transaction: restored as it was, at its old place in the file.
         maps[coll].set(key, { obj, pos: -1, len: 0, hash: '', lineLen: 0, tags });
+        gone[coll].delete(key);
         indexAdd(coll, key, tags);
       }
     }
@@ -780,7 +1016,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       refreshFacade();
       if (end !== groupStart) {
         await syncAppended(groupStart);
-        if (path && end > 2 * liveBytes + COMPACT_SLACK_BYTES) writeSnapshot(null);
+        if (path && end > 2 * liveNow() + COMPACT_SLACK_BYTES) writeSnapshot(null);
+        else indexAfterWrite();
       }
     } catch (err) {
       // Catch-up, write or fsync failed: nothing was committed for anyone in the group.
@@ -797,7 +1034,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     const groupMeta = JSON.stringify(meta);
     const undos: Undo[] = [];
     for (const p of group) {
-      if (p.step.kind === 'reseed') continue;
+      if (p.step.kind !== 'apply') continue;
       const results: unknown[] = [];
       try {
         undos.push(runOne(p.step.fn, groupBefore, results));
@@ -851,6 +1088,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
           old.len = e.len;
           old.hash = e.hash;
           old.lineLen = lineLen;
+          // Its line is now the one just written, whose hash is known.
+          delete old.head;
         }
         liveBytes += lineLen;
       });
@@ -886,18 +1125,27 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
           await runReseed(queue.shift() as Pending);
           continue;
         }
+        if (queue[0].step.kind === 'index') {
+          const p = queue.shift() as Pending;
+          await withLock(() => {
+            catchUp();
+            if (indexDue()) refreshIndex();
+          }).catch(() => undefined);
+          p.resolve(undefined);
+          continue;
+        }
         const taken = Date.now();
         await withLock(async () => {
-          while (queue.length > 0 && queue[0].step.kind !== 'reseed' && Date.now() - taken < 1000) {
-            const i = queue.findIndex((p) => p.step.kind === 'reseed');
+          while (queue.length > 0 && queue[0].step.kind === 'apply' && Date.now() - taken < 1000) {
+            const i = queue.findIndex((p) => p.step.kind !== 'apply');
             const group = i < 0 ? queue : queue.slice(0, i);
             queue = i < 0 ? [] : queue.slice(i);
             await runGroup(group);
           }
         }).catch((err: unknown) => {
           // The lock could not be taken: everyone waiting is told.
-          const waiting = queue.filter((p) => p.step.kind !== 'reseed');
-          queue = queue.filter((p) => p.step.kind === 'reseed');
+          const waiting = queue.filter((p) => p.step.kind === 'apply');
+          queue = queue.filter((p) => p.step.kind !== 'apply');
           for (const p of waiting) p.reject(err);
         });
       }
@@ -911,6 +1159,28 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       queue.push({ step, resolve: resolve as (v: unknown) => void, reject });
       draining ??= drain();
     });
+
+  /**
+   * After a commit, when the index is due: a command writes it at once (it exits soon after);
+   * a server waits until its writes pause, so that a busy server does not pay for it between
+   * two writes, unless four times the due size has been appended.
+   */
+  let indexTimer: NodeJS.Timeout | null = null;
+  const indexAfterWrite = () => {
+    if (!path || !indexDue()) return;
+    if (lazyOpen || end - indexedEnd > 4 * (INDEX_SLACK_BYTES + liveBytes * INDEX_LIVE_FRACTION)) {
+      refreshIndex();
+      return;
+    }
+    if (indexTimer) {
+      indexTimer.refresh();
+      return;
+    }
+    indexTimer = setTimeout(() => {
+      indexTimer = null;
+      if (!closed) enqueue({ kind: 'index' }).catch(() => undefined);
+    }, INDEX_IDLE_MS).unref();
+  };
 
   let closed = false;
   let checkedThisTurn = false;
@@ -938,8 +1208,10 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     },
     transact: (fn) => enqueue({ kind: 'apply', fn }),
     reseed: () => enqueue({ kind: 'reseed' }),
-    stats: () => ({ file_bytes: end, live_bytes: liveBytes, records: COLLECTIONS.reduce((n, c) => n + maps[c].size, 0), parsed }),
+    stats: () => (materializeAll(), { file_bytes: end, live_bytes: liveBytes, records: COLLECTIONS.reduce((n, c) => n + maps[c].size, 0), parsed }),
     close: async () => {
+      if (indexTimer) clearTimeout(indexTimer);
+      indexTimer = null;
       while (draining) await draining;
       closed = true;
       if (fd !== null) fs.closeSync(fd);

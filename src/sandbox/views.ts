@@ -1,6 +1,6 @@
 // Resources as the API shows them, built to src/api/schemas.ts from the stored records.
 // Nothing here mutates state.
-import { localNowMinutes, parseLocal } from './clock.js';
+import { compareStamps, localNowMinutes, parseLocal } from './clock.js';
 import type { CarRec, City } from './fleet.js';
 import { DEFAULT_SELECTION, carDateTotals, priceTrip, tripDays } from './pricing.js';
 import {
@@ -87,7 +87,7 @@ export function invoiceView(inv: InvoiceRec, onReservationDetail = false): Recor
 }
 
 export const sortedInvoices = (invoices: readonly InvoiceRec[]) =>
-  [...invoices].sort((a, b) => a.created_at.localeCompare(b.created_at));
+  [...invoices].sort((a, b) => compareStamps(a.created_at, b.created_at));
 
 function paymentStatus(r: ReservationRec, invoices: readonly InvoiceRec[]): Record<string, unknown> {
   const balance = balanceOf(invoices);

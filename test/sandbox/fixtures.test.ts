@@ -60,8 +60,24 @@ describe('fleet', () => {
   });
 
   it('has unique aliases and ids, whole-cent prices, free minimum protection and valid blocks', () => {
-    expect(fleet.byAlias.size).toBe(300);
-    expect(fleet.byId.size).toBe(300);
+    expect(new Set(fleet.cars.map((c) => c.car_alias)).size).toBe(300);
+    expect(new Set(fleet.cars.map((c) => c.car_id)).size).toBe(300);
+    // looked up by alias or id, a car is the one of the list (generated once, on demand)
+    const fresh = buildFleet(1, '2026-03-10', 301);
+    const car300 = fresh.byAlias.get(fleet.cars[299].car_alias);
+    expect(car300).toEqual(fleet.cars[299]);
+    expect(fresh.byId.get(1300)).toBe(car300);
+    expect(fresh.cars[299]).toBe(car300);
+    for (const c of fleet.cars) {
+      expect(fleet.byAlias.get(c.car_alias)).toBe(c);
+      expect(fleet.byId.get(c.car_id)).toBe(c);
+    }
+    const first = fleet.cars[0].car_alias;
+    for (const unknown of [`x${first}`, first.replace(/\d+$/, '1301'), first.replace(/\d+$/, '1000'), first.replace(/-\d+$/, ''), `${first}.5`]) {
+      expect(fleet.byAlias.get(unknown)).toBeUndefined();
+    }
+    expect(fleet.byId.get(1000)).toBeUndefined();
+    expect(fleet.byId.get(1301)).toBeUndefined();
     for (const c of fleet.cars) {
       expect(Number.isInteger(c.day_rate_cents) && c.day_rate_cents > 0).toBe(true);
       expect(c.prices.protection).toEqual({ minimum: 0, standard: expect.any(Number) });

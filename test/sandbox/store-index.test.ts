@@ -1,0 +1,298 @@
+// The sidecar index of the state file (src/sandbox/state-index.ts): an open without `verify`
+// (an embedded `--sandbox` command) goes through it and reads only what it asks for; an
+// index that does not describe the log is ignored, and the answers are always the log's.
+import nodeFs, { existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type SandboxState, readTagged } from '../../src/sandbox/state.js';
+import { StateIndex, buildIndex } from '../../src/sandbox/state-index.js';
+import { StateFileError, openStore } from '../../src/sandbox/store.js';
+import { FIXED_NOW, tempDir } from './harness.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+const now = () => FIXED_NOW;
+const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+const PAD = 'x'.repeat(600);
+const reservation = (i: number, status = 'new') => ({ uuid: uuid(i), customer_id: `c${i % 3}`, status, car_id: i % 50, pad: PAD });
+const invoice = (i: number, k: number) => ({ id: `inv-${i}-${k}`, reservation_uuid: uuid(i), pad: PAD });
+
+/**
+ * A log of about 3 MB: 1500 reservations with two invoices each, in one write (enough appended
+ * for the index to be written again after it), then a few lines after the index's commit that
+ * change, delete and add records.
+ */
+async function history(statePath: string) {
+  const store = await openStore({ statePath, now });
+  await store.transact((s) => {
+    for (let i = 0; i < 1500; i++) {
+      s.reservations[uuid(i)] = reservation(i) as never;
+      s.invoices[`inv-${i}-0`] = invoice(i, 0) as never;
+      s.invoices[`inv-${i}-1`] = invoice(i, 1) as never;
+    }
+  });
+  const indexed = StateIndex.read(statePath)?.header.end;
+  expect(indexed, 'the index was written after 1 MB of appends').toBe(statSync(statePath).size);
+  // after the index's commit: a reservation cancelled (loses its n: tag), one deleted with its
+  // invoices, one added, an invoice moved to another reservation
+  await store.transact((s) => {
+    s.reservations[uuid(7)] = reservation(7, 'cancelled') as never;
+    delete s.reservations[uuid(8)];
+    delete s.invoices['inv-8-0'];
+    delete s.invoices['inv-8-1'];
+    s.reservations[uuid(5000)] = reservation(5000) as never;
+    s.invoices['inv-9-1'] = { ...invoice(9, 1), reservation_uuid: uuid(5000) } as never;
+  });
+  await store.close();
+  expect(StateIndex.read(statePath)?.header.end).toBe(indexed);
+}
+
+/** What the tests compare: records by key and by tag, as the read paths look them up. */
+function answers(state: SandboxState) {
+  const keys = (rs: { uuid?: string; id?: string }[]) => rs.map((r) => r.uuid ?? r.id).sort();
+  return {
+    some: [1, 7, 8, 9, 1499, 5000].map((i) => state.reservations[uuid(i)] ?? null),
+    has8: uuid(8) in state.reservations,
+    newOfC1: keys(readTagged(state, 'reservations', 'n:c1').filter((r) => r.status === 'new' && r.customer_id === 'c1')),
+    newOnCar7: keys(readTagged(state, 'reservations', 'nc:7').filter((r) => r.status === 'new' && r.car_id === 7)),
+    invoicesOf: [8, 9, 5000].map((i) => keys(readTagged(state, 'invoices', `r:${uuid(i)}`).filter((v) => v.reservation_uuid === uuid(i)))),
+  };
+}
+
+async function answersOf(statePath: string, verify: boolean) {
+  const store = await openStore({ statePath, now, verify });
+  try {
+    return answers(store.read());
+  } finally {
+    await store.close();
+  }
+}
+
+/** Bytes read from the log (not its index) while `fn` runs, and whether it was read whole. */
+async function logReads<T>(statePath: string, fn: () => Promise<T>) {
+  const realRead = nodeFs.readSync;
+  const realReadFile = nodeFs.readFileSync;
+  let bytes = 0;
+  let whole = false;
+  const read = vi.spyOn(nodeFs, 'readSync').mockImplementation(((...args: Parameters<typeof nodeFs.readSync>) => {
+    const n = (realRead as (...a: unknown[]) => number)(...args);
+    bytes += n;
+    return n;
+  }) as typeof nodeFs.readSync);
+  const readFile = vi.spyOn(nodeFs, 'readFileSync').mockImplementation(((file: unknown, ...rest: unknown[]) => {
+    if (typeof file === 'number' || file === statePath) whole = true;
+    return (realReadFile as (...a: unknown[]) => unknown)(file, ...rest);
+  }) as typeof nodeFs.readFileSync);
+  syncBuiltinESMExports();
+  try {
+    const result = await fn();
+    return { result, bytes, whole };
+  } finally {
+    read.mockRestore();
+    readFile.mockRestore();
+    syncBuiltinESMExports();
+  }
+}
+
+describe('the state file index', () => {
+  it('lets an open without verify read only the records it asks for, with the answers of a full read', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const expected = await answersOf(statePath, true);
+    expect(expected.newOfC1).not.toContain(uuid(7));
+    expect(expected.has8).toBe(false);
+    expect(expected.invoicesOf).toEqual([[], ['inv-9-0'], ['inv-9-1']]);
+
+    const { result, bytes, whole } = await logReads(statePath, () => answersOf(statePath, false));
+    expect(result).toEqual(expected);
+    expect(whole, 'the log is not read whole').toBe(false);
+    // the records asked for by key and a few hundred by tag, not the 4500 of the log
+    expect(bytes).toBeLessThan(statSync(statePath).size / 3);
+  });
+
+  it('keeps writes through an index-opened store: changed, deleted and added records, and a compaction', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const before = await openStore({ statePath, now, verify: true });
+    const counts = [Object.keys(before.read().reservations).length, Object.keys(before.read().invoices).length];
+    await before.close();
+    const store = await openStore({ statePath, now });
+    await store.transact((s) => {
+      s.reservations[uuid(1)] = reservation(1, 'cancelled') as never;
+      delete s.reservations[uuid(2)];
+      s.reservations[uuid(6000)] = reservation(6000) as never;
+    });
+    // rewriting one record until the log is compacted (the index's records are then all read)
+    const ino = statSync(statePath).ino;
+    for (let i = 0; statSync(statePath).ino === ino; i++) {
+      expect(i, 'a compaction happens').toBeLessThan(300);
+      await store.transact((s) => {
+        s.usedPromos.big = [String(i).padEnd(40_000, '.')];
+      });
+    }
+    await store.close();
+    const full = await openStore({ statePath, now, verify: true });
+    const s = full.read();
+    expect(s.reservations[uuid(1)]).toMatchObject({ status: 'cancelled' });
+    expect(s.reservations[uuid(2)]).toBeUndefined();
+    expect(s.reservations[uuid(6000)]).toMatchObject({ status: 'new' });
+    // one deleted, one added
+    expect(Object.keys(s.reservations)).toHaveLength(counts[0]);
+    expect(Object.keys(s.invoices)).toHaveLength(counts[1]);
+    await full.close();
+    expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
+  });
+
+  it('is ignored when it does not describe the log: another snapshot, damaged, or past the end of a truncated log', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const expected = await answersOf(statePath, true);
+    const indexPath = `${statePath}.idx`;
+    const good = readFileSync(indexPath);
+
+    // the index of another log (another snapshot id, the same shape)
+    const other = join(dir, 'other.json');
+    await history(other);
+    writeFileSync(indexPath, readFileSync(`${other}.idx`));
+    expect(await answersOf(statePath, false)).toEqual(expected);
+
+    // one byte of a position changed: its own hash no longer matches
+    const text = good.toString('latin1');
+    const at = text.indexOf(`R\treservations\t${uuid(9)}\t`) + `R\treservations\t${uuid(9)}\t`.length;
+    const damaged = Buffer.from(good);
+    damaged[at] = damaged[at] === 0x31 ? 0x32 : 0x31;
+    writeFileSync(indexPath, damaged);
+    expect(StateIndex.read(statePath)).toBeNull();
+    expect(await answersOf(statePath, false)).toEqual(expected);
+
+    // cut, and empty
+    writeFileSync(indexPath, good.subarray(0, good.length >> 1));
+    expect(await answersOf(statePath, false)).toEqual(expected);
+    writeFileSync(indexPath, '');
+    expect(await answersOf(statePath, false)).toEqual(expected);
+
+    // the log cut inside the group the index ends with: the index is ignored and the torn group dropped, as without one
+    writeFileSync(indexPath, good);
+    const end = StateIndex.read(statePath)!.header.end;
+    truncateSync(statePath, end - 100);
+    const cut = await answersOf(statePath, true);
+    expect(cut.some).toEqual([null, null, null, null, null, null]); // only the seeded world is left
+    expect(await answersOf(statePath, false)).toEqual(cut);
+  });
+
+  it('that names the log but points at other lines is reported, never trusted', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const index = StateIndex.read(statePath)!;
+    const records = [...index.records()];
+    // the same header (it matches the log), every reservation pointing at its neighbour's line
+    const shifted = records.map((r, i) => (r.coll === 'reservations' && records[i + 1]?.coll === 'reservations' ? { ...records[i + 1], coll: r.coll, key: r.key, tags: r.tags } : r));
+    const { body: _, ...header } = index.header;
+    const byColl = new Map<string, Map<string, (typeof shifted)[number]>>();
+    for (const r of shifted) byColl.set(r.coll, (byColl.get(r.coll) ?? new Map()).set(r.key, r));
+    writeFileSync(`${statePath}.idx`, buildIndex(header, byColl));
+    const store = await openStore({ statePath, now });
+    expect(() => store.read().reservations[uuid(1)]).toThrow(StateFileError);
+    expect(() => store.read().reservations[uuid(1)]).toThrow(/not the one its index names/);
+    await store.close();
+  });
+
+  it('is written again by a process that reads the whole log, when missing or behind', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    rmSync(`${statePath}.idx`);
+    const expected = await answersOf(statePath, true);
+    expect(StateIndex.read(statePath)?.header.end).toBe(statSync(statePath).size);
+    const { result, whole } = await logReads(statePath, () => answersOf(statePath, false));
+    expect(whole).toBe(false);
+    expect(result).toEqual(expected);
+    // an embedded command that found none scans the log once and leaves one too
+    rmSync(`${statePath}.idx`);
+    expect((await logReads(statePath, () => answersOf(statePath, false))).whole).toBe(true);
+    expect(existsSync(`${statePath}.idx`)).toBe(true);
+    expect((await logReads(statePath, () => answersOf(statePath, false))).whole).toBe(false);
+  });
+});
+
+describe('a store opened through the index', () => {
+  it('writes a new index once enough was appended, so that what the next command scans stays small', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const before = StateIndex.read(statePath)!.header.end;
+    const store = await openStore({ statePath, now });
+    for (let i = 0; StateIndex.read(statePath)!.header.end === before; i++) {
+      expect(i, 'the index is written again').toBeLessThan(40);
+      await store.transact((s) => {
+        s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
+      });
+    }
+    expect(StateIndex.read(statePath)!.header.end).toBe(statSync(statePath).size);
+    await store.close();
+    const { result, whole } = await logReads(statePath, () => answersOf(statePath, false));
+    expect(whole).toBe(false);
+    expect(result).toEqual(await answersOf(statePath, true));
+  });
+});
+
+describe('a server (a store that reads every record)', () => {
+  it('writes the index again when its writes pause, not right after a write', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const before = StateIndex.read(statePath)!.header.end;
+    const store = await openStore({ statePath, now, verify: true });
+    try {
+      // past the due size (1 MiB + 1/32 of the live bytes), within four times it
+      await Promise.all(
+        Array.from({ length: 14 }, (_, i) =>
+          store.transact((s) => {
+            s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
+          }),
+        ),
+      );
+      expect(StateIndex.read(statePath)!.header.end, 'not right after a write').toBe(before);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(StateIndex.read(statePath)!.header.end, 'once they pause').toBe(statSync(statePath).size);
+    } finally {
+      await store.close();
+    }
+    expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
+  });
+});
+
+describe('opening an existing state file', () => {
+  it('takes no lock: it reads while another process holds it, and its writes still wait for it', async () => {
+    const statePath = join(dir, 'state.json');
+    await (await openStore({ statePath, now })).close();
+    const release = await lockfile.lock(statePath, { realpath: false });
+    let store: Awaited<ReturnType<typeof openStore>> | undefined;
+    try {
+      const opened = Date.now();
+      store = await openStore({ statePath, now, lockStaleMs: 2000 });
+      expect(Date.now() - opened).toBeLessThan(1000);
+      expect(store.read().customers.length).toBeGreaterThan(0);
+      let written = false;
+      const write = store.transact((s) => {
+        s.usedPromos.afterLock = ['x'];
+      });
+      void write.then(() => (written = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(written, 'a write waits for the lock').toBe(false);
+      await release();
+      await write;
+      expect(written).toBe(true);
+    } finally {
+      await release().catch(() => undefined);
+      await store?.close();
+    }
+    const check = await openStore({ statePath, now, verify: true });
+    expect(check.read().usedPromos.afterLock).toEqual(['x']);
+    await check.close();
+  });
+});
