@@ -79,12 +79,19 @@ const builtinsByGetter = {
 const commandCore = {
   name: 'command-core',
   setup(b) {
+    // and the sandbox's lazily loaded parts: they run only inside a command that has the
+    // core already, and unless they import it too, esbuild splits out of the core every
+    // module they share with it (dates and money: one more file for `cars --json`)
+    const sandboxParts = ['index', 'admin', 'pages', 'openapi'].map((name) => `src/sandbox/${name}.ts`);
     const importers = new Set(
-      Object.entries(commandEntries)
-        .filter(([name]) => !/^commands\/(help|completion)$/.test(name))
-        .map(([, file]) => fileURLToPath(new URL(`../${file}`, import.meta.url))),
+      [
+        ...Object.entries(commandEntries)
+          .filter(([name]) => !/^commands\/(help|completion)$/.test(name))
+          .map(([, file]) => file),
+        ...sandboxParts,
+      ].map((file) => fileURLToPath(new URL(`../${file}`, import.meta.url))),
     );
-    b.onLoad({ filter: /[\\/]src[\\/]commands[\\/][\w-]+\.ts$/ }, (args) =>
+    b.onLoad({ filter: /[\\/]src[\\/](commands|sandbox)[\\/][\w-]+\.ts$/ }, (args) =>
       importers.has(args.path) ? { contents: `import '../../scripts/command-core.ts';\n${readFileSync(args.path, 'utf8')}`, loader: 'ts' } : undefined,
     );
   },

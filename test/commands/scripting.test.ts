@@ -259,9 +259,19 @@ describe('cars --all', () => {
   it('a malformed car fails with the field named', async () => {
     const stub = await StubServer.start(() => ({ json: { data: { cars: [stubCar('a-1'), stubCar('b-2', { seats: 'four' })], total: 2, has_more: false } } }));
     try {
-      const r = await runCommand(['--base-url', stub.baseUrl, 'cars', '--all', '--json'], { env: home.env() });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain('data.cars.1.seats');
+      // one page or every page, on a terminal's table or in JSON: the same check, the same message
+      for (const args of [['cars', '--all', '--json'], ['cars', '--json'], ['cars']]) {
+        const r = await runCommand(['--base-url', stub.baseUrl, ...args], { env: home.env() });
+        expect(r.code, args.join(' ')).toBe(1);
+        expect(r.stderr).toContain('data.cars.1.seats');
+      }
+      // the schema stays the authority: what the plain check does not look at (an enum) is still refused
+      stub.handler = () => ({ json: { data: { cars: [stubCar('a-1', { city: 'paris' })], total: 1, has_more: false } } });
+      for (const args of [['cars'], ['cars', '--all', '--json']]) {
+        const r = await runCommand(['--base-url', stub.baseUrl, ...args], { env: home.env() });
+        expect(r.code, args.join(' ')).toBe(1);
+        expect(r.stderr).toContain('data.cars.0.city');
+      }
     } finally {
       await stub.close();
     }
