@@ -9,7 +9,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { zoneOf } from '../render/dates.js';
-import { arrayElementsAt, type Span } from '../render/json-scan.js';
+import { arrayElementsAt } from '../render/json-scan.js';
 import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
@@ -147,12 +147,10 @@ function carRow(car: Car, dated: boolean): unknown[] {
   return row;
 }
 
-/** One page of the walk, as received: the parsed cars beside the server's bytes of each. */
+/** One page of the walk, as received: the parsed page beside the body the server sent. */
 export interface StreamPage {
   cars: Car[];
-  /** The body as the server sent it, and where each car's JSON text is in it. */
   body: string;
-  spans: Span[];
   total: number;
   has_more: boolean;
 }
@@ -232,7 +230,8 @@ async function fetchCarsPage(
       out.progress(`${describe(failure)}: retrying a page in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
     },
   });
-  return splitPage(res.text, res.data);
+  // the cars' own bytes are found later (carsText), once the walk has asked for the next page
+  return { cars: res.data.cars as Car[], body: res.text, total: res.data.total, has_more: res.data.has_more };
 }
 
 function describe(failure: Failure): string {
@@ -241,13 +240,14 @@ function describe(failure: Failure): string {
 }
 
 /**
- * The server's text of the cars at `indexes`, comma-separated. When the page is printed
- * whole and its cars are separated by bare commas (as servers write JSON), that is one
- * slice of the body: no copy of 280 KB a page (the lengths prove the separators are one
- * character each, and between two values of an array that can only be a comma).
+ * The server's text of the cars at `indexes` of a page's body, comma-separated. When the
+ * page is printed whole and its cars are separated by bare commas (as servers write JSON),
+ * that is one slice of the body: no copy of 280 KB a page (the lengths prove the
+ * separators are one character each, and between two values of an array that can only be
+ * a comma).
  */
-export function carsText(page: StreamPage, indexes: number[]): string {
-  const { spans, body } = page;
+export function carsText(body: string, indexes: number[]): string {
+  const spans = arrayElementsAt(body, ['data', 'cars'])!;
   if (indexes.length === spans.length) {
     const first = spans[0];
     const last = spans[spans.length - 1];
@@ -255,12 +255,6 @@ export function carsText(page: StreamPage, indexes: number[]): string {
     if (last.end - first.start === lengths + spans.length - 1) return body.slice(first.start, last.end);
   }
   return indexes.map((i) => body.slice(spans[i].start, spans[i].end)).join(',');
-}
-
-/** The page with where each car's text is in the body beside it (the scanner finds them). */
-export function splitPage(bodyText: string, data: { cars: unknown[]; total: number; has_more: boolean }): StreamPage {
-  const spans = arrayElementsAt(bodyText, ['data', 'cars'])!;
-  return { cars: data.cars as Car[], body: bodyText, spans, total: data.total, has_more: data.has_more };
 }
 
 /**
@@ -312,7 +306,7 @@ export async function runAll(
       // the field list is checked once, on the first page, before anything is written
       if (jsonFields && pages === 0) selectFields({ cars: page.cars }, jsonFields, { lists: ['cars'], known: CAR_FIELDS });
       if (pages === 0) out.jsonSyntax('{"cars":[');
-      if (fresh.length) out.jsonItems(jsonFields ? fresh.map((i) => JSON.stringify(pick(page.cars[i], jsonFields))).join(',') : carsText(page, fresh), written > 0);
+      if (fresh.length) out.jsonItems(jsonFields ? fresh.map((i) => JSON.stringify(pick(page.cars[i], jsonFields))).join(',') : carsText(page.body, fresh), written > 0);
       written += fresh.length;
     } else if (streamRows) {
       if (fresh.length) printTable(out, fresh.map((i) => page.cars[i]), dated);
