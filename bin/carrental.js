@@ -25,9 +25,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 }
 
 /**
- * The command tree, an ES module, loaded by require() where node can (20.19+, 22.12+):
- * synchronously, without the asynchronous loader that import() starts, which costs Node 20
- * ~3 ms of every --help. Node 22.0 to 22.11 refuse (ERR_REQUIRE_ESM) and get import().
+ * The command tree, an ES module, loaded by require() (every Node of the engines range does
+ * it without a warning: 20.19+, 22.13+): synchronously, without the asynchronous loader that import() starts,
+ * which costs Node 20 ~3 ms of every --help. A Node that refuses (ERR_REQUIRE_ESM: one
+ * outside the range) still gets import().
  */
 function cli() {
   try {

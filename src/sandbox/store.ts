@@ -76,7 +76,7 @@ const DEFAULT_SEED = 1;
 const DEFAULT_FLEET_SIZE = 300;
 const HEADER = `${STATE_FORMAT}-log 2\n`;
 /** Parsed records kept in memory before the cache is emptied (they are re-read from the file on demand). */
-const PARSED_CACHE_LIMIT = 20_000;
+const PARSED_CACHE_LIMIT = 2_000;
 /** Compaction once the file is more than twice the live records, plus this slack. */
 const COMPACT_SLACK_BYTES = 1 << 20;
 /**

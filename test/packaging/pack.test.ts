@@ -35,5 +35,5 @@ it('has no runtime dependencies to install: everything is in the bundle', () => 
   expect(pkg.dependencies ?? {}).toEqual({});
   expect(pkg.bin).toEqual({ carrental: 'bin/carrental.js' });
   expect(pkg.files).toEqual(['bin/', 'dist/', 'completions/', 'docs/', 'README.md', 'LICENSE', 'THIRD-PARTY-NOTICES']);
-  expect((pkg.engines as Record<string, string>).node).toBe('>=20.19');
+  expect((pkg.engines as Record<string, string>).node).toBe('^20.19.0 || >=22.13.0');
 });
