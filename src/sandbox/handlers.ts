@@ -148,12 +148,30 @@ const listCars: QueryHandler = (r) => {
   return { data: { cars: page, total: matching.length, has_more: offset + page.length < matching.length } };
 };
 
+// A car's detail reads every reservation of the car that is still `new`, and their
+// invoices, to list its blocked ranges: the cost of a read grew with the car's bookings.
+// The view is kept per committed state and car-local minute. The store hands out a new
+// state object whenever anything was committed (by this process or another), so a view is
+// never reused across a change; transactions never see these (they get their own drafts).
+// test/sandbox/reservations.test.ts "... payment books the car" reads the car before and
+// after a payment.
+const carDetails = new WeakMap<object, Map<string, Record<string, unknown>>>();
+
 const getCar: QueryHandler = (r) => {
   const state = r.ctx.store.read();
   const env = r.ctx.env(state);
   const car = env.fleet.byAlias.get(r.params.alias);
   if (!car) throw apiError('car_not_found', `No car with alias ${r.params.alias}`);
-  return { data: carView(state, car, { nowLocal: nowByCity(env.now), detail: true }) };
+  const nowLocal = nowByCity(env.now);
+  let views = carDetails.get(state);
+  if (!views) carDetails.set(state, (views = new Map()));
+  const key = `${car.car_id}@${nowLocal[car.city]}`;
+  let view = views.get(key);
+  if (!view) {
+    if (views.size >= 1_000) views.clear();
+    views.set(key, (view = carView(state, car, { nowLocal, detail: true })));
+  }
+  return { data: view };
 };
 
 const quote: QueryHandler = (r) => {

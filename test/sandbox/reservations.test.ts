@@ -205,6 +205,9 @@ describe('booking rules on create', () => {
     const car = await availableCar(h, FROM, TO);
     const a = await reserve(h, key, tripBody(car.car_alias, FROM, TO));
     const b = await reserve(h, h.sb.keys.other_customer, tripBody(car.car_alias, FROM, TO));
+    // read before the payment: the car's detail must not be kept past it
+    const before = (await h.call('GET', `/cars/${car.car_alias}`)).json.data;
+    expect(before.blocked_ranges).not.toContainEqual({ from: FROM, to: TO, kind: 'booked' });
     const trip = Trip.parse((await h.call('GET', `/my/reservation/${a}`, { key })).json.data);
     expect(trip).toMatchObject({ status: 'new', is_booked: false, cancellation_outcome: { status: 'not_cancelled' } });
     expect(trip.car!.car_alias).toBe(car.car_alias);
