@@ -8,7 +8,7 @@
 // - Every occurrence of a secret is replaced by its mask. A secret written with JSON
 //   escapes (`svc\u005f...`) would survive a text replace, so the result is parsed once
 //   more and, if any string still holds a secret, re-serialised from the scrubbed value.
-import { holdsSecret as textHoldsSecret, KEY_TOKEN_RE, maskKey, maskSecrets, scrubSecrets } from '../api/redact.js';
+import { holdsSecret as textHoldsSecret, KEY_TOKEN_RE, maskKey, maskSecrets, MIN_SECRET_LENGTH, scrubSecrets } from '../api/redact.js';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE_RE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -41,8 +41,11 @@ export function scrubValue(value: unknown, secrets: Array<string | undefined>): 
  * Returns it with unsafe characters escaped and the secrets masked; byte-for-byte the
  * same when there was nothing to escape or mask.
  */
+/** The secrets worth looking for: shorter ones would mask ordinary words. */
+const liveSecrets = (secrets: Array<string | undefined>) => secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET_LENGTH);
+
 export function safeJsonText(text: string, secrets: Array<string | undefined> = []): string {
-  const live = secrets.filter((s): s is string => !!s && s.length >= 8);
+  const live = liveSecrets(secrets);
   if (!live.length) return escapeUnsafe(text);
   // the secrets first, then anything key-shaped: masking a prefix of an escaped secret
   // as a key-shaped token first would leave the rest of it unrecognisable
@@ -63,6 +66,6 @@ export function safeJsonText(text: string, secrets: Array<string | undefined> = 
  * the character-level escape needs no brackets around it, which spares copying the run.
  */
 export function safeJsonItems(items: string, secrets: Array<string | undefined> = []): string {
-  if (!secrets.some((s) => !!s && s.length >= 8)) return escapeUnsafe(items);
+  if (!liveSecrets(secrets).length) return escapeUnsafe(items);
   return safeJsonText(`[${items}]`, secrets).slice(1, -1);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeJsonText } from '../../src/render/json-text.js';
+import { safeJsonItems, safeJsonText } from '../../src/render/json-text.js';
 
 const KEY = 'svc_live_abcdefgh12345678';
 
@@ -37,6 +37,15 @@ describe('safeJsonText', () => {
     const escaped = `{"a":"${KEY.slice(0, 6)}\\u001b${KEY.slice(6)}"}`;
     expect(escaped).toContain('\\u001b');
     expect(safeJsonText(escaped, [KEY])).not.toContain(KEY.slice(6));
+  });
+
+  it('a run of comma-separated items (a page of cars --all) is escaped and masked like a whole text', () => {
+    const items = `{"a":"${KEY}"},{"b":"x\u202ey"}`;
+    const out = safeJsonItems(items, [KEY]);
+    expect(out).not.toContain(KEY);
+    expect(JSON.parse(`[${out}]`)).toEqual([{ a: 'svc_…5678' }, { b: 'x\u202ey' }]);
+    expect(out).toContain('\\u202e');
+    expect(safeJsonItems('{"b":1},2', [])).toBe('{"b":1},2');
   });
 
   it('ignores secrets shorter than 8 characters (they would mask ordinary text)', () => {
