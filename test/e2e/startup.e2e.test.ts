@@ -20,7 +20,7 @@ interface Metafile {
 const metafile = () => JSON.parse(readFileSync(join(ROOT, '.tmp', 'metafile.json'), 'utf8')) as Metafile;
 /** The modules a dist file holds, as paths under node_modules/ or src/. */
 const holds = (file: string) => Object.keys(metafile().outputs[file]?.inputs ?? {}).map((m) => m.replace(/^.*?(node_modules\/|src\/)/, '$1'));
-const HEAVY = ['zod', 'undici', 'conf', 'ajv', '@inquirer', 'chalk', 'cli-table3', 'proper-lockfile', 'write-file-atomic', 'open'];
+const HEAVY = ['zod', 'undici', 'conf', 'ajv', '@inquirer', 'chalk', 'cli-table3', 'proper-lockfile', 'write-file-atomic', 'open', 'jq-wasm'];
 
 let dir: string;
 let home: TestHome;
@@ -105,7 +105,7 @@ describe('start-up loads', () => {
       expect(r.files).toContain('dist/commands/cars.js');
       const modules = r.files.filter((f) => f.startsWith('dist/')).flatMap(holds);
       expect(modules.some((m) => m.startsWith('node_modules/zod/v4/mini/'))).toBe(true);
-      for (const dep of ['undici', 'conf', 'ajv', '@inquirer', 'proper-lockfile', 'open']) {
+      for (const dep of ['undici', 'conf', 'ajv', '@inquirer', 'proper-lockfile', 'open', 'jq-wasm']) {
         expect(modules.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
       }
       expect(modules.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
