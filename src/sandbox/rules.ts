@@ -26,6 +26,7 @@ import {
   forgetIndexes,
   invoicesOf,
   readTagged,
+  taggedCountAtMost,
 } from './state.js';
 
 export interface RuleEnv {
@@ -411,7 +412,10 @@ export function createReservation(state: SandboxState, env: RuleEnv, customer: C
   if (!isApprovedToDrive(customer, env.now)) {
     throw apiError('driver_not_approved', 'The driver is not approved to drive: check GET /my/verification');
   }
-  if (activeReservations(state, env, customer.id).length >= env.config.maxActiveReservations) {
+  // The tag lists a superset of the active trips: fewer keys than the maximum need no record
+  // read (a server with thousands of active trips would otherwise read them all per create).
+  const max = env.config.maxActiveReservations;
+  if (taggedCountAtMost(state, 'reservations', `n:${customer.id}`) >= max && activeReservations(state, env, customer.id).length >= max) {
     throw apiError(
       'active_reservation_exists',
       `You already have ${env.config.maxActiveReservations} active reservations, the maximum`,

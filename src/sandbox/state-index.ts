@@ -14,6 +14,8 @@
 import { hash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { AtomicFileWriter } from '../store/atomic-file.js';
+import { lineChunks, readAt } from './file-reads.js';
 
 const MAGIC = 'carrental-sandbox-index 1\t';
 /** Bytes before the covered end that the index hashes: the last commit line and what precedes it. */
@@ -59,6 +61,19 @@ const BELOW_TAB = /[\0-\x08]/;
 /** Where a record's line is: what the index says of each record. */
 export type Placed = Pick<IndexedRecord, 'pos' | 'len' | 'lineLen' | 'tags'>;
 
+/** Lines a lookup reads at once: the index keeps one name in memory per block. */
+const BLOCK_BYTES = 4096;
+/** Blocks kept after a lookup: keys looked up one after another (a tag's, sorted) share blocks. */
+const CACHED_BLOCKS = 64;
+/** What streaming through the index reads at a time. */
+const CHUNK_BYTES = 1 << 20;
+/** A merged index starts with a header line padded to this size: its checksum is known last. */
+const HEAD_ROOM = 512;
+
+/** A record's line in the index. */
+const recordLineOf = (coll: string, key: string, r: Placed) => `R\t${coll}\t${key}\t${r.pos}\t${r.len}\t${r.lineLen}\t${r.tags.join(' ')}\n`;
+
+
 /**
  * The index's bytes: a header line, then one line per record (R) and per tag (T), sorted by
  * name. A name's parts hold no character below the tab that joins them, so sorting by
@@ -67,7 +82,6 @@ export type Placed = Pick<IndexedRecord, 'pos' | 'len' | 'lineLen' | 'tags'>;
  * it, not copies of every line.
  */
 export function buildIndex(header: Omit<IndexHeader, 'body'>, collections: Iterable<[string, ReadonlyMap<string, Placed>]>): Buffer {
-  const HEAD_ROOM = 512;
   let buf = Buffer.allocUnsafe(HEAD_ROOM + (1 << 16));
   let at = HEAD_ROOM;
   const put = (line: string) => {
@@ -87,7 +101,7 @@ export function buildIndex(header: Omit<IndexHeader, 'body'>, collections: Itera
     for (const key of [...records.keys()].sort()) {
       const r = records.get(key) as Placed;
       if (BELOW_TAB.test(key) || r.tags.some((t) => BELOW_TAB.test(t))) throw new Error('a state key holds a control character');
-      put(`R\t${coll}\t${key}\t${r.pos}\t${r.len}\t${r.lineLen}\t${r.tags.join(' ')}\n`);
+      put(recordLineOf(coll, key, r));
       for (const t of r.tags) {
         const keys = tags.get(t);
         if (keys) keys.push(key);
@@ -105,26 +119,84 @@ export function buildIndex(header: Omit<IndexHeader, 'body'>, collections: Itera
   return buf.subarray(HEAD_ROOM - head.length, at);
 }
 
+
+/** The name of the line at buf[ls, le): its first three tab-separated fields. */
+function nameAt(buf: Buffer, ls: number, le: number): { name: string; nameEnd: number } {
+  let nameEnd = ls - 1;
+  for (let k = 0; k < 3 && nameEnd < le; k++) {
+    nameEnd = buf.indexOf(9, nameEnd + 1);
+    if (nameEnd < 0 || nameEnd > le) nameEnd = le;
+  }
+  return { name: buf.toString('utf8', ls, nameEnd), nameEnd };
+}
+
+/** One line of the index as streamed: its name, and its bytes (valid until the next line is asked for). */
+interface IndexLine {
+  name: string;
+  nameEnd: number;
+  buf: Buffer;
+  ls: number;
+  le: number;
+}
+
+/**
+ * An index file, read where it is: lookups read one block with pread, and only one name per
+ * block is held in memory (a server's memory then does not grow with the records it has).
+ * The open file is kept, so an index replaced by another process stays readable as it was.
+ */
 export class StateIndex {
   private constructor(
     readonly header: IndexHeader,
-    private readonly buf: Buffer,
+    private fd: number | null,
+    private readonly size: number,
     private readonly start: number,
+    private readonly fenceNames: string[],
+    private readonly fenceAt: number[],
   ) {}
 
-  /** The index of `statePath` if it is whole (its own hash matches); null otherwise. The caller checks it against the log. */
+  /** Recently read blocks by number, oldest first. */
+  private readonly blocks = new Map<number, Buffer>();
+
+  private block(i: number): Buffer {
+    let buf = this.blocks.get(i);
+    if (buf !== undefined) {
+      this.blocks.delete(i);
+    } else {
+      const from = this.fenceAt[i];
+      const to = i + 1 < this.fenceAt.length ? this.fenceAt[i + 1] : this.size;
+      buf = readAt(this.file(), from, to - from);
+      if (this.blocks.size >= CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
+    }
+    this.blocks.set(i, buf);
+    return buf;
+  }
+
+  /** The index of `statePath` if it is whole (its own checksum matches); null otherwise. The caller checks it against the log. */
   static read(statePath: string): StateIndex | null {
-    let buf: Buffer;
+    let fd: number;
     try {
-      buf = fs.readFileSync(indexPathOf(statePath));
+      fd = fs.openSync(indexPathOf(statePath), 'r');
     } catch {
       return null;
     }
-    const nl = buf.indexOf(10);
-    if (nl < 0 || buf.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+    try {
+      const index = StateIndex.load(fd);
+      if (index) return index;
+    } catch {
+      // unreadable: as good as absent
+    }
+    fs.closeSync(fd);
+    return null;
+  }
+
+  private static load(fd: number): StateIndex | null {
+    const size = fs.fstatSync(fd).size;
+    const first = readAt(fd, 0, Math.min(size, 4096));
+    const nl = first.indexOf(10);
+    if (nl < 0 || first.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
     let header: IndexHeader;
     try {
-      header = JSON.parse(buf.toString('utf8', MAGIC.length, nl)) as IndexHeader;
+      header = JSON.parse(first.toString('utf8', MAGIC.length, nl)) as IndexHeader;
     } catch {
       return null;
     }
@@ -133,35 +205,74 @@ export class StateIndex {
       !Number.isSafeInteger(header.end) ||
       typeof header.tail !== 'string' ||
       !Number.isSafeInteger(header.live) ||
-      typeof header.body !== 'string' ||
-      bodyCheck(buf.subarray(nl + 1)) !== header.body
+      typeof header.body !== 'string'
     ) {
       return null;
     }
-    return new StateIndex(header, buf, nl + 1);
+    // One pass: the checksum of every line, and the name of the first line of each block.
+    const start = nl + 1;
+    const fenceNames: string[] = [];
+    const fenceAt: number[] = [];
+    let crc = 0;
+    let nextFence = start;
+    let carryAt = start;
+    const chunks = lineChunks(fd, start, size, CHUNK_BYTES);
+    for (;;) {
+      const next = chunks.next();
+      if (next.done) {
+        // bytes after the last newline: a cut index
+        if (next.value > 0) return null;
+        break;
+      }
+      const buf = next.value;
+      crc = crc32(buf, crc);
+      for (;;) {
+        const p = nextFence - carryAt;
+        const ls = p <= 0 ? 0 : buf.indexOf(10, p - 1) + 1;
+        if (ls <= 0 && p > 0) break;
+        const le = buf.indexOf(10, ls);
+        if (le < 0) break;
+        fenceNames.push(nameAt(buf, ls, le).name);
+        fenceAt.push(carryAt + ls);
+        nextFence = carryAt + ls + BLOCK_BYTES;
+      }
+      carryAt += buf.length;
+    }
+    if (crc.toString(16).padStart(8, '0') !== header.body) return null;
+    return new StateIndex(header, fd, size, start, fenceNames, fenceAt);
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private file(): number {
+    if (this.fd === null) throw new Error('the state index is closed');
+    return this.fd;
   }
 
   /** The line named `name` (`R\tcoll\tkey` or `T\tcoll\ttag`), its fields after the name; null when absent. */
   private find(name: string): string[] | null {
-    const buf = this.buf;
-    let lo = this.start;
-    let hi = buf.length;
+    const names = this.fenceNames;
+    // the last block whose first name is not after `name`
+    let lo = 0;
+    let hi = names.length;
     while (lo < hi) {
-      const mid = lo + ((hi - lo) >> 1);
-      const back = buf.lastIndexOf(10, mid - 1);
-      const ls = back < lo ? lo : back + 1;
+      const mid = (lo + hi) >> 1;
+      if (names[mid] <= name) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) return null;
+    const buf = this.block(lo - 1);
+    for (let ls = 0; ls < buf.length; ) {
       let le = buf.indexOf(10, ls);
-      if (le < 0 || le > hi) le = hi;
+      if (le < 0) le = buf.length;
       // Only the name is decoded: a tag's line can hold thousands of keys.
-      let nameEnd = ls - 1;
-      for (let k = 0; k < 3 && nameEnd < le; k++) {
-        nameEnd = buf.indexOf(9, nameEnd + 1);
-        if (nameEnd < 0 || nameEnd > le) nameEnd = le;
-      }
-      const lineName = buf.toString('utf8', ls, nameEnd);
+      const { name: lineName, nameEnd } = nameAt(buf, ls, le);
       if (lineName === name) return nameEnd < le ? buf.toString('utf8', nameEnd + 1, le).split('\t') : [];
-      if (lineName < name) lo = le + 1;
-      else hi = ls;
+      if (lineName > name) return null;
+      ls = le + 1;
     }
     return null;
   }
@@ -176,15 +287,158 @@ export class StateIndex {
     return this.find(`T\t${coll}\t${tag}`) ?? [];
   }
 
+  /** Every line in order, read a chunk at a time. */
+  *lines(): Generator<IndexLine> {
+    for (const buf of lineChunks(this.file(), this.start, this.size, CHUNK_BYTES)) {
+      let ls = 0;
+      for (;;) {
+        const le = buf.indexOf(10, ls);
+        if (le < 0) break;
+        const { name, nameEnd } = nameAt(buf, ls, le);
+        yield { name, nameEnd, buf, ls, le };
+        ls = le + 1;
+      }
+    }
+  }
+
+  /** The tag lines as they are (after the records), for a new index whose tags did not change. */
+  *tagLines(): Generator<Buffer> {
+    for (const l of this.lines()) if (l.buf[l.ls] === 0x54) yield l.buf.subarray(l.ls, l.le + 1);
+  }
+
   /** Every record, in index order. */
   *records(): Generator<IndexedRecord> {
-    const text = this.buf.toString('utf8', this.start);
-    for (const line of text.split('\n')) {
-      if (!line.startsWith('R\t')) continue;
-      const f = line.split('\t');
+    for (const l of this.lines()) {
+      if (l.buf[l.ls] !== 0x52) return; // the tag lines follow the records
+      const f = l.buf.toString('utf8', l.ls, l.le).split('\t');
       const r = toRecord(f[1], f[2], f.slice(3));
       if (r) yield r;
     }
+  }
+}
+
+/**
+ * A new index written a line at a time (lines in index order), its header last: for indexes
+ * merged or copied from another without holding it in memory.
+ */
+export class IndexWriter {
+  private readonly out: AtomicFileWriter;
+  private crc = 0;
+
+  constructor(file: string) {
+    this.out = new AtomicFileWriter(file, { fsync: false });
+    this.out.write(`${' '.repeat(HEAD_ROOM - 1)}\n`);
+  }
+
+  record(coll: string, key: string, r: Placed): void {
+    if (BELOW_TAB.test(key) || r.tags.some((t) => BELOW_TAB.test(t))) throw new Error('a state key holds a control character');
+    this.raw(recordLineOf(coll, key, r));
+  }
+
+  /** A line as it is, newline included. */
+  raw(line: string | Buffer): void {
+    const bytes = typeof line === 'string' ? Buffer.from(line) : line;
+    this.crc = crc32(bytes, this.crc);
+    this.out.write(bytes);
+  }
+
+  commit(header: Omit<IndexHeader, 'body'>): void {
+    const head = `${MAGIC}${JSON.stringify({ ...header, body: this.crc.toString(16).padStart(8, '0') })}`;
+    if (head.length > HEAD_ROOM - 1) throw new Error('index header too long');
+    this.out.writeAt(`${head.padEnd(HEAD_ROOM - 1)}\n`, 0);
+    this.out.commit();
+  }
+
+  abort(): void {
+    this.out.abort();
+  }
+}
+
+/**
+ * Writes the index of `old` with `changes` applied (collection -> key -> where its line now
+ * is, or null: deleted), streaming: the lines of unchanged records are copied as they are,
+ * and only the tag lines of tags that gained or lost a key are rewritten. What it holds in
+ * memory is the changes, not the index.
+ */
+export function writeMergedIndex(
+  file: string,
+  old: StateIndex,
+  header: Omit<IndexHeader, 'body'>,
+  changes: ReadonlyMap<string, ReadonlyMap<string, Placed | null>>,
+): void {
+  const byName = new Map<string, { coll: string; key: string; placed: Placed | null }>();
+  for (const [coll, records] of changes) for (const [key, placed] of records) byName.set(`R\t${coll}\t${key}`, { coll, key, placed });
+  const names = [...byName.keys()].sort();
+  /** T name -> keys that gain it, keys that lose it. */
+  const edits = new Map<string, { add: string[]; remove: Set<string> }>();
+  const edit = (coll: string, tag: string) => {
+    const name = `T\t${coll}\t${tag}`;
+    let e = edits.get(name);
+    if (!e) edits.set(name, (e = { add: [], remove: new Set() }));
+    return e;
+  };
+  const out = new IndexWriter(file);
+  try {
+    const put = (line: string | Buffer) => out.raw(line);
+    let ni = 0;
+    const insertBefore = (name: string | null) => {
+      while (ni < names.length && (name === null || names[ni] < name)) {
+        const c = byName.get(names[ni++])!;
+        if (c.placed === null) continue;
+        out.record(c.coll, c.key, c.placed);
+        for (const t of c.placed.tags) edit(c.coll, t).add.push(c.key);
+      }
+    };
+    let tagNames: string[] | null = null;
+    let ti = 0;
+    const startTags = () => {
+      insertBefore(null);
+      tagNames = [...edits.keys()].sort();
+    };
+    const newTagLine = (name: string, keys: Iterable<string>) => {
+      const sorted = [...keys].sort();
+      if (sorted.length > 0) put(`${name}\t${sorted.join('\t')}\n`);
+    };
+    for (const l of old.lines()) {
+      const line = l.buf.subarray(l.ls, l.le + 1);
+      if (l.buf[l.ls] === 0x52) {
+        insertBefore(l.name);
+        if (ni < names.length && names[ni] === l.name) {
+          const c = byName.get(names[ni++])!;
+          const f = l.buf.toString('utf8', l.nameEnd + 1, l.le).split('\t');
+          const oldTags = f[3] ? f[3].split(' ') : [];
+          const newTags = c.placed?.tags ?? [];
+          for (const t of oldTags) if (!newTags.includes(t)) edit(c.coll, t).remove.add(c.key);
+          for (const t of newTags) if (!oldTags.includes(t)) edit(c.coll, t).add.push(c.key);
+          if (c.placed !== null) out.record(c.coll, c.key, c.placed);
+        } else {
+          put(line);
+        }
+        continue;
+      }
+      if (tagNames === null) startTags();
+      const tn = tagNames as unknown as string[];
+      while (ti < tn.length && tn[ti] < l.name) {
+        newTagLine(tn[ti], edits.get(tn[ti])!.add);
+        ti++;
+      }
+      if (ti < tn.length && tn[ti] === l.name) {
+        const e = edits.get(tn[ti++])!;
+        const keys = new Set(l.buf.toString('utf8', l.nameEnd + 1, l.le).split('\t'));
+        for (const k of e.remove) keys.delete(k);
+        for (const k of e.add) keys.add(k);
+        newTagLine(l.name, keys);
+      } else {
+        put(line);
+      }
+    }
+    if (tagNames === null) startTags();
+    const tn = tagNames as unknown as string[];
+    for (; ti < tn.length; ti++) newTagLine(tn[ti], edits.get(tn[ti])!.add);
+    out.commit(header);
+  } catch (err) {
+    out.abort();
+    throw err;
   }
 }
 

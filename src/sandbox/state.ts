@@ -179,6 +179,8 @@ export function tagsOf(coll: Collection, rec: unknown): string[] {
 export interface StateIndex {
   /** Keys of `coll` carrying `tag`; may include records that no longer match (callers filter). */
   tagged(coll: Collection, tag: string): readonly string[];
+  /** At least as many as `tagged` would list, without listing them. */
+  countAtMost(coll: Collection, tag: string): number;
   /** The same state for reading without recording a before-image (see store.ts). */
   raw: SandboxState;
 }
@@ -225,6 +227,12 @@ export function taggedKeys(state: SandboxState, coll: Collection, tag: string): 
     return out;
   });
   return byTag.get(tag) ?? [];
+}
+
+/** An upper bound of how many records `taggedKeys` lists: what a check against a maximum needs first. */
+export function taggedCountAtMost(state: SandboxState, coll: Collection, tag: string): number {
+  const index = indexes.get(state);
+  return index ? index.countAtMost(coll, tag) : taggedKeys(state, coll, tag).length;
 }
 
 const readView = (state: SandboxState) => indexes.get(state)?.raw ?? state;

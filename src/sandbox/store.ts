@@ -29,9 +29,10 @@
 import { hash as oneShotHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomicSync } from '../store/atomic-file.js';
+import { AtomicFileWriter, writeFileAtomicSync } from '../store/atomic-file.js';
+import { lineChunks, readAt } from './file-reads.js';
 import { seedState } from './fixtures.js';
-import { type IndexedRecord, StateIndex, TAIL_BYTES, buildIndex, indexPathOf, sha1 } from './state-index.js';
+import { type IndexedRecord, IndexWriter, type Placed, StateIndex, TAIL_BYTES, buildIndex, indexPathOf, sha1, writeMergedIndex } from './state-index.js';
 import {
   COLLECTIONS,
   type Collection,
@@ -68,15 +69,21 @@ export interface Store {
   /** Replaces the whole state with a freshly seeded world anchored at the current time. */
   reseed(): Promise<SandboxState>;
   /** Sizes, for stats and benchmarks. */
-  stats(): { file_bytes: number; live_bytes: number; records: number; parsed: number };
+  stats(): { file_bytes: number; live_bytes: number; records: number; resident: number; parsed: number };
   close(): Promise<void>;
 }
 
 const DEFAULT_SEED = 1;
 const DEFAULT_FLEET_SIZE = 300;
 const HEADER = `${STATE_FORMAT}-log 2\n`;
-/** Parsed records kept in memory before the cache is emptied (they are re-read from the file on demand). */
+/** Records parsed from the file before the cache is trimmed (they are re-read from the file on demand). */
 const PARSED_CACHE_LIMIT = 2_000;
+/**
+ * A trim keeps the records read since the one before (a create reads the trips that hold
+ * the car, and a busy server would otherwise read them from the file again and again), as
+ * long as there are at most this many: memory is bounded by it, never by the state.
+ */
+const HOT_RECORDS_LIMIT = 50_000;
 /** Compaction once the file is more than twice the live records, plus this slack. */
 const COMPACT_SLACK_BYTES = 1 << 20;
 /**
@@ -86,8 +93,13 @@ const COMPACT_SLACK_BYTES = 1 << 20;
 const INDEX_SLACK_BYTES = 1 << 20;
 /** ... and this fraction of the live bytes: writing the index costs their size, so its cost per write stays flat. */
 const INDEX_LIVE_FRACTION = 1 / 32;
-/** A server writes the index when its writes pause this long (or at once past four times the due size). */
+/** A server writes the index when its writes pause this long (or at once past four times the due size) ... */
 const INDEX_IDLE_MS = 200;
+/**
+ * ... or at once past this many appended bytes: the records changed since the index are held
+ * in memory until it is written, so this bounds them whatever the size of the state.
+ */
+const INDEX_FORCE_BYTES = 8 << 20;
 
 export class StateFileError extends Error {
   constructor(path: string, reason: string) {
@@ -177,52 +189,72 @@ const NO_TAGS: string[] = [];
 
 const COLLECTION_BY_NAME = new Map<string, string>([[META_KEY, META_KEY], ...COLLECTIONS.map((c): [string, string] => [c, c])]);
 
+/** What the log is read by at a time: opening never holds more of it than this (and one line). */
+const SCAN_CHUNK_BYTES = 4 << 20;
+
 /**
- * Splits `buf` (the file's bytes from absolute offset `base`) into committed groups. Returns
- * the records of complete groups and the offset just past the last commit line; bytes after
- * it are an unfinished append. Every string kept is a copy of its few bytes, never a slice
- * of something larger, so nothing holds the file's bytes in memory after the scan.
+ * Reads the log from `from` to `to` a chunk at a time and splits it into committed groups.
+ * Returns the records of complete groups (none when `keep` is false: the lines are only
+ * checked) and the offset just past the last commit line; bytes after it are an unfinished
+ * append. With `verify`, every record of a complete group is checked against its hash.
+ * Every string kept is a copy of its few bytes, never a slice of a chunk, so nothing holds
+ * the file's bytes in memory after the scan.
  */
-function scan(path: string, buf: Buffer, base: number): { records: ScannedRecord[]; end: number } {
+function scanRange(path: string, file: number, from: number, to: number, opts: { verify: boolean; keep: boolean }): { records: ScannedRecord[]; end: number } {
   const records: ScannedRecord[] = [];
   let groupFirst = 0;
-  let groupStart = 0;
-  let pos = 0;
-  const corrupt = (what: string) => new StateFileError(path, `damaged at byte ${base + pos}: ${what}`);
-  for (;;) {
-    const nl = buf.indexOf(10, pos);
-    if (nl < 0) break;
-    if (buf[pos] === 0x23) {
-      const [mark, n, bytes, extra] = buf.toString('latin1', pos, nl).split('\t');
-      if (mark !== '#' || extra !== undefined || Number(n) !== records.length - groupFirst || Number(bytes) !== pos - groupStart) throw corrupt('a commit line that does not match its group');
-      groupFirst = records.length;
-      groupStart = nl + 1;
-    } else {
-      const t1 = pos + 16;
-      const t2 = buf.indexOf(9, t1 + 1);
-      const t3 = t2 < 0 ? -1 : buf.indexOf(9, t2 + 1);
-      const t4 = t3 < 0 ? -1 : buf.indexOf(9, t3 + 1);
-      if (buf[t1] !== 9 || t4 < 0 || t4 > nl) throw corrupt('not a record');
-      const coll = COLLECTION_BY_NAME.get(buf.toString('latin1', t1 + 1, t2));
-      if (coll === undefined) throw corrupt(`unknown collection ${buf.toString('latin1', t1 + 1, t2)}`);
-      records.push({
-        obj: null,
-        coll,
-        key: buf.toString('latin1', t2 + 1, t3),
-        // read from the line when the record is (no string per record until then)
-        hash: '',
-        pos: base + t4 + 1,
-        len: nl - t4 - 1,
-        lineLen: nl + 1 - pos,
-        tags: t4 === t3 + 1 ? NO_TAGS : buf.toString('latin1', t3 + 1, t4).split(' '),
-        deleted: nl - t4 - 1 === 4 && t4 === t3 + 1 && buf.toString('latin1', t4 + 1, nl) === 'null',
-      });
+  let groupCount = 0;
+  let groupStart = from;
+  let committed = from;
+  /** Body offset of the first record of the open group whose hash did not match (-1: none). */
+  let badHash = -1;
+  let base = from;
+  for (const buf of lineChunks(file, from, to, SCAN_CHUNK_BYTES)) {
+    let pos = 0;
+    const corrupt = (what: string) => new StateFileError(path, `damaged at byte ${base + pos}: ${what}`);
+    for (;;) {
+      const nl = buf.indexOf(10, pos);
+      if (nl < 0) break;
+      if (buf[pos] === 0x23) {
+        const [mark, n, bytes, extra] = buf.toString('latin1', pos, nl).split('\t');
+        if (mark !== '#' || extra !== undefined || Number(n) !== groupCount || Number(bytes) !== base + pos - groupStart) throw corrupt('a commit line that does not match its group');
+        if (badHash >= 0) throw new StateFileError(path, `the record at byte ${badHash} does not match its hash`);
+        groupFirst = records.length;
+        groupCount = 0;
+        groupStart = base + nl + 1;
+        committed = groupStart;
+      } else {
+        const t1 = pos + 16;
+        const t2 = buf.indexOf(9, t1 + 1);
+        const t3 = t2 < 0 ? -1 : buf.indexOf(9, t2 + 1);
+        const t4 = t3 < 0 ? -1 : buf.indexOf(9, t3 + 1);
+        if (buf[t1] !== 9 || t4 < 0 || t4 > nl) throw corrupt('not a record');
+        const coll = COLLECTION_BY_NAME.get(buf.toString('latin1', t1 + 1, t2));
+        if (coll === undefined) throw corrupt(`unknown collection ${buf.toString('latin1', t1 + 1, t2)}`);
+        groupCount++;
+        if (opts.verify && badHash < 0 && hashOf(buf.subarray(t4 + 1, nl)) !== buf.toString('latin1', pos, pos + 16)) badHash = base + t4 + 1;
+        if (opts.keep) {
+          records.push({
+            obj: null,
+            coll,
+            key: buf.toString('latin1', t2 + 1, t3),
+            // read from the line when the record is (no string per record until then)
+            hash: '',
+            pos: base + t4 + 1,
+            len: nl - t4 - 1,
+            lineLen: nl + 1 - pos,
+            tags: t4 === t3 + 1 ? NO_TAGS : buf.toString('latin1', t3 + 1, t4).split(' '),
+            deleted: nl - t4 - 1 === 4 && t4 === t3 + 1 && buf.toString('latin1', t4 + 1, nl) === 'null',
+          });
+        }
+      }
+      pos = nl + 1;
     }
-    pos = nl + 1;
+    base += buf.length;
   }
   // Records after the last commit line belong to an unfinished append.
   records.length = groupFirst;
-  return { records, end: base + groupStart };
+  return { records, end: committed };
 }
 
 // ---------------------------------------------------------------- the store
@@ -238,6 +270,8 @@ interface Entry {
   hash: string;
   lineLen: number;
   tags: string[];
+  /** Read since the last trim. */
+  hot?: boolean;
 }
 
 type Step = { kind: 'apply'; fn: (draft: SandboxState) => unknown } | { kind: 'reseed' } | { kind: 'index' };
@@ -272,8 +306,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let meta: Meta = { seed, fleetSize, anchor: '', clockOffsetMs: 0, customers: [] };
   let metaEntry: Entry | null = null;
   const maps = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, Entry>()])) as Record<Collection, Map<string, Entry>>;
-  /** Per collection: tag -> keys carrying the tag (arrays: most hold a few keys, and only small ones shrink). */
-  const tagIndex = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, string[]>()])) as Record<Collection, Map<string, string[]>>;
+  /** Per collection: tag -> keys in `maps` carrying the tag. */
+  const tagIndex = Object.fromEntries(COLLECTIONS.map((c) => [c, new Map<string, Set<string>>()])) as Record<Collection, Map<string, Set<string>>>;
+  /** Tag lookups answered by the index, kept until it is replaced (at most this many). */
+  const baseTags = new Map<string, readonly string[]>();
+  const BASE_TAGS_LIMIT = 4096;
   let fd: number | null = null;
   /** Offset just past the last commit we have applied. */
   let end = 0;
@@ -286,6 +323,20 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
    */
   let base: StateIndex | null = null;
   const gone = Object.fromEntries(COLLECTIONS.map((c) => [c, new Set<string>()])) as Record<Collection, Set<string>>;
+  /**
+   * Keys whose record changed since the index's commit (appended by this process or read from
+   * another's appends): what the next index is merged from, and never dropped from `maps`.
+   * Every other record in `maps` is as the index has it, and may be dropped to bound memory.
+   */
+  const dirty = Object.fromEntries(COLLECTIONS.map((c) => [c, new Set<string>()])) as Record<Collection, Set<string>>;
+  /** Records found through the index and kept in `maps` since the last trim. */
+  let cachedFromBase = 0;
+  /** Replaces the index lookups go through, closing the one before. */
+  const setBase = (index: StateIndex | null) => {
+    if (base !== null && base !== index) base.close();
+    base = index;
+    baseTags.clear();
+  };
   /** Collection and key, in pairs, of lines read after the index's commit that may replace a record of the index. */
   let superseded: string[] = [];
   /** Hash of the snapshot's first line when it carries a snapshot id (an index can name it), else null. */
@@ -304,18 +355,14 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     if (!indexed.has(coll)) return;
     const index = tagIndex[coll];
     for (const t of tags) {
-      const list = index.get(t);
-      if (list === undefined) index.set(t, [key]);
-      else list.push(key);
+      const keys = index.get(t);
+      if (keys === undefined) index.set(t, new Set([key]));
+      else keys.add(key);
     }
   };
   const indexRemove = (coll: Collection, key: string, tags: readonly string[]) => {
     if (!indexed.has(coll)) return;
-    for (const t of tags) {
-      const list = tagIndex[coll].get(t);
-      const i = list ? list.indexOf(key) : -1;
-      if (i >= 0) list!.splice(i, 1);
-    }
+    for (const t of tags) tagIndex[coll].get(t)?.delete(key);
   };
   /** Moves a record's index entries from its old tags to `tags`, touching only those that differ. */
   const moveTags = (coll: Collection, key: string, e: Entry, tags: string[]) => {
@@ -350,6 +397,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
 
   const valueOf = (e: Entry): unknown => {
+    e.hot = true;
     if (e.obj === null && e.pos >= 0) {
       try {
         e.obj = JSON.parse(readBody(e));
@@ -370,6 +418,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     if (r === null) return undefined;
     const entry = fromIndex(r);
     maps[coll].set(key, entry);
+    cachedFromBase++;
     indexAdd(coll, key, entry.tags);
     return entry;
   };
@@ -393,11 +442,20 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const coll = r.coll as Collection;
       if (!maps[coll].has(r.key) && !gone[coll].has(r.key)) maps[coll].set(r.key, fromIndex(r));
     }
-    base = null;
+    setBase(null);
     for (const c of COLLECTIONS) gone[c].clear();
+    for (const c of COLLECTIONS) dirty[c].clear();
     // Tag indexes are rebuilt from every record when next asked for.
     for (const c of COLLECTIONS) tagIndex[c].clear();
     indexed.clear();
+  };
+
+  /** Every key of a collection, read through the index without keeping its records. */
+  const keysOf = (coll: Collection): string[] => {
+    if (base === null) return [...maps[coll].keys()];
+    const keys = new Set(maps[coll].keys());
+    for (const r of base.records()) if (r.coll === coll && !gone[coll].has(r.key)) keys.add(r.key);
+    return [...keys];
   };
 
   const getRec = (coll: Collection, key: string): unknown => {
@@ -428,9 +486,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
 
   const clearAll = () => {
-    base = null;
+    setBase(null);
     superseded = [];
+    cachedFromBase = 0;
     for (const c of COLLECTIONS) gone[c].clear();
+    for (const c of COLLECTIONS) dirty[c].clear();
     for (const c of COLLECTIONS) maps[c].clear();
     for (const c of COLLECTIONS) tagIndex[c].clear();
     indexed.clear();
@@ -458,10 +518,12 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       if (r.deleted) {
         if (old) indexRemove(coll, r.key, old.tags);
         maps[coll].delete(r.key);
+        dirty[coll].delete(r.key);
         if (base) gone[coll].add(r.key);
         continue;
       }
       gone[coll].delete(r.key);
+      if (base) dirty[coll].add(r.key);
       if (old) {
         // A newer version: the same entry, so the index moves only the tags that changed.
         const tags = r.tags;
@@ -484,7 +546,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
    * appended after the index's commit are scanned. Otherwise every line header is read.
    * False when there is no file.
    */
-  const loadFile = (verify: boolean, useIndex = lazyOpen): boolean => {
+  const loadFile = (verify: boolean, useIndex = true): boolean => {
     if (!path) return false;
     let newFd: number;
     try {
@@ -508,15 +570,20 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const head = start.subarray(0, 40).toString('latin1');
       fail(new StateFileError(path, head.startsWith(`${STATE_FORMAT}-log `) ? `unsupported state version ${head.slice(STATE_FORMAT.length + 5).split('\n')[0]}` : 'not a carrental sandbox state'));
     }
-    const found = StateIndex.read(path);
+    const found = useIndex ? StateIndex.read(path) : null;
     const index = found !== null && describesLog(newFd, found, size) ? found : null;
+    if (found !== null && index === null) found.close();
     const metaRec = index?.record(META_KEY, META_KEY);
-    if (useIndex && !verify && index !== null && metaRec) {
+    if (index !== null && !metaRec) index.close();
+    if (index !== null && metaRec) {
       const h = index.header;
       let tail: { records: ScannedRecord[]; end: number };
       try {
-        tail = scan(path, readAt(newFd, h.end, size - h.end), h.end);
+        // A server checks every record it covers, a chunk at a time, keeping none of them.
+        if (verify) scanRange(path, newFd, HEADER.length, h.end, { verify: true, keep: false });
+        tail = scanRange(path, newFd, h.end, size, { verify, keep: true });
       } catch (err) {
+        index.close();
         fail(err);
       }
       if (fd !== null) fs.closeSync(fd);
@@ -538,10 +605,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       end = tail!.end;
       return true;
     }
-    const buf = fs.readFileSync(newFd);
     let scanned: { records: ScannedRecord[]; end: number };
     try {
-      scanned = scan(path, buf.subarray(HEADER.length), HEADER.length);
+      scanned = scanRange(path, newFd, HEADER.length, size, { verify, keep: true });
     } catch (err) {
       fail(err);
     }
@@ -553,15 +619,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     clearAll();
     metaEntry = null;
     try {
-      if (verify) {
-        // Every committed record against its hash, straight from the bytes read: no strings.
-        for (const r of scanned!.records) {
-          const lineStart = r.pos + r.len + 1 - r.lineLen;
-          if (hashOf(buf.subarray(r.pos, r.pos + r.len)) !== buf.toString('latin1', lineStart, lineStart + 16)) {
-            throw new StateFileError(path, `the record at byte ${r.pos} does not match its hash`);
-          }
-        }
-      }
       applyScanned(scanned!.records);
     } catch (err) {
       fs.closeSync(newFd);
@@ -571,7 +628,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     end = scanned!.end;
     // The snapshot's first record (parsed by applyScanned) names it when it carries an id.
     const first = scanned!.records[0] as Entry;
-    snapshotStamp = typeof (first.obj as { snapshot?: unknown } | null)?.snapshot === 'string' ? buf.toString('latin1', HEADER.length, HEADER.length + 16) : null;
+    snapshotStamp = typeof (first.obj as { snapshot?: unknown } | null)?.snapshot === 'string' ? readAt(newFd, HEADER.length, 16).toString('latin1') : null;
     indexedEnd = index !== null ? index.header.end : 0;
     return true;
   };
@@ -593,15 +650,74 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       return;
     }
     if (st.size <= end) return;
-    const buf = Buffer.allocUnsafe(st.size - end);
-    const n = fs.readSync(fd, buf, 0, buf.length, end);
-    const scanned = scan(path, buf.subarray(0, n), end);
+    const scanned = scanRange(path, fd, end, st.size, { verify: false, keep: true });
     if (scanned.records.length > 0) applyScanned(scanned.records);
     end = scanned.end;
   };
 
+  /**
+   * Compaction without holding the records: the index is brought up to date, then each of its
+   * records' lines is copied from the old log into the new one and its new place into the new
+   * index, a chunk at a time. False when the index cannot be written (then the caller rewrites
+   * from memory).
+   */
+  const compactStreaming = (): boolean => {
+    if (!path || fd === null) return false;
+    writeIndex();
+    const old = base;
+    if (old === null || indexedEnd !== end || COLLECTIONS.some((c) => dirty[c].size > 0 || gone[c].size > 0)) return false;
+    const oldFd = fd;
+    const metaBody = JSON.stringify({ ...meta, snapshot: randomBytes(8).toString('hex') });
+    const metaLine = recordLine(META_KEY, META_KEY, [], metaBody);
+    const metaLen = Buffer.byteLength(metaLine);
+    const metaHead = Buffer.byteLength(metaLine.slice(0, nthTab(metaLine, 4) + 1));
+    const log = new AtomicFileWriter(path);
+    let index: IndexWriter | null = null;
+    try {
+      index = new IndexWriter(indexPathOf(path));
+      log.write(HEADER);
+      log.write(metaLine);
+      let records = 1;
+      for (const r of old.records()) {
+        if (r.coll === META_KEY) {
+          index.record(META_KEY, META_KEY, { pos: HEADER.length + metaHead, len: metaLen - metaHead - 1, lineLen: metaLen, tags: [] });
+          continue;
+        }
+        const headLen = r.lineLen - r.len - 1;
+        const line = readAt(oldFd, r.pos - headLen, r.lineLen);
+        if (line.length !== r.lineLen || line.toString('utf8', 16, headLen) !== `\t${r.coll}\t${r.key}\t${r.tags.join(' ')}\t` || hashOf(line.subarray(headLen, r.lineLen - 1)) !== line.toString('latin1', 0, 16)) {
+          throw new StateFileError(path, `the record at byte ${r.pos} is not the one its index names`);
+        }
+        index.record(r.coll, r.key, { pos: log.position + headLen, len: r.len, lineLen: r.lineLen, tags: r.tags });
+        log.write(line);
+        records++;
+      }
+      for (const t of old.tagLines()) index.raw(t); // tags do not move with their records
+      const recordBytes = log.position - HEADER.length;
+      log.write(`#\t${records}\t${recordBytes}\n`);
+      const newEnd = log.position;
+      log.commit();
+      fs.closeSync(oldFd);
+      fd = fs.openSync(path, 'r+');
+      end = newEnd;
+      try {
+        index.commit({ snapshot: hashOf(metaBody), end: newEnd, tail: tailHash(fd, newEnd), live: recordBytes });
+      } catch {
+        index.abort(); // the log is in place; without its index the next open scans it
+      }
+    } catch (err) {
+      log.abort();
+      index?.abort();
+      throw err;
+    }
+    // The records in memory were at their old places: open the new log through its index.
+    loadFile(false);
+    return true;
+  };
+
   /** Writes `state` as a new file (a snapshot), atomically, and points the index at it. */
   const writeSnapshot = (state: SandboxState | null) => {
+    if (state === null && compactStreaming()) return;
     // Rewriting what is held needs every record; a fresh state replaces them all.
     if (state === null) materializeAll();
     const lines: string[] = [];
@@ -660,17 +776,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   // ------------------------------------------------ the sidecar index
 
-  /** Reads `length` bytes of the file at `at`; fewer when it ends first. */
-  const readAt = (file: number, at: number, length: number): Buffer => {
-    const buf = Buffer.allocUnsafe(Math.max(0, length));
-    let got = 0;
-    while (got < length) {
-      const n = fs.readSync(file, buf, got, length - got, at + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  };
   const tailHash = (file: number, upTo: number) => {
     const from = Math.max(HEADER.length, upTo - TAIL_BYTES);
     return sha1(readAt(file, from, upTo - from));
@@ -683,27 +788,61 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
 
   /**
-   * Writes the index of the state as of `end`, when this process holds every record. It is
-   * a cache: when it cannot be written, processes scan the log as they would without one.
+   * Writes the index of the state as of `end`, and looks records up through it from then on:
+   * merged from the index this process opened and what changed since (streaming, so that a
+   * server's memory does not grow with the records), or built from `maps` when this process
+   * holds every record. It is a cache: when it cannot be written, processes scan the log as
+   * they would without one.
    */
   const writeIndex = () => {
-    if (!path || fd === null || base !== null || snapshotStamp === null || metaEntry === null) return;
+    if (!path || fd === null || snapshotStamp === null || metaEntry === null || metaEntry.pos < 0) return;
     // one restored by a rollback is not where it was in the file: no index until the next write
-    for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.pos < 0) return;
-    const collections: [string, ReadonlyMap<string, Entry>][] = [[META_KEY, new Map([[META_KEY, metaEntry]])], ...COLLECTIONS.map((c): [string, ReadonlyMap<string, Entry>] => [c, maps[c]])];
+    if (base === null) {
+      for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.pos < 0) return;
+    } else {
+      for (const c of COLLECTIONS) for (const k of dirty[c]) if ((maps[c].get(k)?.pos ?? 0) < 0) return;
+    }
+    const header = { snapshot: snapshotStamp, end, tail: tailHash(fd, end), live: liveNow() };
     try {
-      writeFileAtomicSync(indexPathOf(path), buildIndex({ snapshot: snapshotStamp, end, tail: tailHash(fd, end), live: liveBytes }, collections), { fsync: false });
-      indexedEnd = end;
+      if (base === null) {
+        const collections: [string, ReadonlyMap<string, Entry>][] = [[META_KEY, new Map([[META_KEY, metaEntry]])], ...COLLECTIONS.map((c): [string, ReadonlyMap<string, Entry>] => [c, maps[c]])];
+        writeFileAtomicSync(indexPathOf(path), buildIndex(header, collections), { fsync: false });
+      } else {
+        const changes = new Map<string, Map<string, Placed | null>>([[META_KEY, new Map([[META_KEY, metaEntry]])]]);
+        for (const c of COLLECTIONS) {
+          const m = new Map<string, Placed | null>();
+          for (const k of gone[c]) m.set(k, null);
+          for (const k of dirty[c]) {
+            const e = maps[c].get(k);
+            if (e) m.set(k, e);
+          }
+          changes.set(c, m);
+        }
+        writeMergedIndex(indexPathOf(path), base, header, changes);
+      }
     } catch {
       // Not written: the old one (if any) no longer matches and is ignored.
+      return;
     }
+    indexedEnd = end;
+    adoptIndex();
+  };
+  /** Looks records up through the index just written: what `maps` holds is now as the index has it. */
+  const adoptIndex = () => {
+    const index = StateIndex.read(path as string);
+    if (index === null || index.header.end !== end || index.header.snapshot !== snapshotStamp) {
+      index?.close();
+      return;
+    }
+    setBase(index);
+    for (const c of COLLECTIONS) {
+      gone[c].clear();
+      dirty[c].clear();
+    }
+    superseded = [];
   };
   const indexDue = () => snapshotStamp !== null && end - indexedEnd > INDEX_SLACK_BYTES + liveNow() * INDEX_LIVE_FRACTION;
-  /** A process that opened the file through the index reads every record first (once per that many appended bytes). */
-  const refreshIndex = () => {
-    materializeAll();
-    writeIndex();
-  };
+  const refreshIndex = () => writeIndex();
   const nthTab = (s: string, n: number) => {
     let i = -1;
     for (let k = 0; k < n; k++) i = s.indexOf('\t', i + 1);
@@ -779,10 +918,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       new Proxy({} as Record<string, unknown>, {
         get: (_, k) => (typeof k === 'string' ? getRec(c, k) : undefined),
         has: (_, k) => typeof k === 'string' && entryOf(c, k) !== undefined,
-        ownKeys: () => {
-          materializeAll();
-          return [...maps[c].keys()];
-        },
+        ownKeys: () => keysOf(c),
         getOwnPropertyDescriptor: (_, k) => {
           const v = typeof k === 'string' ? getRec(c, k) : undefined;
           return v === undefined ? undefined : { value: v, writable: false, enumerable: true, configurable: true };
@@ -797,27 +933,42 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     ]),
   ) as Record<Collection, Record<string, never>>;
 
+  const buildTagIndex = (coll: Collection) => {
+    if (indexed.has(coll)) return;
+    indexed.add(coll);
+    for (const [key, e] of maps[coll]) indexAdd(coll, key, e.tags);
+  };
   const tagged = (coll: Collection, tag: string): readonly string[] => {
-    if (!indexed.has(coll)) {
-      indexed.add(coll);
-      for (const [key, e] of maps[coll]) indexAdd(coll, key, e.tags);
+    buildTagIndex(coll);
+    const own = tagIndex[coll].get(tag);
+    const keys = own ? [...own] : [];
+    if (base === null) return keys;
+    // A record in memory is tagged as it is now (above); any other is as the index has it,
+    // unless it was deleted since.
+    for (const key of indexTagged(coll, tag)) if (!maps[coll].has(key) && !gone[coll].has(key)) keys.push(key);
+    return keys;
+  };
+  /** The keys the index lists for a tag, kept until it is replaced. */
+  const indexTagged = (coll: Collection, tag: string): readonly string[] => {
+    if (base === null) return [];
+    const name = `${coll}\t${tag}`;
+    let listed = baseTags.get(name);
+    if (listed === undefined) {
+      listed = base.tagged(coll, tag);
+      if (baseTags.size >= BASE_TAGS_LIMIT) baseTags.clear();
+      baseTags.set(name, listed);
     }
-    const own = tagIndex[coll].get(tag)?.slice() ?? [];
-    if (base === null) return own;
-    // The index's keys, less those deleted since or whose record in memory lost the tag.
-    const keys = new Set(own);
-    for (const key of base.tagged(coll, tag)) {
-      if (gone[coll].has(key)) continue;
-      const e = maps[coll].get(key);
-      if (e === undefined || e.tags.includes(tag)) keys.add(key);
-    }
-    return [...keys];
+    return listed;
+  };
+  const countAtMost = (coll: Collection, tag: string): number => {
+    buildTagIndex(coll);
+    return (tagIndex[coll].get(tag)?.size ?? 0) + indexTagged(coll, tag).length;
   };
 
   let facade: SandboxState;
   const refreshFacade = () => {
     facade = { format: STATE_FORMAT, version: STATE_VERSION, ...meta, ...committedProxies } as unknown as SandboxState;
-    attachIndex(facade, { tagged, raw: facade });
+    attachIndex(facade, { tagged, countAtMost, raw: facade });
     return facade;
   };
 
@@ -958,10 +1109,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
             return true;
           },
           has: (_, k) => typeof k === 'string' && entryOf(c, k) !== undefined,
-          ownKeys: () => {
-            materializeAll();
-            return [...maps[c].keys()];
-          },
+          ownKeys: () => keysOf(c),
           getOwnPropertyDescriptor: (_, k) => {
             if (typeof k !== 'string' || entryOf(c, k) === undefined) return undefined;
             track(c, k);
@@ -972,7 +1120,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     );
     const draftMeta = JSON.parse(undo.meta) as Meta;
     const draft = { format: STATE_FORMAT, version: STATE_VERSION, ...draftMeta, ...drafts } as unknown as SandboxState;
-    attachIndex(draft, { tagged, raw: facade });
+    attachIndex(draft, { tagged, countAtMost, raw: facade });
     try {
       results.push(fn(draft));
     } catch (err) {
@@ -1085,7 +1233,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         }
         const old = maps[w.coll].get(w.key);
         if (old) liveBytes -= old.lineLen;
-        if (w.obj === undefined) return;
+        if (w.obj === undefined) {
+          dirty[w.coll].delete(w.key);
+          return;
+        }
+        if (base) dirty[w.coll].add(w.key);
         if (old) {
           old.pos = e.pos;
           old.len = e.len;
@@ -1171,7 +1323,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let indexTimer: NodeJS.Timeout | null = null;
   const indexAfterWrite = () => {
     if (!path || !indexDue()) return;
-    if (lazyOpen || end - indexedEnd > 4 * (INDEX_SLACK_BYTES + liveBytes * INDEX_LIVE_FRACTION)) {
+    if (lazyOpen || end - indexedEnd > Math.min(INDEX_FORCE_BYTES, 4 * (INDEX_SLACK_BYTES + liveBytes * INDEX_LIVE_FRACTION))) {
       refreshIndex();
       return;
     }
@@ -1183,6 +1335,31 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       indexTimer = null;
       if (!closed) enqueue({ kind: 'index' }).catch(() => undefined);
     }, INDEX_IDLE_MS).unref();
+  };
+
+  /**
+   * Bounded memory: records not read since the last trim are dropped and re-read from the
+   * file on demand; those that are as the index has them are dropped whole (found through
+   * it again).
+   */
+  const trim = () => {
+    let hot = 0;
+    for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.hot) hot++;
+    const keepHot = hot <= HOT_RECORDS_LIMIT;
+    for (const c of COLLECTIONS) {
+      for (const [key, e] of maps[c]) {
+        if (keepHot && e.hot) {
+          e.hot = false;
+        } else if (base !== null && !dirty[c].has(key)) {
+          maps[c].delete(key);
+          indexRemove(c, key, e.tags);
+        } else if (e.pos >= 0) {
+          e.obj = null;
+        }
+      }
+    }
+    parsed = 0;
+    cachedFromBase = 0;
   };
 
   let closed = false;
@@ -1200,18 +1377,20 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         const before = end;
         const beforeFd = fd;
         catchUp();
-        if (parsed > PARSED_CACHE_LIMIT) {
-          // Bounded memory: parsed records are dropped and re-read from the file on demand.
-          for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.pos >= 0) e.obj = null;
-          parsed = 0;
-        }
+        if (parsed > PARSED_CACHE_LIMIT || cachedFromBase > 4 * PARSED_CACHE_LIMIT) trim();
         if (end !== before || fd !== beforeFd) refreshFacade();
       }
       return facade;
     },
     transact: (fn) => enqueue({ kind: 'apply', fn }),
     reseed: () => enqueue({ kind: 'reseed' }),
-    stats: () => (materializeAll(), { file_bytes: end, live_bytes: liveBytes, records: COLLECTIONS.reduce((n, c) => n + maps[c].size, 0), parsed }),
+    stats: () => ({
+      file_bytes: end,
+      live_bytes: liveNow(),
+      records: COLLECTIONS.reduce((n, c) => n + keysOf(c).length, 0),
+      resident: COLLECTIONS.reduce((n, c) => n + maps[c].size, 0),
+      parsed,
+    }),
     close: async () => {
       if (indexTimer) clearTimeout(indexTimer);
       indexTimer = null;
@@ -1219,6 +1398,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       closed = true;
       if (fd !== null) fs.closeSync(fd);
       fd = null;
+      setBase(null);
     },
   };
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type SandboxState, readTagged } from '../../src/sandbox/state.js';
-import { StateIndex, buildIndex } from '../../src/sandbox/state-index.js';
+import { StateIndex, buildIndex, writeMergedIndex } from '../../src/sandbox/state-index.js';
 import { StateFileError, openStore } from '../../src/sandbox/store.js';
 import { FIXED_NOW, tempDir } from './harness.js';
 
@@ -77,24 +77,34 @@ async function answersOf(statePath: string, verify: boolean) {
 
 /** Bytes read from the log (not its index) while `fn` runs, and whether it was read whole. */
 async function logReads<T>(statePath: string, fn: () => Promise<T>) {
+  const realOpen = nodeFs.openSync;
   const realRead = nodeFs.readSync;
   const realReadFile = nodeFs.readFileSync;
+  const logFds = new Set<number>();
   let bytes = 0;
   let whole = false;
+  const open = vi.spyOn(nodeFs, 'openSync').mockImplementation(((file: unknown, ...rest: unknown[]) => {
+    const fd = (realOpen as (...a: unknown[]) => number)(file, ...rest);
+    if (file === statePath) logFds.add(fd);
+    else logFds.delete(fd);
+    return fd;
+  }) as typeof nodeFs.openSync);
   const read = vi.spyOn(nodeFs, 'readSync').mockImplementation(((...args: Parameters<typeof nodeFs.readSync>) => {
     const n = (realRead as (...a: unknown[]) => number)(...args);
-    bytes += n;
+    if (logFds.has(args[0])) bytes += n;
     return n;
   }) as typeof nodeFs.readSync);
   const readFile = vi.spyOn(nodeFs, 'readFileSync').mockImplementation(((file: unknown, ...rest: unknown[]) => {
-    if (typeof file === 'number' || file === statePath) whole = true;
+    if (file === statePath || (typeof file === 'number' && logFds.has(file))) whole = true;
     return (realReadFile as (...a: unknown[]) => unknown)(file, ...rest);
   }) as typeof nodeFs.readFileSync);
   syncBuiltinESMExports();
   try {
     const result = await fn();
+    expect(logFds.size, 'the log was opened').toBeGreaterThan(0);
     return { result, bytes, whole };
   } finally {
+    open.mockRestore();
     read.mockRestore();
     readFile.mockRestore();
     syncBuiltinESMExports();
@@ -210,14 +220,133 @@ describe('the state file index', () => {
     rmSync(`${statePath}.idx`);
     const expected = await answersOf(statePath, true);
     expect(StateIndex.read(statePath)?.header.end).toBe(statSync(statePath).size);
-    const { result, whole } = await logReads(statePath, () => answersOf(statePath, false));
-    expect(whole).toBe(false);
+    const size = statSync(statePath).size;
+    const { result, bytes } = await logReads(statePath, () => answersOf(statePath, false));
+    expect(bytes).toBeLessThan(size / 3);
     expect(result).toEqual(expected);
     // an embedded command that found none scans the log once and leaves one too
     rmSync(`${statePath}.idx`);
-    expect((await logReads(statePath, () => answersOf(statePath, false))).whole).toBe(true);
+    expect((await logReads(statePath, () => answersOf(statePath, false))).bytes).toBeGreaterThan(size * 0.9);
     expect(existsSync(`${statePath}.idx`)).toBe(true);
-    expect((await logReads(statePath, () => answersOf(statePath, false))).whole).toBe(false);
+    expect((await logReads(statePath, () => answersOf(statePath, false))).bytes).toBeLessThan(size / 3);
+  });
+});
+
+describe('the index read in place', () => {
+  // keys of every length around the block size, and one tag whose line is longer than a block
+  const records = () => {
+    const m = new Map<string, { pos: number; len: number; lineLen: number; tags: string[] }>();
+    for (let i = 0; i < 3000; i++) m.set(`k${String(i).padStart(5, '0')}${'-'.repeat(i % 97)}`, { pos: i * 10, len: i, lineLen: i + 40, tags: [i % 2 ? 'odd' : 'even', `t${i % 7}`] });
+    return m;
+  };
+  const header = { snapshot: 'snap', end: 1, tail: 'tail', live: 2 };
+
+  it('finds every record and tag, read in place a block at a time, and nothing that is not there', () => {
+    const statePath = join(dir, 'state.json');
+    const m = records();
+    writeFileSync(`${statePath}.idx`, buildIndex(header, [['reservations', m]]));
+    const index = StateIndex.read(statePath)!;
+    try {
+      for (const [key, r] of m) expect(index.record('reservations', key)).toEqual({ coll: 'reservations', key, ...r });
+      expect(index.record('reservations', 'k')).toBeNull(); // before the first
+      expect(index.record('reservations', 'k00001x')).toBeNull(); // between two
+      expect(index.record('reservations', 'z')).toBeNull(); // after the last
+      expect(index.record('invoices', 'k00001')).toBeNull();
+      expect(index.tagged('reservations', 'odd')).toHaveLength(1500);
+      expect(index.tagged('reservations', 't3')).toEqual([...m.keys()].filter((_, i) => i % 7 === 3).sort());
+      expect(index.tagged('reservations', 'none')).toEqual([]);
+      expect([...index.records()].map((r) => r.key)).toEqual([...m.keys()].sort());
+    } finally {
+      index.close();
+    }
+  });
+
+  it('merged with changes, answers as one built from the changed records', () => {
+    const statePath = join(dir, 'state.json');
+    const m = records();
+    writeFileSync(`${statePath}.idx`, buildIndex(header, [['reservations', m]]));
+    const before = StateIndex.read(statePath)!;
+    const keys = [...m.keys()];
+    const changes = new Map<string, { pos: number; len: number; lineLen: number; tags: string[] } | null>([
+      [keys[5], { pos: 1, len: 2, lineLen: 3, tags: ['even', 'new-tag'] }], // odd -> even, t5 dropped
+      [keys[10], null], // deleted
+      ['a-first', { pos: 4, len: 5, lineLen: 6, tags: ['odd'] }], // added before the first
+      ['zz-last', { pos: 7, len: 8, lineLen: 9, tags: [] }], // added after the last
+      ['never-there', null],
+    ]);
+    writeMergedIndex(`${statePath}.idx`, before, { ...header, end: 99 }, new Map([['reservations', changes]]));
+    before.close();
+    for (const [k, v] of changes) {
+      if (v === null) m.delete(k);
+      else m.set(k, v);
+    }
+    const merged = StateIndex.read(statePath)!;
+    const built = join(dir, 'built.json');
+    writeFileSync(`${built}.idx`, buildIndex({ ...header, end: 99 }, [['reservations', m]]));
+    const expected = StateIndex.read(built)!;
+    try {
+      expect(merged.header).toMatchObject({ ...header, end: 99 });
+      expect([...merged.records()]).toEqual([...expected.records()]);
+      for (const tag of ['odd', 'even', 'new-tag', 't5', 't3']) expect(merged.tagged('reservations', tag)).toEqual(expected.tagged('reservations', tag));
+      expect(merged.tagged('reservations', 'odd')).toContain('a-first');
+      expect(merged.tagged('reservations', 'odd')).not.toContain(keys[5]);
+    } finally {
+      merged.close();
+      expected.close();
+    }
+  });
+});
+
+describe('a server holds what changed since the index, not the state', () => {
+  it('opens, reads, writes and compacts with a few hundred records in memory out of thousands', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const store = await openStore({ statePath, now, verify: true });
+    try {
+      const total = store.stats().records;
+      expect(total).toBeGreaterThan(4500);
+      // only the lines after the index's commit
+      expect(store.stats().resident).toBeLessThan(20);
+      const before = answers(store.read());
+      // a read of every reservation one by one, in turns (each turn may drop what it read)
+      for (let i = 0; i < 1500; i += 50) {
+        for (let k = i; k < i + 50; k++) void store.read().reservations[uuid(k)];
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(store.stats().resident).toBeLessThan(2 * 2000 + 100);
+      // writes past the due size, then a pause: the index is merged, memory is back to little
+      const indexed = StateIndex.read(statePath)!;
+      const indexedEnd = indexed.header.end;
+      indexed.close();
+      for (let i = 0; i < 30; i++) {
+        await store.transact((s) => {
+          s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
+          s.reservations[uuid(10_000 + i)] = reservation(10_000 + i, 'cancelled') as never;
+        });
+      }
+      await new Promise((r) => setTimeout(r, 600));
+      const after = StateIndex.read(statePath)!;
+      expect(after.header.end).toBeGreaterThan(indexedEnd);
+      after.close();
+      store.read();
+      await new Promise((r) => setImmediate(r));
+      expect(answers(store.read())).toEqual(before);
+      // a compaction: rewriting one record until the log is mostly history
+      const ino = statSync(statePath).ino;
+      for (let i = 0; statSync(statePath).ino === ino; i++) {
+        expect(i, 'a compaction happens').toBeLessThan(400);
+        await store.transact((s) => {
+          s.usedPromos.big = [String(i).padEnd(100_000, '.')];
+        });
+      }
+      expect(store.stats().resident, 'after a compaction').toBeLessThan(20);
+      expect(store.stats().records).toBe(total + 30 + 30 + 1);
+      expect(answers(store.read())).toEqual(before);
+      expect(store.read().reservations[uuid(10_029)]).toMatchObject({ status: 'cancelled' });
+    } finally {
+      await store.close();
+    }
+    expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
   });
 });
 
