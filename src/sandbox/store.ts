@@ -1167,7 +1167,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       refreshFacade();
       if (end !== groupStart) {
         await syncAppended(groupStart);
-        if (path && end > 2 * liveNow() + COMPACT_SLACK_BYTES) writeSnapshot(null);
+        if (path && end > 2 * liveNow() + COMPACT_SLACK_BYTES) compactAfterCommit();
         else indexAfterWrite();
       }
     } catch (err) {
@@ -1177,6 +1177,23 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       return;
     }
     for (const a of answers) (a.ok ? a.p.resolve : a.p.reject)(a.value);
+  };
+
+  /**
+   * The group is on disk and its callers are answered whatever happens here: a compaction
+   * that fails (a full disk) leaves the log as it was, valid, and is tried after the next write.
+   */
+  const compactAfterCommit = () => {
+    try {
+      writeSnapshot(null);
+    } catch {
+      // memory as the file on disk is, old or new
+      try {
+        loadFile(false);
+      } catch {
+        // the next write's catch-up reports it
+      }
+    }
   };
 
   const applyGroup = (group: Pending[]) => {
