@@ -93,12 +93,23 @@ export function carBlocks(state: SandboxState, car: CarRec): Block[] {
   return [...car.blocked, ...extra].sort((a, b) => compareStamps(a.from, b.from));
 }
 
+/**
+ * Whether no block of `carBlocks` overlaps [checkin, checkout). A trip's invoices are read
+ * only when its dates overlap: a create then reads the car's trips, not all their invoices.
+ */
 export function isAvailable(state: SandboxState, car: CarRec, checkin: number, checkout: number, ignoreUuid?: string): boolean {
-  for (const b of carBlocks(state, car)) {
+  const overlaps = (fromStamp: string, toStamp: string | null) => {
+    const from = parseLocal(fromStamp) as number;
+    const to = toStamp === null ? Infinity : (parseLocal(toStamp) as number);
+    return from < checkout && to > checkin;
+  };
+  for (const b of car.blocked as Block[]) {
     if (ignoreUuid && b.reservation_uuid === ignoreUuid) continue;
-    const from = parseLocal(b.from) as number;
-    const to = b.to === null ? Infinity : (parseLocal(b.to) as number);
-    if (from < checkout && to > checkin) return false;
+    if (overlaps(b.from, b.to)) return false;
+  }
+  for (const r of readTagged(state, 'reservations', `nc:${car.car_id}`)) {
+    if (r.car_id !== car.car_id || (ignoreUuid && r.uuid === ignoreUuid)) continue;
+    if (overlaps(r.date_checkin, r.date_checkout) && isBooked(r, invoicesOf(state, r.uuid))) return false;
   }
   return true;
 }

@@ -58,6 +58,8 @@ export interface StoreOptions {
   lockStaleMs?: number;
   /** Check every record's hash when opening (a long-running server does; a CLI command checks what it reads). */
   verify?: boolean;
+  /** Records held in memory before a trim, and read records a trim keeps (defaults: RESIDENT_LIMIT, HOT_RECORDS_LIMIT; for tests). */
+  memoryLimits?: { resident: number; hot: number };
 }
 
 export interface Store {
@@ -76,14 +78,19 @@ export interface Store {
 const DEFAULT_SEED = 1;
 const DEFAULT_FLEET_SIZE = 300;
 const HEADER = `${STATE_FORMAT}-log 2\n`;
-/** Records parsed from the file before the cache is trimmed (they are re-read from the file on demand). */
-const PARSED_CACHE_LIMIT = 2_000;
 /**
- * A trim keeps the records read since the one before (a create reads the trips that hold
- * the car, and a busy server would otherwise read them from the file again and again), as
- * long as there are at most this many: memory is bounded by it, never by the state.
+ * When the records a process keeps in memory are trimmed: once it holds more than
+ * RESIDENT_LIMIT and twice what the last trim left, or, when it holds every record (no
+ * index), once it has parsed PARSED_CACHE_LIMIT of them from the file since the last trim.
  */
-const HOT_RECORDS_LIMIT = 50_000;
+const PARSED_CACHE_LIMIT = 2_000;
+const RESIDENT_LIMIT = 20_000;
+/**
+ * A trim keeps up to this many of the records read most recently (a create reads the trips
+ * that hold the car, and a busy server would otherwise read them from the file again and
+ * again): memory is bounded by it, never by the state.
+ */
+const HOT_RECORDS_LIMIT = 20_000;
 /** Compaction once the file is more than twice the live records, plus this slack. */
 const COMPACT_SLACK_BYTES = 1 << 20;
 /**
@@ -270,8 +277,8 @@ interface Entry {
   hash: string;
   lineLen: number;
   tags: string[];
-  /** Read since the last trim. */
-  hot?: boolean;
+  /** The read turn (see `read`) it was last read in. */
+  seen?: number;
 }
 
 type Step = { kind: 'apply'; fn: (draft: SandboxState) => unknown } | { kind: 'reseed' } | { kind: 'index' };
@@ -329,8 +336,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
    * Every other record in `maps` is as the index has it, and may be dropped to bound memory.
    */
   const dirty = Object.fromEntries(COLLECTIONS.map((c) => [c, new Set<string>()])) as Record<Collection, Set<string>>;
-  /** Records found through the index and kept in `maps` since the last trim. */
-  let cachedFromBase = 0;
+  /** Counts the event-loop turns in which the state was read (see `read`): how recently a record was. */
+  let turn = 0;
   /** Replaces the index lookups go through, closing the one before. */
   const setBase = (index: StateIndex | null) => {
     if (base !== null && base !== index) base.close();
@@ -397,7 +404,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
 
   const valueOf = (e: Entry): unknown => {
-    e.hot = true;
+    e.seen = turn;
     if (e.obj === null && e.pos >= 0) {
       try {
         e.obj = JSON.parse(readBody(e));
@@ -418,7 +425,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     if (r === null) return undefined;
     const entry = fromIndex(r);
     maps[coll].set(key, entry);
-    cachedFromBase++;
     indexAdd(coll, key, entry.tags);
     return entry;
   };
@@ -488,7 +494,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const clearAll = () => {
     setBase(null);
     superseded = [];
-    cachedFromBase = 0;
     for (const c of COLLECTIONS) gone[c].clear();
     for (const c of COLLECTIONS) dirty[c].clear();
     for (const c of COLLECTIONS) maps[c].clear();
@@ -1359,24 +1364,37 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
    * file on demand; those that are as the index has them are dropped whole (found through
    * it again).
    */
+  const resident = () => COLLECTIONS.reduce((n, c) => n + maps[c].size, 0);
+  const residentLimit = opts.memoryLimits?.resident ?? RESIDENT_LIMIT;
+  const hotLimit = opts.memoryLimits?.hot ?? HOT_RECORDS_LIMIT;
+  let trimAt = residentLimit;
   const trim = () => {
-    let hot = 0;
-    for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.hot) hot++;
-    const keepHot = hot <= HOT_RECORDS_LIMIT;
+    // the records read in the latest turns, as many as the limit allows
+    const perTurn = new Map<number, number>();
+    for (const c of COLLECTIONS) for (const e of maps[c].values()) if (e.seen !== undefined) perTurn.set(e.seen, (perTurn.get(e.seen) ?? 0) + 1);
+    let kept = 0;
+    let keepFrom = Infinity;
+    for (const t of [...perTurn.keys()].sort((a, b) => b - a)) {
+      kept += perTurn.get(t) as number;
+      if (kept > hotLimit) break;
+      keepFrom = t;
+    }
     for (const c of COLLECTIONS) {
       for (const [key, e] of maps[c]) {
-        if (keepHot && e.hot) {
-          e.hot = false;
+        if (e.seen !== undefined && e.seen >= keepFrom) {
+          // kept
         } else if (base !== null && !dirty[c].has(key)) {
           maps[c].delete(key);
           indexRemove(c, key, e.tags);
         } else if (e.pos >= 0) {
           e.obj = null;
+          e.seen = undefined;
         }
       }
     }
     parsed = 0;
-    cachedFromBase = 0;
+    // what must stay (changed since the index, or read lately) is not trimmed again at once
+    trimAt = Math.max(residentLimit, 2 * resident());
   };
 
   let closed = false;
@@ -1388,13 +1406,14 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       // began, so one check covers them all (a turn's reads used to stat once each).
       if (path && !inGroup && !closed && !checkedThisTurn) {
         checkedThisTurn = true;
+        turn++;
         setImmediate(() => {
           checkedThisTurn = false;
         }).unref();
         const before = end;
         const beforeFd = fd;
         catchUp();
-        if (parsed > PARSED_CACHE_LIMIT || cachedFromBase > 4 * PARSED_CACHE_LIMIT) trim();
+        if (base === null ? parsed > PARSED_CACHE_LIMIT : resident() > trimAt) trim();
         if (end !== before || fd !== beforeFd) refreshFacade();
       }
       return facade;

@@ -301,19 +301,23 @@ describe('a server holds what changed since the index, not the state', () => {
   it('opens, reads, writes and compacts with a few hundred records in memory out of thousands', async () => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
-    const store = await openStore({ statePath, now, verify: true });
+    const store = await openStore({ statePath, now, verify: true, memoryLimits: { resident: 300, hot: 100 } });
     try {
       const total = store.stats().records;
       expect(total).toBeGreaterThan(4500);
       // only the lines after the index's commit
       expect(store.stats().resident).toBeLessThan(20);
       const before = answers(store.read());
-      // a read of every reservation one by one, in turns (each turn may drop what it read)
+      // a read of every reservation, 50 a turn: what is held is trimmed past 300 records
+      await new Promise((r) => setImmediate(r));
+      store.read();
+      let most = 0;
       for (let i = 0; i < 1500; i += 50) {
         for (let k = i; k < i + 50; k++) void store.read().reservations[uuid(k)];
+        most = Math.max(most, store.stats().resident);
         await new Promise((r) => setImmediate(r));
       }
-      expect(store.stats().resident).toBeLessThan(2 * 2000 + 100);
+      expect(most).toBeLessThanOrEqual(300 + 50 + 20);
       // writes past the due size, then a pause: the index is merged, memory is back to little
       const indexed = StateIndex.read(statePath)!;
       const indexedEnd = indexed.header.end;
@@ -347,6 +351,42 @@ describe('a server holds what changed since the index, not the state', () => {
       await store.close();
     }
     expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
+  });
+});
+
+describe('a trim of what a server holds', () => {
+  it('keeps the records read since the last one: those read again and again are not read from the file', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const store = await openStore({ statePath, now, verify: true, memoryLimits: { resident: 300, hot: 400 } });
+    // (history() deleted reservation 8)
+    const hot = (k: number) => store.read().reservations[uuid(10 + k)];
+    const realRead = nodeFs.readSync;
+    let bytes = 0;
+    let counting = false;
+    const read = vi.spyOn(nodeFs, 'readSync').mockImplementation(((...args: Parameters<typeof nodeFs.readSync>) => {
+      const n = (realRead as (...a: unknown[]) => number)(...args);
+      if (counting) bytes += n;
+      return n;
+    }) as typeof nodeFs.readSync);
+    syncBuiltinESMExports();
+    try {
+      for (let k = 0; k < 80; k++) void hot(k);
+      // each turn: the same 80 records, then 50 never read before (trims happen on the way)
+      for (let turn = 0; turn < 20; turn++) {
+        await new Promise((r) => setImmediate(r));
+        counting = true;
+        for (let k = 0; k < 80; k++) expect(hot(k)).toMatchObject({ uuid: uuid(10 + k) });
+        counting = false;
+        for (let k = 0; k < 50; k++) void store.read().reservations[uuid(100 + turn * 50 + k)];
+      }
+      expect(store.stats().resident, 'trimmed on the way').toBeLessThan(100 + 20 * 50);
+    } finally {
+      read.mockRestore();
+      syncBuiltinESMExports();
+      await store.close();
+    }
+    expect(bytes, 'neither the log nor the index is read for them').toBe(0);
   });
 });
 
