@@ -22,7 +22,8 @@ export function readAt(fd: number, at: number, length: number): Buffer {
  * after the last newline (an unfinished line).
  */
 export function* lineChunks(fd: number, from: number, to: number, chunkBytes: number): Generator<Buffer, number> {
-  let buf = Buffer.allocUnsafe(chunkBytes);
+  // no more than the range: a short tail costs a short buffer
+  let buf = Buffer.allocUnsafe(Math.max(1, Math.min(chunkBytes, to - from)));
   let kept = 0;
   for (let at = from; at < to; ) {
     if (kept === buf.length) {
