@@ -19,6 +19,12 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 const now = () => FIXED_NOW;
+/** The commit the index on disk covers (undefined: none usable); the index is closed again. */
+function indexedEnd(statePath: string) {
+  const index = StateIndex.read(statePath);
+  index?.close();
+  return index?.header.end;
+}
 const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 const PAD = 'x'.repeat(600);
 const reservation = (i: number, status = 'new') => ({ uuid: uuid(i), customer_id: `c${i % 3}`, status, car_id: i % 50, pad: PAD });
@@ -38,7 +44,7 @@ async function history(statePath: string) {
       s.invoices[`inv-${i}-1`] = invoice(i, 1) as never;
     }
   });
-  const indexed = StateIndex.read(statePath)?.header.end;
+  const indexed = indexedEnd(statePath);
   expect(indexed, 'the index was written after 1 MB of appends').toBe(statSync(statePath).size);
   // after the index's commit: a reservation cancelled (loses its n: tag), one deleted with its
   // invoices, one added, an invoice moved to another reservation
@@ -51,7 +57,7 @@ async function history(statePath: string) {
     s.invoices['inv-9-1'] = { ...invoice(9, 1), reservation_uuid: uuid(5000) } as never;
   });
   await store.close();
-  expect(StateIndex.read(statePath)?.header.end).toBe(indexed);
+  expect(indexedEnd(statePath)).toBe(indexed);
 }
 
 /** What the tests compare: records by key and by tag, as the read paths look them up. */
@@ -190,7 +196,7 @@ describe('the state file index', () => {
 
     // the log cut inside the group the index ends with: the index is ignored and the torn group dropped, as without one
     writeFileSync(indexPath, good);
-    const end = StateIndex.read(statePath)!.header.end;
+    const end = indexedEnd(statePath);
     truncateSync(statePath, end - 100);
     const cut = await answersOf(statePath, true);
     expect(cut.some).toEqual([null, null, null, null, null, null]); // only the seeded world is left
@@ -202,6 +208,7 @@ describe('the state file index', () => {
     await history(statePath);
     const index = StateIndex.read(statePath)!;
     const records = [...index.records()];
+    index.close();
     // the same header (it matches the log), every reservation pointing at its neighbour's line
     const shifted = records.map((r, i) => (r.coll === 'reservations' && records[i + 1]?.coll === 'reservations' ? { ...records[i + 1], coll: r.coll, key: r.key, tags: r.tags } : r));
     const { body: _, ...header } = index.header;
@@ -219,7 +226,7 @@ describe('the state file index', () => {
     await history(statePath);
     rmSync(`${statePath}.idx`);
     const expected = await answersOf(statePath, true);
-    expect(StateIndex.read(statePath)?.header.end).toBe(statSync(statePath).size);
+    expect(indexedEnd(statePath)).toBe(statSync(statePath).size);
     const size = statSync(statePath).size;
     const { result, bytes } = await logReads(statePath, () => answersOf(statePath, false));
     expect(bytes).toBeLessThan(size / 3);
@@ -319,9 +326,7 @@ describe('a server holds what changed since the index, not the state', () => {
       }
       expect(most).toBeLessThanOrEqual(300 + 50 + 20);
       // writes past the due size, then a pause: the index is merged, memory is back to little
-      const indexed = StateIndex.read(statePath)!;
-      const indexedEnd = indexed.header.end;
-      indexed.close();
+      const endBefore = indexedEnd(statePath)!;
       for (let i = 0; i < 30; i++) {
         await store.transact((s) => {
           s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
@@ -329,9 +334,7 @@ describe('a server holds what changed since the index, not the state', () => {
         });
       }
       await new Promise((r) => setTimeout(r, 600));
-      const after = StateIndex.read(statePath)!;
-      expect(after.header.end).toBeGreaterThan(indexedEnd);
-      after.close();
+      expect(indexedEnd(statePath)).toBeGreaterThan(endBefore);
       store.read();
       await new Promise((r) => setImmediate(r));
       expect(answers(store.read())).toEqual(before);
@@ -355,7 +358,7 @@ describe('a server holds what changed since the index, not the state', () => {
 });
 
 describe('a trim of what a server holds', () => {
-  it('keeps the records read since the last one: those read again and again are not read from the file', async () => {
+  it('keeps the records read most recently: those read again and again are not read from the file', async () => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const store = await openStore({ statePath, now, verify: true, memoryLimits: { resident: 300, hot: 400 } });
@@ -394,15 +397,15 @@ describe('a store opened through the index', () => {
   it('writes a new index once enough was appended, so that what the next command scans stays small', async () => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
-    const before = StateIndex.read(statePath)!.header.end;
+    const before = indexedEnd(statePath);
     const store = await openStore({ statePath, now });
-    for (let i = 0; StateIndex.read(statePath)!.header.end === before; i++) {
+    for (let i = 0; indexedEnd(statePath) === before; i++) {
       expect(i, 'the index is written again').toBeLessThan(40);
       await store.transact((s) => {
         s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
       });
     }
-    expect(StateIndex.read(statePath)!.header.end).toBe(statSync(statePath).size);
+    expect(indexedEnd(statePath)).toBe(statSync(statePath).size);
     await store.close();
     const { result, whole } = await logReads(statePath, () => answersOf(statePath, false));
     expect(whole).toBe(false);
@@ -414,7 +417,7 @@ describe('a server (a store that reads every record)', () => {
   it('writes the index again when its writes pause, not right after a write', async () => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
-    const before = StateIndex.read(statePath)!.header.end;
+    const before = indexedEnd(statePath);
     const store = await openStore({ statePath, now, verify: true });
     try {
       // past the due size (1 MiB + 1/32 of the live bytes), within four times it
@@ -425,9 +428,9 @@ describe('a server (a store that reads every record)', () => {
           }),
         ),
       );
-      expect(StateIndex.read(statePath)!.header.end, 'not right after a write').toBe(before);
+      expect(indexedEnd(statePath), 'not right after a write').toBe(before);
       await new Promise((r) => setTimeout(r, 600));
-      expect(StateIndex.read(statePath)!.header.end, 'once they pause').toBe(statSync(statePath).size);
+      expect(indexedEnd(statePath), 'once they pause').toBe(statSync(statePath).size);
     } finally {
       await store.close();
     }
