@@ -295,7 +295,15 @@ type Before = string | typeof MISSING;
 /** What one transaction touched, as it was before: enough to undo it. */
 interface Undo {
   records: Map<string, Before>;
+  /** The entry each record had (its place in the file), or undefined for a new one. */
+  entries: Map<string, Entry | undefined>;
   meta: string;
+}
+
+/** What a group of transactions touched, as it was before the group. */
+interface GroupBefore {
+  records: Map<string, Before>;
+  entries: Map<string, Entry | undefined>;
 }
 
 const ck = (coll: string, key: string) => `${coll}\t${key}`;
@@ -580,6 +588,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     if (found !== null && index === null) found.close();
     const metaRec = index?.record(META_KEY, META_KEY);
     if (index !== null && !metaRec) index.close();
+    /** The commit of the index on disk, when one describes the log (else 0: none). */
+    const describedEnd = index !== null && metaRec ? index.header.end : 0;
     if (index !== null && metaRec) {
       const h = index.header;
       let tail: { records: ScannedRecord[]; end: number };
@@ -634,7 +644,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     // The snapshot's first record (parsed by applyScanned) names it when it carries an id.
     const first = scanned!.records[0] as Entry;
     snapshotStamp = typeof (first.obj as { snapshot?: unknown } | null)?.snapshot === 'string' ? readAt(newFd, HEADER.length, 16).toString('latin1') : null;
-    indexedEnd = index !== null ? index.header.end : 0;
+    indexedEnd = describedEnd;
     return true;
   };
 
@@ -703,6 +713,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const newEnd = log.position;
       log.commit();
       fs.closeSync(oldFd);
+      fd = null;
       fd = fs.openSync(path, 'r+');
       end = newEnd;
       try {
@@ -1082,15 +1093,20 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   // ------------------------------------------------ transactions
 
   /** Runs one transaction on the live records; returns its undo, or throws after undoing it. */
-  const runOne = (fn: (draft: SandboxState) => unknown, groupBefore: Map<string, Before>, results: unknown[]): Undo => {
-    const undo: Undo = { records: new Map(), meta: JSON.stringify(meta) };
+  const runOne = (fn: (draft: SandboxState) => unknown, groupBefore: GroupBefore, results: unknown[]): Undo => {
+    const undo: Undo = { records: new Map(), entries: new Map(), meta: JSON.stringify(meta) };
     const track = (coll: Collection, key: string) => {
       const k = ck(coll, key);
       if (undo.records.has(k)) return;
       const v = getRec(coll, key);
       const before: Before = v === undefined ? MISSING : JSON.stringify(v);
+      const entry = maps[coll].get(key);
       undo.records.set(k, before);
-      if (!groupBefore.has(k)) groupBefore.set(k, before);
+      undo.entries.set(k, entry);
+      if (!groupBefore.records.has(k)) {
+        groupBefore.records.set(k, before);
+        groupBefore.entries.set(k, entry);
+      }
     };
     const drafts = Object.fromEntries(
       COLLECTIONS.map((c) => [
@@ -1142,17 +1158,24 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const e = maps[coll].get(key);
       if (before === MISSING) {
         setRec(coll, key, undefined);
-      } else if (e) {
-        e.obj = JSON.parse(before);
-        retag(coll, key, e, e.obj);
-      } else {
-        const obj = JSON.parse(before);
-        const tags = tagsOf(coll, obj);
-        // Deleted in the transaction: restored as it was, at its old place in the file.
-        maps[coll].set(key, { obj, pos: -1, len: 0, hash: '', lineLen: 0, tags });
-        gone[coll].delete(key);
-        indexAdd(coll, key, tags);
+        continue;
       }
+      // The entry it had, with its place in the file (deleted, or deleted and created again,
+      // in the transaction: the one in `maps` now is not it).
+      const saved = undo.entries.get(k) as Entry;
+      saved.obj = JSON.parse(before);
+      if (e === saved) {
+        retag(coll, key, saved, saved.obj);
+        continue;
+      }
+      if (e) {
+        indexRemove(coll, key, e.tags);
+        maps[coll].delete(key);
+      }
+      saved.tags = tagsOf(coll, saved.obj);
+      maps[coll].set(key, saved);
+      gone[coll].delete(key);
+      indexAdd(coll, key, saved.tags);
     }
     meta = JSON.parse(undo.meta) as Meta;
   };
@@ -1203,7 +1226,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
   const applyGroup = (group: Pending[]) => {
     const answers: { p: Pending; ok: boolean; value: unknown }[] = [];
-    const groupBefore = new Map<string, Before>();
+    const groupBefore: GroupBefore = { records: new Map(), entries: new Map() };
     const groupMeta = JSON.stringify(meta);
     const undos: Undo[] = [];
     for (const p of group) {
@@ -1224,7 +1247,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       lines.push(recordLine(META_KEY, META_KEY, [], metaText));
       written.push({ coll: null, key: META_KEY, obj: meta });
     }
-    for (const [k, before] of groupBefore) {
+    for (const [k, before] of groupBefore.records) {
       const [coll, key] = k.split('\t') as [Collection, string];
       const now = maps[coll].get(key);
       const text = now === undefined ? MISSING : JSON.stringify(now.obj);
@@ -1253,8 +1276,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
           liveBytes += lineLen;
           return;
         }
+        // The line it had before the group is no longer live (deleted, or deleted and created
+        // again, its entry is not the one in `maps`).
+        const committed = groupBefore.entries.get(ck(w.coll, w.key));
+        if (committed && committed.pos >= 0) liveBytes -= committed.lineLen;
         const old = maps[w.coll].get(w.key);
-        if (old) liveBytes -= old.lineLen;
         if (w.obj === undefined) {
           dirty[w.coll].delete(w.key);
           return;

@@ -150,8 +150,11 @@ export class AtomicFileWriter {
         const size = this.fs.fstatSync(fd).size;
         if (size !== this.position) throw new Error(`short write: ${this.tmp} has ${size} of ${this.position} bytes`);
       } finally {
-        this.fd = null;
-        this.fs.closeSync(fd);
+        // a failed write has already aborted: closed, and the temp file removed
+        if (this.fd !== null) {
+          this.fd = null;
+          this.fs.closeSync(fd);
+        }
       }
       this.fs.renameSync(this.tmp, this.file);
       renamed = true;

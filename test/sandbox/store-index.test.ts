@@ -196,7 +196,7 @@ describe('the state file index', () => {
 
     // the log cut inside the group the index ends with: the index is ignored and the torn group dropped, as without one
     writeFileSync(indexPath, good);
-    const end = indexedEnd(statePath);
+    const end = indexedEnd(statePath)!;
     truncateSync(statePath, end - 100);
     const cut = await answersOf(statePath, true);
     expect(cut.some).toEqual([null, null, null, null, null, null]); // only the seeded world is left
@@ -354,6 +354,64 @@ describe('a server holds what changed since the index, not the state', () => {
       await store.close();
     }
     expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
+  });
+});
+
+describe('a transaction that fails', () => {
+  it('after deleting, or deleting and creating again, a record changed since the index: the record keeps its place and the index is still written', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const store = await openStore({ statePath, now, verify: true });
+    try {
+      await store.transact((s) => {
+        s.reservations[uuid(20)] = reservation(20, 'cancelled') as never; // changed since the index
+      });
+      for (const again of [false, true]) {
+        await expect(
+          store.transact((s) => {
+            delete s.reservations[uuid(20)];
+            if (again) s.reservations[uuid(20)] = reservation(20) as never;
+            throw new Error('no');
+          }),
+        ).rejects.toThrow('no');
+      }
+      expect(store.read().reservations[uuid(20)]).toMatchObject({ status: 'cancelled' });
+      // enough appended for the index to be due, then a pause: it is written
+      for (let i = 0; i < 14; i++) {
+        await store.transact((s) => {
+          s.usedPromos[`big${i}`] = ['y'.repeat(100_000)];
+        });
+      }
+      await new Promise((r) => setTimeout(r, 600));
+      expect(indexedEnd(statePath), 'the index covers the log').toBe(statSync(statePath).size);
+    } finally {
+      await store.close();
+    }
+    expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
+  });
+});
+
+describe('the live bytes', () => {
+  it('count a record deleted, or deleted and created again, by this process as a read of the whole log does', async () => {
+    const statePath = join(dir, 'state.json');
+    await history(statePath);
+    const store = await openStore({ statePath, now, verify: true });
+    try {
+      await store.transact((s) => {
+        for (let i = 100; i < 200; i++) delete s.reservations[uuid(i)];
+        for (let i = 200; i < 250; i++) {
+          delete s.reservations[uuid(i)];
+          s.reservations[uuid(i)] = reservation(i, 'cancelled') as never;
+        }
+      });
+      const live = store.stats().live_bytes;
+      rmSync(`${statePath}.idx`);
+      const full = await openStore({ statePath, now, verify: true });
+      expect(live).toBe(full.stats().live_bytes);
+      await full.close();
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -139,6 +139,26 @@ describe('AtomicFileWriter (a file written in pieces)', () => {
     expect(readdirSync(dir)).toEqual(['log']);
   });
 
+  it('a short write in the last piece, at commit, throws ENOSPC (not a second close) and keeps the old file', () => {
+    const file = join(dir, 'log');
+    writeFileSync(file, 'old contents');
+    const closed: number[] = [];
+    const w = new AtomicFileWriter(file, {
+      fs: {
+        ...shortWriter(4096, 1000),
+        closeSync: (fd: number) => {
+          closed.push(fd);
+          fs.closeSync(fd);
+        },
+      },
+    });
+    w.write('q'.repeat(10_000)); // buffered: written at commit
+    expect(() => w.commit()).toThrow(/ENOSPC/);
+    expect(closed, 'its file is closed once').toHaveLength(1);
+    expect(readFileSync(file, 'utf8')).toBe('old contents');
+    expect(readdirSync(dir)).toEqual(['log']);
+  });
+
   it('abort leaves the old file and no temp file', () => {
     const file = join(dir, 'log');
     writeFileSync(file, 'old contents');
