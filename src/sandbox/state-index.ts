@@ -73,7 +73,6 @@ const HEAD_ROOM = 512;
 /** A record's line in the index. */
 const recordLineOf = (coll: string, key: string, r: Placed) => `R\t${coll}\t${key}\t${r.pos}\t${r.len}\t${r.lineLen}\t${r.tags.join(' ')}\n`;
 
-
 /**
  * The index's bytes: a header line, then one line per record (R) and per tag (T), sorted by
  * name. A name's parts hold no character below the tab that joins them, so sorting by
@@ -118,7 +117,6 @@ export function buildIndex(header: Omit<IndexHeader, 'body'>, collections: Itera
   head.copy(buf, HEAD_ROOM - head.length);
   return buf.subarray(HEAD_ROOM - head.length, at);
 }
-
 
 /** The name of the line at buf[ls, le): its first three tab-separated fields. */
 function nameAt(buf: Buffer, ls: number, le: number): { name: string; nameEnd: number } {

@@ -16,11 +16,13 @@
 // parse, a record whose hash does not match, or a file without a complete first group is
 // reported (StateFileError), never re-seeded.
 //
-// Opening reads only the line headers (collection, key, index tags); a record's JSON is
-// parsed when something asks for it. With a sidecar index that matches the file
-// (state-index.ts), opening without `verify` reads not even those: records are looked up in
-// the index when asked for, and only the lines appended after the index's commit are
-// scanned, so an embedded `--sandbox` command pays for what it reads. An existing file is
+// With a sidecar index that matches the file (state-index.ts, read in place), every process
+// looks records up in the index when asked for and scans only the lines appended after the
+// index's commit: an embedded `--sandbox` command pays for what it reads, and a server holds
+// in memory only what changed since the index plus the records it read lately (trimmed), so
+// its memory does not grow with the state. A server (`verify`) also checks every record's
+// hash when it opens, a chunk at a time. Without an index, opening reads every line header
+// and writes one. A record's JSON is parsed when something asks for it. An existing file is
 // opened without the lock; the lock is taken to write.
 //
 // Transactions run on the live records, remember each touched record's JSON as it was, and
@@ -314,8 +316,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   if (!Number.isInteger(seed)) throw new Error(`sandbox seed must be an integer, got ${seed}`);
   if (!Number.isInteger(fleetSize) || fleetSize < 1) throw new Error(`sandbox fleetSize must be a positive integer, got ${fleetSize}`);
   const path = opts.statePath ?? null;
-  /** A process that verifies the whole file (a server) holds every record; others may open through the index. */
-  const lazyOpen = !(opts.verify ?? false);
+  /** A command (no `verify`) writes a due index at once, before it exits; a server waits for its writes to pause. */
+  const isCommand = !(opts.verify ?? false);
   const stale = Math.max(2000, opts.lockStaleMs ?? 5000);
 
   let meta: Meta = { seed, fleetSize, anchor: '', clockOffsetMs: 0, customers: [] };
@@ -555,11 +557,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const fileSize = () => fs.fstatSync(fd as number).size;
 
   /**
-   * Opens the file. Through its index when one describes it and `useIndex`: only the lines
-   * appended after the index's commit are scanned. Otherwise every line header is read.
-   * False when there is no file.
+   * Opens the file. Through its index when one describes it: only the lines appended after
+   * the index's commit are scanned (with `verify`, every line is checked and none kept).
+   * Otherwise every line header is read. False when there is no file.
    */
-  const loadFile = (verify: boolean, useIndex = true): boolean => {
+  const loadFile = (verify: boolean): boolean => {
     if (!path) return false;
     let newFd: number;
     try {
@@ -583,7 +585,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       const head = start.subarray(0, 40).toString('latin1');
       fail(new StateFileError(path, head.startsWith(`${STATE_FORMAT}-log `) ? `unsupported state version ${head.slice(STATE_FORMAT.length + 5).split('\n')[0]}` : 'not a carrental sandbox state'));
     }
-    const found = useIndex ? StateIndex.read(path) : null;
+    const found = StateIndex.read(path);
     const index = found !== null && describesLog(newFd, found, size) ? found : null;
     if (found !== null && index === null) found.close();
     const metaRec = index?.record(META_KEY, META_KEY);
@@ -698,12 +700,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
           index.record(META_KEY, META_KEY, { pos: HEADER.length + metaHead, len: metaLen - metaHead - 1, lineLen: metaLen, tags: [] });
           continue;
         }
-        const headLen = r.lineLen - r.len - 1;
-        const line = readAt(oldFd, r.pos - headLen, r.lineLen);
-        if (line.length !== r.lineLen || line.toString('utf8', 16, headLen) !== `\t${r.coll}\t${r.key}\t${r.tags.join(' ')}\t` || hashOf(line.subarray(headLen, r.lineLen - 1)) !== line.toString('latin1', 0, 16)) {
-          throw new StateFileError(path, `the record at byte ${r.pos} is not the one its index names`);
-        }
-        index.record(r.coll, r.key, { pos: log.position + headLen, len: r.len, lineLen: r.lineLen, tags: r.tags });
+        // checked against its line (collection, key, tags, hash) as any read through the index is
+        const line = recordLine(r.coll, r.key, r.tags, readBody(fromIndex(r)));
+        index.record(r.coll, r.key, { pos: log.position + r.lineLen - r.len - 1, len: r.len, lineLen: r.lineLen, tags: r.tags });
         log.write(line);
         records++;
       }
@@ -1371,7 +1370,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let indexTimer: NodeJS.Timeout | null = null;
   const indexAfterWrite = () => {
     if (!path || !indexDue()) return;
-    if (lazyOpen || end - indexedEnd > Math.min(INDEX_FORCE_BYTES, 4 * (INDEX_SLACK_BYTES + liveBytes * INDEX_LIVE_FRACTION))) {
+    if (isCommand || end - indexedEnd > Math.min(INDEX_FORCE_BYTES, 4 * (INDEX_SLACK_BYTES + liveBytes * INDEX_LIVE_FRACTION))) {
       refreshIndex();
       return;
     }
