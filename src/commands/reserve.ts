@@ -1,7 +1,6 @@
 // `carrental reserve`: validate, quote (with the key, so personal promo eligibility is
 // checked), show the quote, confirm, then create the reservation through the journaled,
 // idempotent write. A rerun of the same command after any failure reuses the same key.
-import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
@@ -269,7 +268,7 @@ async function book(
       if (info.doneBefore && info.entry.state === 'pending') {
         out.info(`already reserved by this same command ${formatAge(ctx.now().getTime() - Date.parse(info.doneBefore))} ago (another run): ${uuid}`);
       }
-      printCreated(ctx, out, uuid, payloadOf(res), status);
+      await printCreated(ctx, out, uuid, status);
     },
   });
   if (cancelledSince) {
@@ -280,18 +279,37 @@ async function book(
   return 0;
 }
 
-/** `status` is the reservation's current status when it was read (a replayed answer), else it is new. */
-function printCreated(ctx: Context, out: Output, uuid: string, payload: unknown, status?: string): void {
-  if (out.json) out.printJson(payload);
-  else if (!out.tty) out.line(uuid);
-  else out.pairs([
-    ['reservation', uuid],
-    ['status', status === undefined || status === 'new' ? 'new: unpaid, not yet a paid booking or a guaranteed hold' : clean(status)],
-  ]);
+/**
+ * `status` is the reservation's current status when it was read (a replayed answer), else
+ * it is new. `--json` prints an object (the API's payload is a bare uuid string), so that
+ * `--jq .uuid` and `--json uuid` work; a failure to print is exit 7 naming the reservation.
+ */
+async function printCreated(ctx: Context, out: Output, uuid: string, status?: string): Promise<void> {
   const cli = cliPrefix(ctx);
-  if (status === undefined || status === 'new') {
-    out.info(`next: pay the rent with \`${cli} pay-link ${uuid}\` (--open opens the page, --wait waits until it is paid)`);
+  const isNew = status === undefined || status === 'new';
+  const next = isNew ? `${cli} pay-link ${uuid}` : `${cli} trips ${uuid}`;
+  await out.committed(
+    `reserved ${uuid}`,
+    () => {
+      if (out.json) out.printJson(reserveJson(uuid, status ?? 'new', next));
+      else if (!out.tty) out.line(uuid);
+      else out.pairs([
+        ['reservation', uuid],
+        ['status', isNew ? 'new: unpaid, not yet a paid booking or a guaranteed hold' : clean(status)],
+      ]);
+    },
+    `the reservation exists (do not book again): \`${cli} trips ${uuid}\` shows it; next: \`${next}\``,
+  );
+  if (isNew) {
+    out.info(`next: pay the rent with \`${next}\` (--open opens the page, --wait waits until it is paid)`);
   } else {
-    out.info(`\`${cli} trips ${uuid}\` shows it`);
+    out.info(`\`${next}\` shows it`);
   }
+}
+
+/** The fields of `reserve --json`, known before anything is sent (so `--json FIELDS` is checked first). */
+export const RESERVE_JSON_FIELDS = ['uuid', 'status', 'next'] as const;
+
+function reserveJson(uuid: string, status: string, next: string): Record<(typeof RESERVE_JSON_FIELDS)[number], string> {
+  return { uuid, status: clean(status), next };
 }

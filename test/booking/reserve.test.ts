@@ -134,11 +134,10 @@ describe('reserve: the booking', () => {
     });
   });
 
-  it('prints the uuid as a JSON string with --json, and a labelled block on a terminal', async () => {
+  it('prints an object with the uuid with --json, and a labelled block on a terminal', async () => {
     const json = await reserve([ALIAS, ...DATES, '-y', '--json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatch(UUID_V4);
-    expect(json.stdout.trim().startsWith('"')).toBe(true);
+    expect(JSON.parse(json.stdout).uuid).toMatch(UUID_V4);
 
     fake.reservations.clear();
     const tty = await reserve([ALIAS, ...DATES, '-y'], { tty: true, env: { NO_COLOR: '1' } });
