@@ -23,6 +23,8 @@ export interface Target {
   sandbox: boolean;
   /** The embedded sandbox of this command (not `sandbox serve`, not a remote API). */
   embedded?: EmbeddedLinks;
+  /** The server's clock, when it is known: the embedded sandbox's (moved by `sandbox clock`). */
+  clock?: () => Date;
 }
 
 /**
@@ -197,6 +199,7 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
       sandbox: true,
+      clock: () => running.now(),
       embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };
   }

@@ -14,7 +14,7 @@ import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type Wri
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
-import { checkPartialDates, clockNow, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 
 export interface ReserveInput {
   alias?: string;
@@ -136,7 +136,7 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   let car: Car;
   let complete: ReserveDraft & { alias: string; from: string; to: string };
   // relative dates and prompts use the API's clock (the sandbox's, when moved)
-  const now = clockNow(ctx, target.sandbox);
+  const now = clockNow(ctx, target);
   const promptDeps = { api, prompter, defaultCity: target.profileData.city, info: (l: string) => out.info(l), now };
   let prompted: PromptedReservation | undefined;
   if (missing.length) {
@@ -144,12 +144,14 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
     car = prompted.car;
     complete = prompted;
   } else {
+    if (!isRelativeDate(draft.from!)) refusePast(draft.from!, '--from', now, undefined);
     car = (await api.getCar(draft.alias!)).data;
     complete = draft as typeof complete;
     if (draft.days !== undefined || isRelativeDate(draft.from!) || isRelativeDate(draft.to ?? '')) {
       complete = { ...draft, ...resolvePartialDates(draft, now, zoneOrRefuse(car.city)) } as typeof complete;
       out.info(resolvedLine(complete, zoneOf(car.city)));
     }
+    refusePast(complete.from, '--from', now, zoneOf(car.city));
   }
   // the choice as last settled (re-asked answers included), for the equivalent command
   const settled = { choice: complete };

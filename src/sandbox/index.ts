@@ -57,6 +57,8 @@ export interface RunningSandbox {
   /** http://127.0.0.1:PORT/__sandbox */
   adminUrl: string;
   keys: SandboxKeys;
+  /** The sandbox's own clock (real time plus the offset `sandbox clock` set). */
+  now(): Date;
   /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
   setDonePageNotice(text: string | undefined): void;
   close(): Promise<void>;
@@ -111,6 +113,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     appUrl: ctx.appUrl,
     adminUrl: ctx.adminUrl,
     keys: sandboxKeys(store.read().seed),
+    now: () => ctx.now(),
     setDonePageNotice: (text) => {
       ctx.donePageNotice = text;
     },

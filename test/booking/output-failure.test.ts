@@ -9,7 +9,7 @@ import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { Journal } from '../../src/store/journal.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
-import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
+import { ALIAS, FAKE_NOW, FakeBookingApi, KEYS } from './fake-api.js';
 
 const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'];
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
@@ -31,7 +31,7 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 const env = () => home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' });
-const cli = (args: string[]) => runCommand(['--base-url', fake.baseUrl, ...args], { env: env(), sleep: async () => {} });
+const cli = (args: string[]) => runCommand(['--base-url', fake.baseUrl, ...args], { now: FAKE_NOW, env: env(), sleep: async () => {} });
 const entries = () => new Journal({ path: join(home.dir, 'state', 'journal.json') }).list();
 const booked = () => [...fake.reservations.values()].filter((r) => r.status === 'new');
 

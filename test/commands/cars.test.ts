@@ -180,7 +180,7 @@ describe('validation happens before any request', () => {
     [['--model-id', '1.5'], 'error: --model-id must be a whole number, got "1.5"'],
     [['--from', '2026-12-01T10:00'], 'error: --from needs --to or --days'],
     [['--to', '2026-12-01T10:00'], 'error: --from and --to go together: give both or neither'],
-    [['--from', '2026-12-01', '--to', '2026-12-03T10:00'], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "2026-12-01"'],
+    [['--from', '12/01/2026', '--to', '2026-12-03T10:00'], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, 2026-12-01, tomorrow 3pm, fri 10:00, +3d), got "12/01/2026"'],
     [['--from', '2026-02-30T10:00', '--to', '2026-12-03T10:00'], 'error: --from is not a real date and time: "2026-02-30T10:00"'],
     [['--from', '2026-12-03T10:00', '--to', '2026-12-03T10:00'], 'error: --to (2026-12-03 10:00) must be after --from (2026-12-03 10:00)'],
     [['--from', '2026-12-03T10:00', '--to', '2026-12-01T10:00'], 'error: --to (2026-12-01 10:00) must be after --from (2026-12-03 10:00)'],

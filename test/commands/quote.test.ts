@@ -50,6 +50,8 @@ const quote = (args: string[], opts: Opts = {}) =>
   runCommand(['--base-url', sb.baseUrl, 'quote', ...args], {
     env: home.env(opts.key ? { CARRENTAL_API_KEY: opts.key } : {}),
     tty: opts.tty,
+    // the sandbox's clock: its blocked ranges and the past are measured against it
+    now: () => SANDBOX_NOW,
     sleep: opts.sleep ?? (async () => {}),
   });
 const dates = ['--from', FROM, '--to', TO];
@@ -203,10 +205,14 @@ describe('API errors', () => {
     }
   });
 
-  it('an extra the car does not offer, a time outside opening hours, a date in the past: 400, exit 1', async () => {
+  it('an extra the car does not offer, a time outside opening hours: 400, exit 1; a date in the past: exit 2 before any request', async () => {
     expect((await quote([car.car_alias, ...dates, '--extra', 'jetpack'])).code).toBe(1);
     expect((await quote([car.car_alias, '--from', '2026-12-01T03:00', '--to', TO])).stderr).toContain('(outside_operating_hours');
-    expect((await quote([car.car_alias, '--from', '2026-10-01T10:00', '--to', '2026-10-03T10:00'])).stderr).toContain('(date_in_past');
+    await sb.clearRequests();
+    const past = await quote([car.car_alias, '--from', '2026-10-01T10:00', '--to', '2026-10-03T10:00']);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('error: --from 2026-10-01 10:00 is in the past');
+    expect(await sb.requests()).toEqual([]);
   });
 
   it('an unknown car is 404, exit 4', async () => {
@@ -255,7 +261,7 @@ describe('validation before any request', () => {
   it.each([
     [['CAR', '--from', FROM], 'error: --from needs --to or --days'],
     [['CAR'], 'error: --from and --to (or --days) are required'],
-    [['CAR', '--from', '12/01/2026', '--to', TO], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "12/01/2026"'],
+    [['CAR', '--from', '12/01/2026', '--to', TO], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, 2026-12-01, tomorrow 3pm, fri 10:00, +3d), got "12/01/2026"'],
     [['CAR', '--from', TO, '--to', FROM], 'error: --to (2026-12-01 10:00) must be after --from (2026-12-08 10:00)'],
     [['CAR', ...dates, '--protection', 'gold'], "error: option '--protection <plan>' argument 'gold' is invalid. Allowed choices are minimum, standard."],
     [['CAR', ...dates, '--mileage', 'lots'], "error: option '--mileage <type>' argument 'lots' is invalid. Allowed choices are limited, unlimited."],
