@@ -25,6 +25,8 @@ export interface Target {
   embedded?: EmbeddedLinks;
   /** The server's clock, when it is known: the embedded sandbox's (moved by `sandbox clock`). */
   clock?: () => Date;
+  /** What the key may do (read_only, booking_write), when the server tells it: the embedded sandbox does. */
+  keyCapability?: () => string | undefined;
 }
 
 /**
@@ -200,6 +202,7 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
       sandbox: true,
       clock: () => running.now(),
+      keyCapability: () => running.keyCapability(apiKey),
       embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };
   }

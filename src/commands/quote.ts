@@ -129,7 +129,7 @@ export function printQuote(
       ['day rate', formatCents(quote.discounted_day_rate)],
       ['day rate before discount', formatCents(quote.blended_day_rate)],
     ]);
-    for (const [label, amount] of rows) out.line(`item\t${clean(label)}\t${amount}`);
+    for (const [label, amount] of rows) out.record(['item', label, amount]);
     out.pairs([
       ['total', formatCents(quote.final_total)],
       ['deposit', formatCents(quote.deposit_cents)],

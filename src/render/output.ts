@@ -12,6 +12,19 @@ import { RawJson } from './raw-json.js';
 import { reindent } from './json-scan.js';
 import { runJq } from './jq.js';
 
+const MONEY_RE = /^(-?)\$(\d{1,3}(?:,\d{3})*)(?:\.(\d{2}))?$/;
+
+/**
+ * A pipe's money is a plain number, so `sort -n` and awk can use it: dollars with two
+ * decimals and no `$` or thousands commas (`$1,234.56` -> `1234.56`, `-$15.00` -> `-15.00`,
+ * `$25,000` -> `25000.00`). Only a cell that is an amount and nothing else changes.
+ */
+export function plainMoney(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const m = MONEY_RE.exec(value);
+  return m ? `${m[1]}${m[2].replace(/,/g, '')}.${m[3] ?? '00'}` : value;
+}
+
 export class Output {
   readonly tty: boolean;
   readonly json: boolean;
@@ -139,6 +152,11 @@ export class Output {
     this.write(text);
   }
 
+  /** A record of a pipe form: tab-separated fields, each cleaned, money as plain numbers. */
+  record(fields: unknown[]): void {
+    this.line(fields.map((f) => clean(plainMoney(f ?? ''))).join('\t'));
+  }
+
   /** A line of data on stdout. */
   line(text = ''): void {
     this.clearProgress();
@@ -177,6 +195,7 @@ export class Output {
   table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();
     const marks = Array.isArray(layout) ? { alignRight: layout } : layout;
+    if (!this.tty) rows = rows.map((row) => row.map(plainMoney));
     this.write(
       renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
     );
@@ -184,6 +203,7 @@ export class Output {
 
   pairs(pairs: Pair[]): void {
     this.clearProgress();
+    if (!this.tty) pairs = pairs.map(([label, value, ...rest]) => [label, plainMoney(value), ...rest] as Pair);
     this.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s), columns: this.ctx.io.stdout.columns }));
   }
 

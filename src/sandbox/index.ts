@@ -4,6 +4,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
+import { resolveCredential } from './auth.js';
 import { baseClock } from './clock.js';
 import { type SandboxConfig, resolveConfig } from './config.js';
 import { createContext } from './context.js';
@@ -59,6 +60,8 @@ export interface RunningSandbox {
   keys: SandboxKeys;
   /** The sandbox's own clock (real time plus the offset `sandbox clock` set). */
   now(): Date;
+  /** What a key may do here (`auth status` says it): undefined for a key the sandbox does not accept. */
+  keyCapability(key: string): string | undefined;
   /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
   setDonePageNotice(text: string | undefined): void;
   close(): Promise<void>;
@@ -114,6 +117,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     adminUrl: ctx.adminUrl,
     keys: sandboxKeys(store.read().seed),
     now: () => ctx.now(),
+    keyCapability: (key) => {
+      const found = resolveCredential(store.read(), { authorization: [`Bearer ${key}`] });
+      return found.kind === 'key' ? found.capability : undefined;
+    },
     setDonePageNotice: (text) => {
       ctx.donePageNotice = text;
     },

@@ -4,6 +4,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Car, CarsPage, Quote } from '../../src/api/schemas.js';
 import { sandboxExtraCredentials } from '../../src/sandbox/index.js';
 import { formatCents } from '../../src/render/money.js';
+/** Money as a pipe prints it: dollars, two decimals, no `$`. */
+const dollars = (cents: number) => (cents / 100).toFixed(2);
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
 
@@ -70,14 +72,14 @@ describe('the breakdown', () => {
         'check-out\t2026-12-08 10:00',
         'zone\tAmerica/Los_Angeles',
         'days\t7',
-        `day rate\t${formatCents(q.discounted_day_rate)}`,
-        `day rate before discount\t${formatCents(q.blended_day_rate)}`,
-        `item\tRent subtotal\t${formatCents(q.rent_subtotal)}`,
-        `item\tDuration discount\t${formatCents(-q.rent_discount_amount)}`,
-        `item\tProtection (minimum)\t${formatCents(q.protection_total)}`,
-        `item\tTrip fee\t${formatCents(q.trip_fee_total)}`,
-        `total\t${formatCents(q.final_total)}`,
-        `deposit\t${formatCents(q.deposit_cents)}`,
+        `day rate\t${dollars(q.discounted_day_rate)}`,
+        `day rate before discount\t${dollars(q.blended_day_rate)}`,
+        `item\tRent subtotal\t${dollars(q.rent_subtotal)}`,
+        `item\tDuration discount\t${dollars(-q.rent_discount_amount)}`,
+        `item\tProtection (minimum)\t${dollars(q.protection_total)}`,
+        `item\tTrip fee\t${dollars(q.trip_fee_total)}`,
+        `total\t${dollars(q.final_total)}`,
+        `deposit\t${dollars(q.deposit_cents)}`,
         '',
       ].join('\n'),
     );
@@ -100,12 +102,12 @@ describe('the breakdown', () => {
     const r = await quote(args!!!);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines).toContain(`item\tProtection (standard)\t${formatCents(q.protection_total)}`);
-    expect(lines).toContain(`item\tExtras (${car.prices.extras!.map((e) => e.title).join(', ')})\t${formatCents(q.extras_total!)}`);
-    expect(lines).toContain(`item\tDelivery\t${formatCents(q.delivery_total!)}`);
-    expect(lines).toContain(`item\tUnlimited mileage\t${formatCents(q.unlimited_mileage_total!)}`);
-    expect(lines).toContain('item\tPromo discount (SAVE50)\t-$50.00');
-    expect(lines).toContain(`total\t${formatCents(q.final_total)}`);
+    expect(lines).toContain(`item\tProtection (standard)\t${dollars(q.protection_total)}`);
+    expect(lines).toContain(`item\tExtras (${car.prices.extras!.map((e) => e.title).join(', ')})\t${dollars(q.extras_total!)}`);
+    expect(lines).toContain(`item\tDelivery\t${dollars(q.delivery_total!)}`);
+    expect(lines).toContain(`item\tUnlimited mileage\t${dollars(q.unlimited_mileage_total!)}`);
+    expect(lines).toContain('item\tPromo discount (SAVE50)\t-50.00');
+    expect(lines).toContain(`total\t${dollars(q.final_total)}`);
     // the request carried every option
     const sent = await quotes();
     expect(sent.every((s) => s.status === 200)).toBe(true);
