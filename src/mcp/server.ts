@@ -16,7 +16,7 @@ import { OPERATIONS, type Operation } from '../api/operations.js';
 import { scrubSecrets } from '../api/redact.js';
 import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';
-import { JournaledWrite } from '../commands/idempotent-write.js';
+import { JournaledWrite } from '../booking/journaled-write.js';
 import { CliError } from '../errors.js';
 import { Output } from '../render/output.js';
 import { errorResult, okResult } from './results.js';

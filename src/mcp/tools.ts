@@ -11,7 +11,7 @@ import type { Api, CarsQuery } from '../api/endpoints.js';
 import { BODY_TYPES, CITIES, ORDER_BY, PAYMENT_TYPES } from '../api/enums.js';
 import * as S from '../api/schemas.js';
 import type { Target } from '../cli/services.js';
-import type { JournaledWrite, WriteCommand } from '../commands/idempotent-write.js';
+import type { JournaledWrite, WriteCommand } from '../booking/journaled-write.js';
 import { parseAlias, parseIntOption, parseUuid } from '../commands/parse.js';
 import { buildCreateRequest } from '../commands/reserve.js';
 import { readReservation } from '../commands/trips.js';

@@ -12,7 +12,7 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Api } from '../../src/api/endpoints.js';
 import { runCli } from '../../src/cli/main.js';
-import { JournaledWrite } from '../../src/commands/idempotent-write.js';
+import { JournaledWrite } from '../../src/booking/journaled-write.js';
 import { CliError } from '../../src/errors.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import type { InStream } from '../../src/cli/context.js';
