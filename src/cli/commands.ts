@@ -364,8 +364,11 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'mcp',
     description: 'run a Model Context Protocol server over stdio: the API as tools for AI agents (read-only unless --allow-booking)',
-    options: [{ flags: '--allow-booking', description: 'also offer reserve and cancel_reservation (needs a booking_write key)' }],
-    examples: ['carrental mcp', 'carrental --sandbox mcp --allow-booking', 'carrental --profile work mcp'],
+    options: [
+      { flags: '--allow-booking', description: 'also offer reserve and cancel_reservation (needs a booking_write key)' },
+      { flags: '--toolsets <list>', description: 'comma-separated: catalog, account, links, booking (default: the read-only ones, plus booking with --allow-booking)' },
+    ],
+    examples: ['carrental mcp', 'carrental --sandbox mcp --allow-booking', 'carrental mcp --toolsets catalog', 'carrental --profile work mcp'],
     module: () => import('../commands/mcp.js'),
   },
   {

@@ -17,13 +17,27 @@ import { scrubSecrets } from '../api/redact.js';
 import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';
 import { JournaledWrite } from '../booking/journaled-write.js';
-import { CliError } from '../errors.js';
+import { configDir } from '../store/paths.js';
+import { installSecret } from '../store/install-secret.js';
+import { Confirmations } from './confirmation.js';
+import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
 import { errorResult, okResult } from './results.js';
-import { TOOLS, type ToolDef, type ToolDeps } from './tools.js';
+import { TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './tools.js';
 
 export interface McpInput {
   allowBooking?: boolean;
+  /** Comma-separated toolset names (TOOLSETS); default: every read-only one. */
+  toolsets?: string;
+}
+
+/** The toolsets asked for; an unknown name fails start-up (a typo must not silently drop tools). */
+export function parseToolsets(text: string | undefined, allowBooking: boolean): Set<Toolset> {
+  if (text === undefined) return new Set<Toolset>(allowBooking ? TOOLSETS : TOOLSETS.filter((t) => t !== 'booking'));
+  const names = text.split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+  if (unknown.length || !names.length) throw usageError(`--toolsets takes a comma-separated list of ${TOOLSETS.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
+  return new Set(names as Toolset[]);
 }
 
 /** The tool of every operation; an operation without one is a bug caught at start-up (and by a test). */
@@ -94,6 +108,7 @@ function stderrOnly(ctx: Context): Context {
 export async function runMcpServer(input: McpInput, ctx: Context): Promise<number> {
   const stdin = ctx.io.stdin;
   const stdout = ctx.io.stdout;
+  const toolsets = parseToolsets(input.toolsets, !!input.allowBooking);
   const quiet = stderrOnly(ctx);
   const { client, target } = await services(quiet);
   const out = new Output(quiet);
@@ -101,27 +116,31 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   const log = (line: string) => ctx.io.stderr.write(`carrental mcp: ${scrubSecrets(line, secrets)}\n`);
 
   let writes: { ok: boolean; why?: string } = { ok: false, why: 'read-only: start the server with --allow-booking to offer reserve and cancel_reservation' };
-  if (input.allowBooking) writes = await keyCanBook(client);
+  if (input.allowBooking && !toolsets.has('booking')) writes = { ok: false, why: 'the booking toolset is not in --toolsets' };
+  else if (input.allowBooking) writes = await keyCanBook(client);
+  else if (toolsets.has('booking')) writes = { ok: false, why: 'the booking toolset also needs --allow-booking' };
 
   const server = new McpServer({ name: 'carrental', title: 'carrental', version: ctx.version }, { capabilities: { tools: {} } });
   const deps: ToolDeps = {
     api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)),
     target,
     out,
+    now: () => ctx.now(),
     writer: writes.ok ? new JournaledWrite(quiet, out, target) : undefined,
+    // only a server that may book issues confirmations (and so makes the install's secret)
+    confirmations: writes.ok ? new Confirmations(installSecret(configDir(ctx.env)), () => ctx.now()) : undefined,
   };
 
   const inflight = new Set<Promise<unknown>>();
   const registered: string[] = [];
   for (const [op, tool] of toolsByOperation()) {
-    if (isWrite(op) && !writes.ok) continue;
+    if (!toolsets.has(tool.toolset) || (isWrite(op) && !writes.ok)) continue;
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.input as never,
-        outputSchema: tool.output as never,
         annotations: annotationsFor(op, tool.title),
       },
       ((args: unknown) => {
@@ -133,8 +152,8 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
     );
     registered.push(tool.name);
   }
-  if (input.allowBooking && !writes.ok) log(`reserve and cancel_reservation are not offered: ${writes.why}`);
-  log(`serving ${registered.length} tools over stdio for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`);
+  if ((input.allowBooking || toolsets.has('booking')) && !writes.ok) log(`reserve and cancel_reservation are not offered: ${writes.why}`);
+  log(`serving ${registered.length} tools (${[...toolsets].join(', ')}) over stdio for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`);
 
   const transport = new StdioServerTransport(stdin, stdout);
   // answers still being written when stdin closes must reach the host before we stop
@@ -186,7 +205,7 @@ async function callTool(tool: ToolDef, args: unknown, deps: ToolDeps, secrets: A
     if (!(err instanceof CliError)) log(`${tool.name} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     const resume =
       key && err instanceof CliError && err.kind === 'unavailable'
-        ? `the outcome is unknown; call ${tool.name} again with the same arguments: it reuses idempotency key ${key}, so it cannot ${tool.name === 'reserve' ? 'book' : 'cancel'} twice`
+        ? `the outcome is unknown; call ${tool.name} again with the same arguments and confirmation: it reuses idempotency key ${key}, so it cannot ${tool.name === 'reserve' ? 'book' : 'cancel'} twice`
         : undefined;
     return errorResult(err, { secrets, resume });
   }
