@@ -17,9 +17,11 @@ import { scrubSecrets } from '../api/redact.js';
 import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';
 import { JournaledWrite } from '../booking/journaled-write.js';
+import { parseIntOption } from '../commands/parse.js';
 import { configDir } from '../store/paths.js';
 import { installSecret } from '../store/install-secret.js';
 import { Confirmations } from './confirmation.js';
+import { serveHttp } from './http.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
 import { errorResult, okResult } from './results.js';
@@ -27,6 +29,11 @@ import { TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './to
 
 export interface McpInput {
   allowBooking?: boolean;
+  /** Streamable HTTP on loopback instead of stdio. */
+  http?: boolean;
+  port?: string;
+  /** Where the bearer token goes (0600) instead of stderr. */
+  tokenFile?: string;
   /** Comma-separated toolset names (TOOLSETS); default: every read-only one. */
   toolsets?: string;
 }
@@ -109,6 +116,8 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   const stdin = ctx.io.stdin;
   const stdout = ctx.io.stdout;
   const toolsets = parseToolsets(input.toolsets, !!input.allowBooking);
+  if (!input.http && (input.port !== undefined || input.tokenFile !== undefined)) throw usageError('--port and --token-file go with --http');
+  if (input.http) parseIntOption(input.port, '--port', { min: 0, max: 65535 });
   const quiet = stderrOnly(ctx);
   const { client, target } = await services(quiet);
   const out = new Output(quiet);
@@ -120,9 +129,7 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   else if (input.allowBooking) writes = await keyCanBook(client);
   else if (toolsets.has('booking')) writes = { ok: false, why: 'the booking toolset also needs --allow-booking' };
 
-  const server = new McpServer({ name: 'carrental', title: 'carrental', version: ctx.version }, { capabilities: { tools: {} } });
-  const deps: ToolDeps = {
-    api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)),
+  const shared = {
     target,
     out,
     now: () => ctx.now(),
@@ -130,30 +137,37 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
     // only a server that may book issues confirmations (and so makes the install's secret)
     confirmations: writes.ok ? new Confirmations(installSecret(configDir(ctx.env)), () => ctx.now()) : undefined,
   };
-
   const inflight = new Set<Promise<unknown>>();
-  const registered: string[] = [];
-  for (const [op, tool] of toolsByOperation()) {
-    if (!toolsets.has(tool.toolset) || (isWrite(op) && !writes.ok)) continue;
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input as never,
-        annotations: annotationsFor(op, tool.title),
-      },
-      ((args: unknown) => {
-        const call = callTool(tool, args, deps, secrets, log);
-        inflight.add(call);
-        void call.finally(() => inflight.delete(call));
-        return call;
-      }) as never,
-    );
-    registered.push(tool.name);
-  }
+  const offered = [...toolsByOperation()].filter(([op, tool]) => toolsets.has(tool.toolset) && (!isWrite(op) || writes.ok));
+
+  /** One MCP server (one per connection: stdio has one, HTTP one per session), all on the same tools, journal and secret. */
+  const createServer = (): McpServer => {
+    const server = new McpServer({ name: 'carrental', title: 'carrental', version: ctx.version }, { capabilities: { tools: {} } });
+    const deps: ToolDeps = { ...shared, api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)) };
+    for (const [op, tool] of offered) {
+      server.registerTool(
+        tool.name,
+        { title: tool.title, description: tool.description, inputSchema: tool.input as never, annotations: annotationsFor(op, tool.title) },
+        ((args: unknown) => {
+          const call = callTool(tool, args, deps, secrets, log);
+          inflight.add(call);
+          void call.finally(() => inflight.delete(call));
+          return call;
+        }) as never,
+      );
+    }
+    server.server.onerror = (err) => log(`protocol error: ${err.message}`);
+    return server;
+  };
   if ((input.allowBooking || toolsets.has('booking')) && !writes.ok) log(`reserve and cancel_reservation are not offered: ${writes.why}`);
-  log(`serving ${registered.length} tools (${[...toolsets].join(', ')}) over stdio for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`);
+  const serving = `${offered.length} tools (${[...toolsets].join(', ')})`;
+  const mode = `for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`;
+
+  if (input.http) {
+    return serveHttp({ ctx, port: input.port, tokenFile: input.tokenFile, needsToken: !target.sandbox, createServer, inflight, log, describe: `${serving} ${mode}` });
+  }
+  log(`serving ${serving} over stdio ${mode}`);
+  const server = createServer();
 
   const transport = new StdioServerTransport(stdin, stdout);
   // answers still being written when stdin closes must reach the host before we stop
@@ -167,8 +181,6 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
       sending--;
     }
   };
-  server.server.onerror = (err) => log(`protocol error: ${err.message}`);
-
   const stopped = new Promise<string>((resolve) => {
     stdin.once('end', () => resolve('stdin closed'));
     stdin.once('close', () => resolve('stdin closed'));
