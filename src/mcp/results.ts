@@ -79,6 +79,7 @@ export function errorResult(err: unknown, ctx: ErrorContext): CallToolResult {
   // never err.hint: it speaks the command line (flags and commands), which an agent does not have
   let next = typeof step === 'function' ? step(api?.retryAfter) : step;
   if (err.kind === 'usage' && !api) next = 'fix the argument and call the tool again: no request was sent';
+  if (err.kind === 'auth' && !api) next = 'no API key is configured for this server: the user configures one for its profile (or in its environment) and restarts it';
   if (err instanceof ToolError) next = err.nextStep;
   if (ctx.resume) next = ctx.resume;
   if (!next && api?.status === 404) next = 'check the alias or uuid: search_cars lists cars, list_trips lists reservations';

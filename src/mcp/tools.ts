@@ -100,6 +100,12 @@ interface TripArgs {
   promo_code?: string;
 }
 
+/** The CLI's alias check, in the tools' words for an empty one (the CLI's names a command). */
+function alias(value: string): string {
+  if (!value.trim()) throw usageError('car_alias is empty: search_cars lists the car aliases');
+  return parseAlias(value);
+}
+
 /** A car-local date checked as the CLI checks it (a real calendar date), named by its field. */
 const localDate = (value: string, field: string) => parseLocalDateTime(value, field);
 
@@ -109,7 +115,7 @@ function checkOrder(from: string, to: string, fromName: string, toName: string):
 
 /** The canonical ReservationCreateRequest, the same the `reserve` command builds (same journal entry). */
 function tripRequest(args: TripArgs): S.ReservationCreateRequest {
-  const alias = parseAlias(args.car_alias);
+  const carAlias = alias(args.car_alias);
   const from = localDate(args.date_checkin, 'date_checkin');
   const to = localDate(args.date_checkout, 'date_checkout');
   checkOrder(from, to, 'date_checkin', 'date_checkout');
@@ -123,7 +129,7 @@ function tripRequest(args: TripArgs): S.ReservationCreateRequest {
   const promo = args.promo_code?.trim();
   if (args.promo_code !== undefined && !promo) throw usageError('promo_code is empty');
   return buildCreateRequest({
-    alias,
+    alias: carAlias,
     from,
     to,
     protection: o.protection_plan,
@@ -246,7 +252,7 @@ export const TOOLS: readonly ToolDef[] = [
     description: `One car: specs, prices (deposit, extras, protection plans per day), and the car-local ranges it is blocked. ${MONEY} Anonymous.`,
     input: z.strictObject({ car_alias: describe(Q.car_alias, 'car alias (search_cars)') }),
     async run(args: { car_alias: string }, deps) {
-      const { photos, previews: _previews, ...car } = (await deps.api().getCar(parseAlias(args.car_alias))).data;
+      const { photos, previews: _previews, ...car } = (await deps.api().getCar(alias(args.car_alias))).data;
       return { ...car, time_zone: zoneOf(car.city), photo: photos?.[0] };
     },
   },

@@ -105,16 +105,27 @@ describe('context budgets', () => {
     for (const text of strings(results)) expect(text).not.toMatch(CLI_WORDS);
   });
 
-  it('errors speak tool, not CLI: a date in the past names date_checkin, not a flag', async () => {
+  it('errors speak tool, not CLI: a date in the past names date_checkin, not a flag; so do an empty alias and a missing key', async () => {
     const s = await serve(sb, home);
     try {
       const alias = structured(await s.call('search_cars', { city: 'la' })).cars[0].car_alias;
       const r = await s.call('quote', { car_alias: alias, date_checkin: '2026-11-01T10:00', date_checkout: '2026-11-03T10:00' });
       expect(r.isError).toBe(true);
       expect(errorOf(r).next_step).toContain('date_checkin');
-      for (const text of strings(r)) expect(text).not.toMatch(CLI_WORDS);
+      const empty = await s.call('get_car', { car_alias: ' ' });
+      expect(errorOf(empty).message).toBe('car_alias is empty: search_cars lists the car aliases');
+      for (const text of strings([r, empty])) expect(text).not.toMatch(CLI_WORDS);
     } finally {
       await s.stop();
+    }
+    const keyless = await serve(sb, home, { argv: [], key: '' });
+    try {
+      const r = await keyless.call('list_trips', {});
+      expect(r.isError).toBe(true);
+      expect(errorOf(r).next_step).toMatch(/^no API key is configured for this server/);
+      for (const text of strings(r)) expect(text).not.toMatch(CLI_WORDS);
+    } finally {
+      await keyless.stop();
     }
   });
 });
