@@ -26,9 +26,9 @@ export default {
     // The MCP tool layer's write path only (its reads are tested end to end, against dist/):
     // the reserve and cancel_reservation tools, and callTool's resume step.
     // Line ranges: keep them on those functions when tools.ts or server.ts change.
-    'src/mcp/tools.ts:469-519',
-    'src/mcp/tools.ts:533-553',
-    'src/mcp/server.ts:210-224',
+    'src/mcp/tools.ts:493-564',
+    'src/mcp/tools.ts:579-616',
+    'src/mcp/server.ts:228-242',
   ],
   coverageAnalysis: 'perTest',
   incremental: true,

@@ -143,7 +143,11 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   /** One MCP server (one per connection: stdio has one, HTTP one per session), all on the same tools, journal and secret. */
   const createServer = (): McpServer => {
     const server = new McpServer({ name: 'carrental', title: 'carrental', version: ctx.version }, { capabilities: { tools: {} } });
-    const deps: ToolDeps = { ...shared, api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)) };
+    const deps: ToolDeps = {
+      ...shared,
+      api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)),
+      askCustomer: () => (server.server.getClientCapabilities()?.elicitation ? (message, field) => askThroughHost(server, message, field) : undefined),
+    };
     for (const [op, tool] of offered) {
       server.registerTool(
         tool.name,
@@ -201,6 +205,20 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   await server.close().catch(() => undefined);
   log(`stopped: ${why}`);
   return 0;
+}
+
+/** A yes/no form through the host (MCP elicitation): yes only when accepted and ticked. */
+async function askThroughHost(server: McpServer, message: string, field: string): Promise<'accept' | 'decline' | 'cancel'> {
+  const answer = await server.server.elicitInput({
+    message,
+    requestedSchema: {
+      type: 'object',
+      properties: { [field]: { type: 'boolean', title: field === 'reserve' ? 'Reserve it' : 'Cancel it', description: message } },
+      required: [field],
+    },
+  });
+  if (answer.action !== 'accept') return answer.action;
+  return answer.content?.[field] === true ? 'accept' : 'decline';
 }
 
 function describeTarget(target: Target): string {

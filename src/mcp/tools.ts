@@ -19,6 +19,7 @@ import { buildCreateRequest } from '../commands/reserve.js';
 import { parseAlias, parseIntOption, parseUuid } from '../commands/parse.js';
 import { usageError } from '../errors.js';
 import { parseLocalDateTime, zoneOf } from '../render/dates.js';
+import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { credentialFingerprint } from '../store/journal.js';
 import { CONFIRMATION_MINUTES, Confirmations, ToolError } from './confirmation.js';
@@ -38,6 +39,11 @@ export interface ToolDeps {
   writer?: JournaledWrite;
   /** Present only when reserve and cancel_reservation are registered: quote and get_trip issue confirmations. */
   confirmations?: Confirmations;
+  /**
+   * Asks the human through the host (MCP elicitation), when the host declared it can: yes
+   * only when they accepted the form and ticked it. Undefined when the host cannot ask.
+   */
+  askCustomer?(): ((message: string, field: string) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
   /** Where a create or cancel says its idempotency key, for a resume step when the outcome is unknown. */
   onWriteKey?: (key: string) => void;
 }
@@ -144,6 +150,14 @@ function tripRequest(args: TripArgs): S.ReservationCreateRequest {
 function binding(deps: ToolDeps, request: unknown): string {
   return Confirmations.binding([journalBaseUrl(deps.target), credentialFingerprint(deps.target.apiKey ?? ''), request]);
 }
+
+/** A write the customer declined in the host's form: nothing was sent. */
+const declined = (answer: 'decline' | 'cancel', what: string) => ({
+  sent: false,
+  confirmed_by: 'elicitation',
+  customer_answer: answer,
+  note: `The customer ${answer === 'decline' ? 'declined' : 'dismissed'} the confirmation: nothing was ${what}.`,
+});
 
 const QUOTE_AGAIN = 'call quote again with the same arguments, show the customer the new total and deposit, and once they agree call reserve with the new confirmation';
 const READ_AGAIN = 'call get_trip for this reservation again, confirm the cancellation with the customer, and call cancel_reservation with its cancel_confirmation';
@@ -468,23 +482,47 @@ export const TOOLS: readonly ToolDef[] = [
     toolset: 'booking',
     title: 'Reserve a car',
     description:
-      'Creates a real unpaid reservation. Needs the confirmation quote returned for exactly these arguments, after the customer agreed to its total; ' +
+      'Creates a real unpaid reservation. Needs the confirmation quote returned for exactly these arguments, after the customer agreed to its total ' +
+      '(a host that supports elicitation may leave it out: the server then asks the customer itself); ' +
       `without it, or when it expired or the price changed, nothing is booked. ${tripReminder} Payment is separate: payment_link. ` +
       'Safe to retry: the same confirmation never books twice, even after a restart.',
-    input: z.strictObject({ ...tripInput, confirmation: describe(z.string().check(z.minLength(1)), 'the confirmation from quote for these same arguments') }),
-    async run(args: TripArgs & { confirmation: string }, deps) {
+    input: z.strictObject({
+      ...tripInput,
+      confirmation: describe(z.optional(z.string().check(z.minLength(1))), 'the confirmation from quote for these same arguments'),
+    }),
+    async run(args: TripArgs & { confirmation?: string }, deps) {
       const body = tripRequest(args);
       const confirmations = deps.confirmations!;
-      const opened = confirmations.open('reserve', binding(deps, body), args.confirmation, QUOTE_AGAIN);
       const api = deps.api();
       const booking: BookingDeps = { api, writer: deps.writer!, out: deps.out, now: deps.now };
+      const bound = binding(deps, body);
+      let confirmedBy = 'confirmation';
+      let confirmation = args.confirmation;
+      if (confirmation === undefined) {
+        const ask = deps.askCustomer?.();
+        if (!ask) throw new ToolError('usage', 'reserve needs a confirmation: nothing was booked', QUOTE_AGAIN.replace('call quote again', 'call quote'));
+        // the host can ask the human: the server shows them the price it just quoted
+        const quote = (await api.quote(body, true)).data;
+        const car = await api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
+        const zone = zoneOf(car?.city);
+        const answer = await ask(
+          `Reserve ${car?.name ?? body.car_alias} (${body.car_alias}) from ${body.date_checkin.replace('T', ' ')} to ${body.date_checkout.replace('T', ' ')}` +
+            `${zone ? ` ${zone}` : ''} for ${formatCents(quote.final_total)}, plus a ${formatCents(quote.deposit_cents)} refundable deposit? ` +
+            'It is an unpaid reservation until paid on the payment page.',
+          'reserve',
+        );
+        if (answer !== 'accept') return { car_alias: body.car_alias, ...declined(answer, 'booked') };
+        confirmation = confirmations.issue('reserve', bound, { total: quote.final_total, deposit: quote.deposit_cents }).confirmation;
+        confirmedBy = 'elicitation';
+      }
+      const opened = confirmations.open('reserve', bound, confirmation, QUOTE_AGAIN);
       let command = createCommand(body, { key: opened.key });
       const journaled = await booking.writer.pending(createCommand(body));
       if (journaled?.state === 'pending') {
         // An earlier attempt of this same request has an unknown outcome: finish it with its
         // key (it may have booked) instead of sending a second booking under a new one.
         command = createCommand(body, { key: journaled.key });
-      } else if (journaled?.key !== opened.key) {
+      } else if (journaled?.key !== opened.key && confirmedBy === 'confirmation') {
         if (opened.expired) throw new ToolError('usage', `this confirmation expired (they last ${CONFIRMATION_MINUTES} minutes): nothing was booked`, QUOTE_AGAIN);
         // a quote holds no price: the total the customer agreed to must still be the price
         const now = (await api.quote(body, true)).data;
@@ -515,6 +553,7 @@ export const TOOLS: readonly ToolDef[] = [
         date_checkout: body.date_checkout,
         options: body.options,
         replayed: created.reused,
+        confirmed_by: confirmedBy,
         note: created.reused
           ? `This confirmation had already been used: this is that booking, not a new one. ${tripReminder}`
           : `${tripReminder} It is unpaid until the customer pays on the payment page.`,
@@ -530,16 +569,33 @@ export const TOOLS: readonly ToolDef[] = [
     toolset: 'booking',
     title: 'Cancel a reservation',
     description:
-      'Cancels a reservation: a cancellation fee may apply; an eligible deposit hold is released. Needs the cancel_confirmation get_trip returned, once the customer asked to cancel. ' +
+      'Cancels a reservation: a cancellation fee may apply; an eligible deposit hold is released. Needs the cancel_confirmation get_trip returned, once the customer asked to cancel ' +
+      '(a host that supports elicitation may leave it out: the server then asks the customer itself). ' +
       'Returns the cancellation_outcome (cancelled does not mean money was returned). Safe to retry: never cancels twice.',
     input: z.strictObject({
       reservation_uuid: reservationUuid,
-      confirmation: describe(z.string().check(z.minLength(1)), 'the cancel_confirmation from get_trip for this reservation'),
+      confirmation: describe(z.optional(z.string().check(z.minLength(1))), 'the cancel_confirmation from get_trip for this reservation'),
     }),
-    async run(args: { reservation_uuid: string; confirmation: string }, deps) {
+    async run(args: { reservation_uuid: string; confirmation?: string }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
-      const opened = deps.confirmations!.open('cancel', binding(deps, { uuid }), args.confirmation, READ_AGAIN);
       const booking: BookingDeps = { api: deps.api(), writer: deps.writer!, out: deps.out, now: deps.now };
+      const bound = binding(deps, { uuid });
+      let confirmedBy = 'confirmation';
+      let confirmation = args.confirmation;
+      if (confirmation === undefined) {
+        const ask = deps.askCustomer?.();
+        if (!ask) throw new ToolError('usage', 'cancel_reservation needs a confirmation: nothing was cancelled', READ_AGAIN);
+        const trip = (await readReservation(booking.api, uuid, deps.out)).data;
+        const answer = await ask(
+          `Cancel the reservation of ${trip.car?.name ?? 'this car'} from ${(trip.date_checkin ?? '?').replace('T', ' ')} to ${(trip.date_checkout ?? '?').replace('T', ' ')}? ` +
+            'A cancellation fee may apply; an eligible deposit hold is released.',
+          'cancel',
+        );
+        if (answer !== 'accept') return { reservation_uuid: uuid, ...declined(answer, 'cancelled') };
+        confirmation = deps.confirmations!.issue('cancel', bound).confirmation;
+        confirmedBy = 'elicitation';
+      }
+      const opened = deps.confirmations!.open('cancel', bound, confirmation, READ_AGAIN);
       const journaled = await booking.writer.pending(cancelCommand(uuid));
       const resume = journaled?.state === 'pending' || journaled?.key === opened.key;
       if (!resume && opened.expired) throw new ToolError('usage', `this confirmation expired (they last ${CONFIRMATION_MINUTES} minutes): nothing was cancelled`, READ_AGAIN);
@@ -553,6 +609,7 @@ export const TOOLS: readonly ToolDef[] = [
         status: after ? after.data.status : 'unknown (could not be read: call get_trip)',
         sent: true,
         replayed: !!plan.resuming,
+        confirmed_by: confirmedBy,
         ...(after ? { cancellation_outcome: after.data.cancellation_outcome, financial_summary: after.data.financial_summary } : {}),
         note: 'cancellation_outcome says what happens to the deposit hold and any refund; cancelled does not mean money was returned.',
       };

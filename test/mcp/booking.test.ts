@@ -140,10 +140,12 @@ describe('every state a booking result claims is what get_trip reads', () => {
 });
 
 describe('reserve writes only what was confirmed', () => {
-  it('without a confirmation the call is refused by its input schema, and nothing is sent', async () => {
+  it('without a confirmation, from a host that cannot ask the customer, nothing is sent', async () => {
     s = await serve(sb, home);
     const r = await s.call('reserve', trip());
     expect(r.isError).toBe(true);
+    expect(errorOf(r)).toMatchObject({ message: 'reserve needs a confirmation: nothing was booked' });
+    expect(errorOf(r).next_step).toMatch(/^call quote with the same arguments, show the customer/);
     expect(await requests(sb, 'createReservation')).toEqual([]);
   });
 
@@ -212,6 +214,54 @@ describe('reserve writes only what was confirmed', () => {
     const list = await s.call('list_trips', {});
     const uuid = structured(list).active[0]?.uuid;
     if (uuid) expect(structured(await s.call('get_trip', { reservation_uuid: uuid })).cancel_confirmation).toBeUndefined();
+  });
+});
+
+describe('a host with elicitation: the server asks the customer itself', () => {
+  it('reserve without a confirmation shows car, dates, total and deposit; a yes books (once), a no books nothing', async () => {
+    const forms: Array<{ message: string; requestedSchema: any }> = [];
+    let yes = false;
+    s = await serve(sb, home, {
+      elicit: (p) => {
+        forms.push(p as never);
+        return { action: 'accept', content: { [Object.keys((p.requestedSchema as { properties: object }).properties)[0]]: yes } };
+      },
+    });
+    const q = structured(await s.call('quote', trip()));
+
+    const no = await s.call('reserve', trip());
+    expect(no.isError, JSON.stringify(no.content)).toBeFalsy();
+    expect(structured(no)).toMatchObject({ sent: false, confirmed_by: 'elicitation', customer_answer: 'decline' });
+    expect(await requests(sb, 'createReservation')).toEqual([]);
+    expect(forms[0].message).toContain(`from ${FROM.replace('T', ' ')} to ${TO.replace('T', ' ')} America/Los_Angeles`);
+    expect(forms[0].message).toContain(`for $${(q.final_total / 100).toFixed(2)}, plus a $${(q.deposit_cents / 100).toFixed(2)} refundable deposit?`);
+    expect(forms[0].requestedSchema).toMatchObject({ properties: { reserve: { type: 'boolean' } }, required: ['reserve'] });
+
+    yes = true;
+    const booked = await s.call('reserve', trip());
+    expect(structured(booked)).toMatchObject({ status: 'new', confirmed_by: 'elicitation', replayed: false });
+    expect(await tripStatus(s, structured(booked).reservation_uuid)).toBe('new');
+    expect(await reservations(sb, alias)).toHaveLength(1);
+
+    // cancel_reservation without a cancel_confirmation asks too
+    const before = forms.length;
+    const cancelled = await s.call('cancel_reservation', { reservation_uuid: structured(booked).reservation_uuid });
+    expect(forms.length).toBe(before + 1);
+    expect(forms.at(-1)!.message).toMatch(/^Cancel the reservation of .* A cancellation fee may apply/);
+    expect(cancelled.isError, JSON.stringify(cancelled.content)).toBeFalsy();
+    expect(structured(cancelled)).toMatchObject({ status: 'cancelled', confirmed_by: 'elicitation' });
+  });
+
+  it('a dismissed form cancels nothing', async () => {
+    s = await serve(sb, home, { elicit: () => ({ action: 'cancel' }) });
+    const list = structured(await s.call('list_trips', {}));
+    const uuid = list.active.find((t: { status: string }) => t.status === 'new').uuid;
+    const r = await s.call('cancel_reservation', { reservation_uuid: uuid });
+    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    expect(structured(r)).toMatchObject({ sent: false, customer_answer: 'cancel' });
+    // (the start-up capability probe is a DELETE of a uuid that cannot exist)
+    expect((await requests(sb, 'cancelReservation')).filter((q) => q.path.includes(uuid))).toEqual([]);
+    expect(await tripStatus(s, uuid)).toBe('new');
   });
 });
 

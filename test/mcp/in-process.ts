@@ -4,7 +4,7 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
@@ -59,6 +59,8 @@ export interface ServeOptions {
   env?: NodeJS.ProcessEnv;
   now?: () => Date;
   key?: string;
+  /** Declares MCP elicitation and answers the server's forms with this. */
+  elicit?: (params: { message: string; requestedSchema: unknown }) => ElicitResult | Promise<ElicitResult>;
 }
 
 export async function serve(sb: RunningSandbox, home: TestHome, opts: ServeOptions = {}): Promise<Session> {
@@ -72,7 +74,11 @@ export async function serve(sb: RunningSandbox, home: TestHome, opts: ServeOptio
     ...(opts.now ? { now: opts.now } : {}),
   });
   const transport = new PipeTransport(stdin, stdout);
-  const client = new Client({ name: 'in-process-test', version: '1.0.0' });
+  const client = new Client({ name: 'in-process-test', version: '1.0.0' }, opts.elicit ? { capabilities: { elicitation: {} } } : undefined);
+  if (opts.elicit) {
+    const answer = opts.elicit;
+    client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params as { message: string; requestedSchema: unknown }));
+  }
   let lastId: string | number | undefined;
   const send = transport.send.bind(transport);
   transport.send = async (message) => {

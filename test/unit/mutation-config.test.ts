@@ -11,8 +11,8 @@ describe('mutation testing config', () => {
   it('its line ranges cover exactly the reserve and cancel_reservation tools and callTool', () => {
     const ranges = ((config as { mutate: string[] }).mutate).filter((m) => m.includes(':'));
     const expected: Array<[RegExp, RegExp]> = [
-      [/^ {4}async run\(args: TripArgs & \{ confirmation/, /^ {4}},$/],
-      [/^ {4}async run\(args: \{ reservation_uuid: string; confirmation/, /^ {4}},$/],
+      [/^ {4}async run\(args: TripArgs & \{ confirmation\?/, /^ {4}},$/],
+      [/^ {4}async run\(args: \{ reservation_uuid: string; confirmation\?/, /^ {4}},$/],
       [/^async function callTool\(/, /^}$/],
     ];
     expect(ranges).toHaveLength(expected.length);
