@@ -334,6 +334,8 @@ describe('booking', () => {
     expect(retried.isError, text(retried)).toBeFalsy();
     const r = retried.structuredContent as any;
     expect(r).toMatchObject({ reservation_uuid: committed[0].uuid, replayed: true, status: 'new' });
+    // the state it claims is the one get_trip reads
+    expect(((await second.call('get_trip', { reservation_uuid: r.reservation_uuid })).structuredContent as any).status).toBe(r.status);
     expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
     const creates = (await serve.requests()).filter((x) => x.operation === 'createReservation');
     expect(new Set(creates.map((x) => x.idempotency_key)).size).toBe(1);
