@@ -19,6 +19,8 @@ import { parseIntOption } from '../commands/parse.js';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 
 export const MCP_PATH = '/mcp';
+/** A session unused this long is closed when a new one starts (hosts that restart rarely say goodbye). */
+export const SESSION_IDLE_MS = 60 * 60_000;
 /** A JSON-RPC body larger than this is refused (no tool takes anything near it). */
 const MAX_BODY = 1024 * 1024;
 
@@ -71,6 +73,16 @@ export async function serveHttp(opts: HttpOptions): Promise<number> {
   const port = parseIntOption(opts.port, '--port', { min: 0, max: 65535 }) ?? 0;
   const token = opts.needsToken ? randomBytes(32).toString('base64url') : undefined;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const lastUsed = new Map<string, number>();
+  const closeIdle = () => {
+    const now = Date.now();
+    for (const [sessionId, used] of lastUsed) {
+      if (now - used < SESSION_IDLE_MS) continue;
+      lastUsed.delete(sessionId);
+      void sessions.get(sessionId)?.close();
+      sessions.delete(sessionId);
+    }
+  };
   let hosts = new Set<string>();
   let origins = new Set<string>();
 
@@ -87,7 +99,10 @@ export async function serveHttp(opts: HttpOptions): Promise<number> {
     const id = Array.isArray(sid) ? sid[0] : sid;
     const existing = id === undefined ? undefined : sessions.get(id);
     if (id !== undefined && !existing) return refuse(res, 404, 'session not found: initialize again');
-    if (existing) return existing.handleRequest(req, res);
+    if (existing) {
+      lastUsed.set(id!, Date.now());
+      return existing.handleRequest(req, res);
+    }
     if (req.method !== 'POST') return refuse(res, 400, 'no session: POST an initialize request first');
     let body: unknown;
     try {
@@ -98,12 +113,19 @@ export async function serveHttp(opts: HttpOptions): Promise<number> {
     if (!isInitializeRequest(body)) return refuse(res, 400, 'no session: POST an initialize request first');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
-      onsessionclosed: (sessionId) => void sessions.delete(sessionId),
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, transport);
+        lastUsed.set(sessionId, Date.now());
+      },
+      onsessionclosed: (sessionId) => {
+        sessions.delete(sessionId);
+        lastUsed.delete(sessionId);
+      },
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
+    closeIdle();
     await opts.createServer().connect(transport);
     await transport.handleRequest(req, res, body);
   };
