@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { Api } from '../../src/api/endpoints.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { Journal } from '../../src/store/journal.js';
-import { TestHome } from '../helpers/cli.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
 import { FROM, SANDBOX_NOW, TO, admin, faults, freeCars, requests, reservations, resetSandbox } from '../booking/sandbox.js';
 import { errorOf, serve, structured, type Session } from './in-process.js';
 
@@ -136,6 +136,29 @@ describe('every state a booking result claims is what get_trip reads', () => {
     expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
     expect(await reservations(sb, alias)).toHaveLength(1);
     expect((await requests(sb, 'createReservation')).every((q) => q.idempotency_key === entry.key)).toBe(true);
+  });
+});
+
+describe('one booking core, one journal, for both front ends', () => {
+  it('a tool call whose outcome is unknown is finished by `carrental reserve` with its key; the tool then replays that booking', async () => {
+    s = await serve(sb, home);
+    const confirmation = await quoted(s);
+    await faults(sb, { kind: 'error', operation: 'createReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
+    expect((await s.call('reserve', trip({ confirmation }))).isError).toBe(true);
+    const [entry] = await unfinished();
+
+    const cli = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], {
+      env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }),
+      sleep: async () => {},
+    });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stderr).toContain(`with the same idempotency key (${entry.key})`);
+    const uuid = cli.stdout.trim();
+
+    const again = await s.call('reserve', trip({ confirmation }));
+    expect(structured(again)).toMatchObject({ reservation_uuid: uuid, status: 'new', replayed: true });
+    expect(await reservations(sb, alias)).toHaveLength(1);
+    expect(new Set((await requests(sb, 'createReservation')).map((q) => q.idempotency_key))).toEqual(new Set([entry.key]));
   });
 });
 
