@@ -110,7 +110,7 @@ function describeOptions(body: ReservationCreateRequest): string {
  * (the uuid) in a pipe or with --json.
  */
 function stderrOutput(ctx: Context): Output {
-  return new Output({ io: { ...ctx.io, stdout: ctx.io.stderr }, globals: { ...ctx.globals, json: false } });
+  return new Output({ io: { ...ctx.io, stdout: ctx.io.stderr }, globals: { ...ctx.globals, json: false } }, { forPeople: true });
 }
 
 /** A quote refused for an unknown extra: say which extras the car has. */

@@ -34,7 +34,15 @@ export class Output {
   /** The active key: never printed, whatever field it hides in. */
   private secrets: Array<string | undefined> = [];
 
-  constructor(private readonly ctx: Pick<Context, 'io' | 'globals'>) {
+  /** Money as plain numbers when not on a terminal: stdout carries data for scripts. */
+  private readonly moneyAsNumbers: boolean;
+
+  /** `forPeople`: what this Output writes is a conversation (reserve's quote on stderr), so money keeps its `$`. */
+  constructor(
+    private readonly ctx: Pick<Context, 'io' | 'globals'>,
+    opts: { forPeople?: boolean } = {},
+  ) {
+    this.moneyAsNumbers = !ctx.io.stdout.isTTY && !opts.forPeople;
     this.tty = !!ctx.io.stdout.isTTY;
     this.json = ctx.globals.json;
     this.color = makeStyle(ctx.globals.color);
@@ -154,7 +162,7 @@ export class Output {
 
   /** A record of a pipe form: tab-separated fields, each cleaned, money as plain numbers. */
   record(fields: unknown[]): void {
-    this.line(fields.map((f) => clean(plainMoney(f ?? ''))).join('\t'));
+    this.line(fields.map((f) => clean(this.moneyAsNumbers ? plainMoney(f ?? '') : f ?? '')).join('\t'));
   }
 
   /** A line of data on stdout. */
@@ -195,7 +203,7 @@ export class Output {
   table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();
     const marks = Array.isArray(layout) ? { alignRight: layout } : layout;
-    if (!this.tty) rows = rows.map((row) => row.map(plainMoney));
+    if (this.moneyAsNumbers) rows = rows.map((row) => row.map(plainMoney));
     this.write(
       renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
     );
@@ -203,7 +211,7 @@ export class Output {
 
   pairs(pairs: Pair[]): void {
     this.clearProgress();
-    if (!this.tty) pairs = pairs.map(([label, value, ...rest]) => [label, plainMoney(value), ...rest] as Pair);
+    if (this.moneyAsNumbers) pairs = pairs.map(([label, value, ...rest]) => [label, plainMoney(value), ...rest] as Pair);
     this.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s), columns: this.ctx.io.stdout.columns }));
   }
 
