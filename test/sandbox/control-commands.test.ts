@@ -43,7 +43,7 @@ describe('sandbox pay', () => {
     expect(JSON.parse(rent.stdout)).toMatchObject({ reservation: uuid, type: 'rent', paid_cents: expect.any(Number) });
     const deposit = await cli(['sandbox', 'pay', uuid, '--type', 'deposit', '--port', port]);
     expect(deposit.code, deposit.stderr).toBe(0);
-    expect(deposit.stdout).toMatch(/deposit held\s+\$/);
+    expect(deposit.stdout).toMatch(/deposit held\t\d+\.\d\d\n/);
     const trip = (await api(`/my/reservation/${uuid}`)).data;
     expect(trip.payment_status.type).toBe('settled');
     expect(trip.is_booked).toBe(true);
