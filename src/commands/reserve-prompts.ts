@@ -131,7 +131,7 @@ export async function askDates(
   now: Date,
   given: { from?: string; to?: string; defaults?: { from: string; to: string } },
 ): Promise<{ from: string; to: string }> {
-  const label = ` (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00; ${zone})`;
+  const label = ` (YYYY-MM-DD HH:MM, or tomorrow 3pm, fri 10:00, +3d; ${zone})`;
   const read = (value: string, what: string): string => resolveDateInput(value, what, { now, zone });
   let from = given.from;
   if (from === undefined) {
