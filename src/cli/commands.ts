@@ -121,6 +121,8 @@ export const COMMANDS: CommandSpec[] = [
       ...QUOTE_OPTIONS,
       { flags: '--idempotency-key <key>', description: 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one' },
       { flags: '--new', description: 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing' },
+      { flags: '--no-quote', description: 'with --dry-run: ask for no quote either (a dry run quotes by default, a read)' },
     ],
     examples: [
       'carrental reserve toyota-camry-1001 --from "tomorrow 10:00" --days 3',
@@ -133,8 +135,11 @@ export const COMMANDS: CommandSpec[] = [
     name: 'cancel',
     description: 'cancel a reservation (a fee may apply), then show the cancellation outcome',
     args: [uuidArg('the reservation uuid, or a unique prefix of one of yours', 'cancellable-reservation')],
-    options: [{ flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' }],
-    examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json'],
+    options: [
+      { flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing' },
+    ],
+    examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json', 'carrental cancel <uuid> --dry-run'],
     module: () => import('../commands/cancel.js'),
   },
   {
@@ -146,6 +151,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--open', description: 'open the link in the default browser' },
       { flags: '--wait', description: 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)' },
       { flags: '--wait-timeout <seconds>', description: 'give up waiting after this long (exit 6)' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked); ask for no link' },
     ],
     examples: ['carrental pay-link <uuid>', 'carrental pay-link <uuid> --type deposit --open --wait'],
     module: () => import('../commands/pay-link.js'),
@@ -156,7 +162,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     options: [
       { flags: '--to <date>', description: 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"' },
-      { flags: '--dry-run', description: 'only preview the price of --to (with --json: the price payload); no link is created' },
+      { flags: '--dry-run', description: 'print the link request it would send (key masked), after the price preview of --to; ask for no link' },
       { flags: '--open', description: 'open the link in the default browser' },
     ],
     examples: ['carrental extend-link <uuid> --to "+30d 10:00"', 'carrental extend-link <uuid> --open'],
@@ -197,7 +203,10 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'card-link',
     description: 'get the link where the customer adds or replaces a card',
-    options: [{ flags: '--open', description: 'open the link in the default browser' }],
+    options: [
+      { flags: '--open', description: 'open the link in the default browser' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked); ask for no link' },
+    ],
     examples: ['carrental card-link', 'carrental card-link --open'],
     module: () => import('../commands/card-link.js'),
   },
@@ -305,6 +314,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '-i, --include', description: 'print the status line and response headers to stderr' },
       { flags: '--anonymous', description: 'send no credential (never sent on the anonymous operations anyway)' },
       { flags: '--paginate', description: 'GET every page (offset until has_more is false) and print one merged document' },
+      { flags: '--dry-run', description: 'a write: print the request it would send (key masked) and, for create and cancel, what the journal would do; send nothing' },
     ],
     examples: ['carrental api GET /my/profile', "carrental api GET '/cars?city=la&limit=200' --paginate --jq '.data.cars | length'", "carrental api GET '/cars?city=la&limit=3' --anonymous"],
     module: () => import('../commands/api.js'),

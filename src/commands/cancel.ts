@@ -13,6 +13,9 @@ import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
+import { NO_RETRY } from '../api/client.js';
+import type { JournalEntry } from '../store/journal.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, tripFromList } from './dry-run.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
@@ -21,6 +24,8 @@ import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 export interface CancelInput {
   uuid?: string;
   idempotencyKey?: string;
+  /** Print the DELETE and the journal's decision; send nothing. */
+  dryRun?: boolean;
 }
 
 export function run(input: CancelInput, ctx: Context): Promise<number> {
@@ -52,7 +57,7 @@ function printOutcome(out: Output, res: ApiResponse<Trip>, uuid: string): void {
 export async function cancel(input: CancelInput, ctx: Context, prompter: Prompter): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const key = parseWriteKey(input.idempotencyKey);
-  requireConfirmable(ctx, 'cancel');
+  if (!input.dryRun) requireConfirmable(ctx, 'cancel');
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
@@ -61,6 +66,7 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   const command: WriteCommand = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
   const writer = new JournaledWrite(ctx, out, target);
   const resuming = await writer.pending(command);
+  if (input.dryRun) return dryCancel(ctx, uuid, key, resuming);
   if (resuming) writer.announceResume(resuming);
 
   const beforeRes = await readReservation(api, uuid, out);
@@ -97,4 +103,19 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   printOutcome(out, after, uuid);
   out.info(`\`${cliPrefix(ctx)} trips ${uuid}\` shows the invoices and the payment status`);
   return 0;
+}
+
+/** `cancel --dry-run`: the status from the trips list (tripFromList), then the DELETE it would send. */
+async function dryCancel(ctx: Context, uuid: string, key: string | undefined, resuming: JournalEntry | undefined): Promise<number> {
+  const { api, out } = await services(ctx);
+  const trip = await tripFromList(api, uuid, cliPrefix(ctx));
+  if (!resuming && trip.status === 'cancelled') {
+    out.info(`reservation ${uuid} is already cancelled: cancel would send nothing`);
+    if (out.json) out.printJson({ dry_run: true, command: 'cancel', request: null, journal: null, notes: ['already cancelled: nothing would be sent'] });
+    return 0;
+  }
+  const journal = journalDecision(resuming, ctx.now(), key);
+  const request = await previewOf(api, (a) => a.cancelReservation(uuid, decisionKey(journal), NO_RETRY));
+  const notes = [`reservation ${uuid}: ${clean(trip.status ?? 'status not stated')}${trip.car ? `, ${clean(trip.car.name)}` : ''}`];
+  return printDryRun(out, { command: 'cancel', request, journal, notes });
 }

@@ -11,6 +11,8 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
+import { NO_RETRY } from '../api/client.js';
+import { decisionKey, journalDecision, previewOf, printDryRun } from './dry-run.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
@@ -31,6 +33,10 @@ export interface ReserveInput {
   idempotencyKey?: string;
   /** Book again even though this same command booked within the replay window. */
   new?: boolean;
+  /** Print the request and the journal's decision; send nothing. */
+  dryRun?: boolean;
+  /** false (--no-quote): a dry run asks for no quote either. */
+  quote?: boolean;
 }
 
 export function run(input: ReserveInput, ctx: Context): Promise<number> {
@@ -129,7 +135,10 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   if (missing.length && !ctx.canPrompt()) {
     throw usageError(`missing ${missing.join(', ')}`, 'on a terminal `carrental reserve` asks for what is missing; in a script give the alias, --from and --to');
   }
-  requireConfirmable(ctx, 'reserve');
+  if (input.quote === false && !input.dryRun) throw usageError('--no-quote goes with --dry-run (a reservation is always quoted and confirmed first)');
+  // a dry run sends nothing, so there is nothing to confirm
+  if (!input.dryRun) requireConfirmable(ctx, 'reserve');
+  const dry = input.dryRun ? { quote: input.quote !== false } : undefined;
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
@@ -157,7 +166,7 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   try {
     for (;;) {
       try {
-        return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps });
+        return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps }, dry);
       } catch (err) {
         // After prompts, the create itself may refuse an answer the quote accepted (the car
         // taken meanwhile, a one-time promo used): the server decided and nothing was booked
@@ -183,6 +192,7 @@ async function book(
   key: string | undefined,
   fresh: boolean,
   reask: { prompted: PromptedReservation; deps: Parameters<typeof reaskRefused>[2] } | undefined,
+  dry?: { quote: boolean },
 ): Promise<number> {
   const { api, out, target } = await services(ctx);
   let complete = settled.choice;
@@ -194,7 +204,7 @@ async function book(
   const talk = stderrOutput(ctx);
   const carLine = `${clean(car.name)} (${clean(car.car_alias)})`;
   let confirmText: string | undefined;
-  if (!resuming) {
+  if (!resuming && (!dry || dry.quote)) {
     let quote: Quote | undefined;
     for (;;) {
       try {
@@ -226,7 +236,7 @@ async function book(
     }
   }
   if (resuming) {
-    writer.announceResume(resuming);
+    if (!dry) writer.announceResume(resuming);
     if (resuming.state === 'pending') {
       // If the earlier attempt committed, the car is now taken by that very reservation and
       // a fresh quote would be refused; the rerun must reach the server with the old key.
@@ -240,6 +250,14 @@ async function book(
       confirmText = `Finish reserving ${clean(car.name)}?`;
     }
     // A done entry needs no confirmation: the same key cannot book anything new.
+  }
+
+  if (dry) {
+    const journal = journalDecision(resuming, ctx.now(), key);
+    const request = await previewOf(api, (a) => a.createReservation(body, decisionKey(journal), NO_RETRY));
+    const quoted = !resuming && dry.quote;
+    const notes = [quoted ? 'the quote above was read from the API (a read; --no-quote skips it)' : !resuming ? 'no quote was asked (--no-quote)' : 'no quote was asked: the journal already holds this command'];
+    return printDryRun(out, { command: 'reserve', request, journal, notes });
   }
 
   if (confirmText !== undefined && !ctx.globals.yes && !(await prompter.confirm(confirmText, false))) {
