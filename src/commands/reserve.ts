@@ -12,7 +12,7 @@ import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
 import { NO_RETRY } from '../api/client.js';
-import { decisionKey, journalDecision, previewOf, printDryRun } from './dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, tripFromList } from './dry-run.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
@@ -257,6 +257,11 @@ async function book(
     const request = await previewOf(api, (a) => a.createReservation(body, decisionKey(journal), NO_RETRY));
     const quoted = !resuming && dry.quote;
     const notes = [quoted ? 'the quote above was read from the API (a read; --no-quote skips it)' : !resuming ? 'no quote was asked (--no-quote)' : 'no quote was asked: the journal already holds this command'];
+    if (journal.decision === 'replay' && journal.result) {
+      // the real run reads the replayed reservation and refuses to claim a cancelled one
+      const trip = await tripFromList(api, journal.result, cliPrefix(ctx)).catch(() => undefined);
+      if (trip?.status === 'cancelled') notes.push(`reservation ${journal.result} has been cancelled since: the real run books nothing and exits 5 (--new books anew)`);
+    }
     return printDryRun(out, { command: 'reserve', request, journal, notes });
   }
 

@@ -89,6 +89,12 @@ describe('reserve --dry-run', () => {
     expect(dry.request.headers['idempotency-key']).toBe(entry.key);
     expect(readFileSync(journalPath(), 'utf8')).toBe(bytes);
     expect((await sent()).filter((op) => WRITES.includes(op!))).toEqual([]);
+
+    // cancelled since: the real run would book nothing and exit 5; the dry run says so
+    expect((await cli(['cancel', uuid, '-y'])).code).toBe(0);
+    const after = await cli(['reserve', ALIAS, ...DATES, '--dry-run']);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).toContain(`reservation ${uuid} has been cancelled since: the real run books nothing and exits 5`);
   });
 
   it('with a pending entry: resume with the pending key, and no quote (the earlier attempt may have booked the car)', async () => {
