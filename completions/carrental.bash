@@ -47,7 +47,7 @@ __carrental_options() {
     'carrental pending clear') echo '--all --help -h' ;;
     'carrental api') echo '--body --header -H --include -i --anonymous --paginate --dry-run --help -h' ;;
     'carrental status') echo '--exit-status --help -h' ;;
-    'carrental doctor') echo '--require --write --help -h' ;;
+    'carrental doctor') echo '--require --write --contract --junit --help -h' ;;
     'carrental completion') echo '--help -h' ;;
     'carrental mcp') echo '--allow-booking --help -h' ;;
     'carrental sandbox') echo '--help -h' ;;
@@ -79,7 +79,7 @@ __carrental_takes_value() {
     'carrental pay-link') case "$2" in --type|--wait-timeout) return 0 ;; esac ;;
     'carrental extend-link') case "$2" in --to) return 0 ;; esac ;;
     'carrental api') case "$2" in --body|--header|-H) return 0 ;; esac ;;
-    'carrental doctor') case "$2" in --require) return 0 ;; esac ;;
+    'carrental doctor') case "$2" in --require|--junit) return 0 ;; esac ;;
     'carrental sandbox serve') case "$2" in --port|--state) return 0 ;; esac ;;
     'carrental sandbox pay') case "$2" in --type|--port) return 0 ;; esac ;;
     'carrental sandbox card') case "$2" in --customer|--brand|--last4|--exp|--port) return 0 ;; esac ;;
@@ -107,6 +107,7 @@ __carrental_values() {
     'carrental reserve --extra') __carrental_dynamic extras ;;
     'carrental pay-link --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
     'carrental doctor --require') COMPREPLY=($(compgen -W 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -- "$cur")) ;;
+    'carrental doctor --junit') __carrental_files ;;
     'carrental sandbox serve --state') __carrental_files ;;
     'carrental sandbox pay --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
     'carrental sandbox fault --when') COMPREPLY=($(compgen -W 'before_commit after_commit' -- "$cur")) ;;

@@ -39,7 +39,7 @@ function __carrental_value_flags --argument-names path
         case 'carrental api'
             printf '%s\n' --body --header -H
         case 'carrental doctor'
-            printf '%s\n' --require
+            printf '%s\n' --require --junit
         case 'carrental sandbox serve'
             printf '%s\n' --port --state
         case 'carrental sandbox pay'
@@ -331,7 +331,9 @@ complete -c carrental -n '__carrental_at \'carrental status\'' -s h -l help -d '
 
 # carrental doctor
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -l require -x -a 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -d 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)'
-complete -c carrental -n '__carrental_at \'carrental doctor\'' -l write -d 'fail unless the key can create and cancel reservations (booking_write)'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l write -d 'fail unless the key can create and cancel reservations (booking_write); with --contract: also reserve a far-future trip, read it back, get a pay link and cancel it'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l contract -d 'check every answer of the deployed reads against the spec (fields, types, cents, dates, value sets, Retry-After, 404s); exit 1 on a violation'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l junit -r -F -d 'with --contract: write the findings as JUnit XML (one test case per operation and rule)'
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -s h -l help -d 'display help for command'
 
 # carrental completion

@@ -16,6 +16,7 @@ import type { Output } from '../render/output.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { requireConfirmable } from './confirm.js';
 import { JournaledWrite } from './idempotent-write.js';
+import { clockNow } from './trip-dates.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
 export interface ContractInput {
@@ -55,7 +56,8 @@ export async function contract(input: ContractInput, ctx: Context, prompter: Pro
   const report = await runContract({
     client,
     hasKey: client.hasKey,
-    now: ctx.now(),
+    // the API's clock (the sandbox's, when moved): far-future dates must be future there
+    now: clockNow(ctx, target.sandbox),
     sleep: ctx.sleep,
     agentClient: api.agentClient,
     write,
