@@ -83,8 +83,10 @@ function journaledWrites(ctx: Context, out: Output, target: Parameters<typeof re
   return {
     create: async (body: ReservationCreateRequest) => {
       const { client } = await services(ctx);
-      // fresh: a check two minutes after the last one is a new booking, not a replay of it
-      const res = await writer.run({ operation: 'createReservation', target: body.car_alias, request: body, fresh: true }, (key, retry, onRetry) =>
+      // Not --new: a run interrupted between the create and the cancel is finished by the
+      // next one, which resumes (pending) or replays (done, within the replay window) the
+      // same create and then cancels that reservation, instead of booking another.
+      const res = await writer.run({ operation: 'createReservation', target: body.car_alias, request: body }, (key, retry, onRetry) =>
         client.request<unknown>({ method: 'POST', path: '/my/reservation', body, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry }),
       );
       return answerOf(res);

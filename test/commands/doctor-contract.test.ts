@@ -221,6 +221,26 @@ describe('doctor --contract --write', () => {
     expect(JSON.parse(trip.stdout).status).toBe('cancelled');
   });
 
+  it('a run cut off before its cancel is finished by the next one: the same reservation, cancelled; one reservation made in all', async () => {
+    const before = (await sb.admin('GET', '/stats')).reservations;
+    breaker.use({
+      match: (m) => m === 'DELETE',
+      answer: () => ({ status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, text: '{"error":"Unavailable","error_code":"operation_outcome_unknown"}' }),
+    });
+    const cut = await doctor(['--write', '-y']);
+    expect(cut.code).toBe(6);
+    expect(cut.stderr).toContain('the outcome of this cancel is unknown');
+    breaker.clear();
+    const { code, report, stderr } = await json(['--write', '-y']);
+    expect(code, stderr).toBe(0);
+    const uuid = report.operations.find((o) => o.id === 'cancelReservation')!.request.split('/').pop()!;
+    const trip = await runCommand(['--base-url', sb.baseUrl, 'trips', uuid, '--json'], { env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }) });
+    expect(JSON.parse(trip.stdout).status).toBe('cancelled');
+    expect((await sb.admin('GET', '/stats')).reservations).toBe(before + 1);
+    const entries = await new Journal({ path: join(home.dir, 'state', 'journal.json') }).list();
+    expect(entries.filter((e) => e.state === 'pending')).toEqual([]);
+  });
+
   it('in a pipe without -y: a usage error before any request; a read_only key: refused with exit 3 and nothing created', async () => {
     const pipe = await doctor(['--write'], { via: 'sandbox' });
     expect(pipe.code).toBe(2);

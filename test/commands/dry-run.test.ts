@@ -108,6 +108,10 @@ describe('reserve --dry-run', () => {
     expect(r.stderr).toContain(`its key ${entry.key}`);
     expect(await sent()).toEqual(['getCar']);
     expect((await journal.list())[0]).toMatchObject(entry);
+    // --new could book twice while it is pending: refused as without --dry-run
+    const fresh = await cli(['reserve', ALIAS, ...DATES, '--dry-run', '--new']);
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toContain('--new could book twice');
   });
 });
 
