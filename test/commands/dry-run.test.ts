@@ -179,3 +179,28 @@ describe('cancel, the links and api under --dry-run', () => {
     expect(existsSync(journalPath())).toBe(false);
   });
 });
+
+describe('--dry-run against the embedded sandbox', () => {
+  it('leaves the sandbox state file, the journal and the config byte for byte as they were', async () => {
+    const run = (args: string[]) => runCommand(['--sandbox', ...args], { env: home.env(), sleep: async () => {} });
+    const booked = await run(['reserve', ALIAS, ...DATES, '-y']);
+    expect(booked.code, booked.stderr).toBe(0);
+    const uuid = booked.stdout.trim();
+    const statePath = join(home.dir, 'data', 'sandbox-state.json');
+    const files = () => [statePath, journalPath()].map((p) => readFileSync(p, 'utf8'));
+    const before = files();
+    for (const args of [
+      ['reserve', ALIAS, '--from', '2026-12-10T10:00', '--days', '2', '--dry-run'],
+      ['cancel', uuid, '--dry-run'],
+      ['pay-link', uuid, '--dry-run'],
+      ['extend-link', uuid, '--to', '2026-12-06T10:00', '--dry-run'],
+      ['card-link', '--dry-run'],
+      ['api', 'POST', '/my/reservation', '--body', '{"car_alias":"x"}', '--dry-run'],
+    ]) {
+      const r = await run(args);
+      expect({ args, code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ args, code: 0, stderr: '' });
+    }
+    expect(files()).toEqual(before);
+    expect(existsSync(join(home.dir, 'config'))).toBe(false);
+  });
+});
