@@ -13,6 +13,7 @@ import { RULES } from '../contract/rules.js';
 import { runContract, type ContractReport, type WriteFlow } from '../contract/run.js';
 import { usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
+import { clean } from '../render/sanitize.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { requireConfirmable } from './confirm.js';
 import { JournaledWrite } from './idempotent-write.js';
@@ -112,7 +113,7 @@ function print(out: Output, report: ContractReport, where: string, code: number)
   for (const op of report.operations) {
     const found = report.findings.filter((f) => f.operation === op.id);
     const mark = found.length ? 'VIOLATED' : MARK[op.status];
-    out.line(`${mark.padEnd(12)} ${op.id.padEnd(34)} ${op.request}${op.status === 'checked' && !found.length ? '' : `: ${op.detail}`}`);
+    out.line(`${mark.padEnd(12)} ${op.id.padEnd(34)} ${clean(op.request)}${op.status === 'checked' && !found.length ? '' : `: ${clean(op.detail)}`}`);
   }
   // grouped by operation and rule, each with the spec's words once
   const groups = new Map<string, typeof report.findings>();
@@ -122,9 +123,9 @@ function print(out: Output, report: ContractReport, where: string, code: number)
     const { operation, rule } = found[0];
     out.line(`${operation}: ${RULES[rule].title} (${rule})`);
     out.line(`  spec: "${found[0].spec}"`);
-    for (const f of found) out.line(`  ${f.path}: saw ${f.saw}`);
+    for (const f of found) out.line(`  ${clean(f.path)}: saw ${f.saw}`);
   }
-  for (const p of report.problems) out.warn(p);
+  for (const p of report.problems) out.warn(clean(p));
   if (report.ok) out.info('no violations: every answer checked is as the spec says');
   else out.info(`${report.violations} violation${report.violations === 1 ? '' : 's'}${report.problems.length ? `, ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}` : ''}`);
 }

@@ -60,6 +60,8 @@ const PAYLOAD_RULES: RuleId[] = ['envelope', 'required', 'type', 'integer-cents'
 /** Answers that hold invoices are held to the UTC rule of `created_at` too; verification and payment status to day dates. */
 const WITH_INVOICES: RuleId[] = [...PAYLOAD_RULES, 'utc-date'];
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** At most this many answers of one request: a 429 or 503 is asked again after its Retry-After. */
 const ATTEMPTS = 3;
 /** A Retry-After longer than this is not waited for: the check reports the answer instead. */
@@ -169,8 +171,10 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
   let car: S.Car | undefined;
   for (const city of ['la', 'miami']) {
     const page = (await read('listCars', { method: 'GET', path: '/cars', query: { city, limit: 5, date_from: from, date_to: to }, auth: 'none' }, S.CarsPage)) as S.CarsPage | undefined;
-    if (!page) break;
-    car = page.cars?.find((c) => c.is_available !== false && typeof c.car_alias === 'string') ?? page.cars?.[0];
+    // the other city only when this one has no car (not when the answer is broken)
+    if (!page || !Array.isArray(page.cars)) break;
+    const cars = page.cars.filter((c) => typeof c?.car_alias === 'string' && c.car_alias !== '');
+    car = cars.find((c) => c.is_available !== false) ?? cars[0];
     if (car) break;
   }
   if (car) {
@@ -193,7 +197,8 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
   await read('getVerification', { method: 'GET', path: '/my/verification', auth: 'key' }, S.VerificationStatus, { rules: [...PAYLOAD_RULES, 'date-form'] });
   await read('listCards', { method: 'GET', path: '/my/billing/cards', auth: 'key' }, S.CardList);
   const trips = (await read('listTrips', { method: 'GET', path: '/my/trips', auth: 'key' }, S.TripsList)) as S.TripsList | undefined;
-  const all = [...(Array.isArray(trips?.active) ? trips.active : []), ...(Array.isArray(trips?.history) ? trips.history : [])].filter((t) => typeof t?.uuid === 'string');
+  // only well-formed uuids go into a path: the payload is the server's, even where it broke the schema
+  const all = [...(Array.isArray(trips?.active) ? trips.active : []), ...(Array.isArray(trips?.history) ? trips.history : [])].filter((t) => typeof t?.uuid === 'string' && UUID_RE.test(t.uuid));
 
   const owesNothing = all.find((t) => typeof t.balance_cents === 'number' && t.balance_cents <= 0);
   if (owesNothing) {
@@ -205,7 +210,7 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
   const withInvoices = all.find((t) => Array.isArray(t.invoices) && t.invoices.length > 0) ?? all[0];
   if (withInvoices) {
     const list = await read('listReservationInvoices', { method: 'GET', path: `/my/reservation/${withInvoices.uuid}/invoices`, auth: 'key' }, S.InvoiceList, { envelope: false, rules: WITH_INVOICES });
-    const first = Array.isArray(list) ? (list as Array<{ id?: unknown }>).find((i) => typeof i?.id === 'string') : undefined;
+    const first = Array.isArray(list) ? (list as Array<{ id?: unknown }>).find((i) => typeof i?.id === 'string' && UUID_RE.test(i.id)) : undefined;
     invoiceId = first?.id as string | undefined;
   } else {
     skip('listReservationInvoices', 'GET /my/reservation/{uuid}/invoices', 'the customer has no trips');
@@ -254,7 +259,7 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
     const createdCheck = checkPayload(created, { operation: 'createReservation', schema: S.ReservationCreated });
     findings.push(...createdCheck.findings);
     record('createReservation', 'POST /my/reservation', 'checked', ['envelope', 'type', 'write-flow'], `reserved ${seen(createdCheck.payload)}`);
-    const uuid = typeof createdCheck.payload === 'string' ? createdCheck.payload : undefined;
+    const uuid = typeof createdCheck.payload === 'string' && UUID_RE.test(createdCheck.payload) ? createdCheck.payload : undefined;
     if (!uuid) {
       problems.push('write flow: the create answered no reservation uuid, so nothing could be read back or cancelled; check `carrental trips`');
       return;

@@ -127,6 +127,11 @@ describe('doctor --contract against a server that breaks the contract, one rule 
       expected: { operation: 'getInvoice', rule: 'closed-set', path: 'data.billing_status', saw: '"SETTLED"' },
     },
     {
+      name: 'a list that is not a list (cars): reported, and the check goes on without a car',
+      brk: { match: get(/^\/cars$/), rewrite: editJson((b) => (b.data.cars = 'none')) },
+      expected: { operation: 'listCars', rule: 'type', path: 'data.cars', saw: '"none"' },
+    },
+    {
       name: 'an unknown uuid answered 403 instead of 404',
       brk: { match: (m, p) => m === 'GET' && /^\/my\/billing\/invoice\//.test(p), rewrite: (res) => (res.status === 404 ? { ...res, status: 403, text: '{"error":"Forbidden"}' } : res) },
       expected: { operation: 'getInvoice:404', rule: 'not-found', saw: 'HTTP 403', path: /random uuid/ },
