@@ -63,6 +63,7 @@ export async function contract(input: ContractInput, ctx: Context, prompter: Pro
     agentClient: api.agentClient,
     write,
     progress: (line) => out.progress(line),
+    warn: (line) => out.warn(clean(line)),
   });
   out.clearProgress();
   const code = report.ok ? 0 : 1;

@@ -53,6 +53,8 @@ export interface ContractOptions {
   agentClient: string;
   write?: WriteFlow;
   progress?: (line: string) => void;
+  /** Said at once (not only in the report, which an interrupted run never prints). */
+  warn?: (line: string) => void;
 }
 
 /** The payload rules every checked answer is held to. */
@@ -298,7 +300,9 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
         try {
           await write.cancel(uuid);
         } catch (err) {
-          problems.push(`write flow: reservation ${uuid} may still be active (${err instanceof Error ? err.message : String(err)}): cancel it with \`carrental cancel ${uuid}\``);
+          const problem = `write flow: reservation ${uuid} may still be active (${err instanceof Error ? err.message : String(err)}): run the same check again to finish it, or \`carrental cancel ${uuid}\``;
+          problems.push(problem);
+          opts.warn?.(problem);
         }
       }
     }

@@ -235,6 +235,7 @@ describe('doctor --contract --write', () => {
     const cut = await doctor(['--write', '-y']);
     expect(cut.code).toBe(6);
     expect(cut.stderr).toContain('the outcome of this cancel is unknown');
+    expect(cut.stderr).toMatch(/warning: write flow: reservation [0-9a-f-]{36} may still be active .*: run the same check again to finish it/);
     breaker.clear();
     const { code, report, stderr } = await json(['--write', '-y']);
     expect(code, stderr).toBe(0);
