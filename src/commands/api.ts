@@ -11,7 +11,7 @@ import { arrayElementsAt } from '../render/json-scan.js';
 import type { Output } from '../render/output.js';
 import { rawPayload } from '../render/raw-json.js';
 import { clean, cleanText } from '../render/sanitize.js';
-import { decisionKey, journalDecision, printDryRun } from './dry-run.js';
+import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from './dry-run.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { walkPages } from './page-walk.js';
 import { buildCreateRequest } from './reserve.js';
@@ -211,6 +211,7 @@ async function journaledWrite(
   }
   const writer = new JournaledWrite(ctx, out, target);
   if (req.input.dryRun) {
+    refuseReadOnly(target);
     const journal = journalDecision(await writer.pending(command), ctx.now(), key);
     const request = client.describe({ method: req.method, path: req.path, rawBody: body, headers: { ...headers, 'idempotency-key': decisionKey(journal) }, auth: 'key' });
     return printDryRun(out, { command: 'api', request, journal });

@@ -15,7 +15,7 @@ import { renderCancellationOutcome } from '../render/trip.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
 import { NO_RETRY } from '../api/client.js';
 import type { JournalEntry } from '../store/journal.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, tripFromList } from './dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
@@ -107,7 +107,8 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
 
 /** `cancel --dry-run`: the status from the trips list (tripFromList), then the DELETE it would send. */
 async function dryCancel(ctx: Context, uuid: string, key: string | undefined, resuming: JournalEntry | undefined): Promise<number> {
-  const { api, out } = await services(ctx);
+  const { api, out, target } = await services(ctx);
+  refuseReadOnly(target);
   const trip = await tripFromList(api, uuid, cliPrefix(ctx));
   if (!resuming && trip.status === 'cancelled') {
     out.info(`reservation ${uuid} is already cancelled: cancel would send nothing`);

@@ -87,6 +87,18 @@ export async function tripFromList(api: Api, uuid: string, cli: string): Promise
   return trip;
 }
 
+/**
+ * A create or cancel with a key known to be read_only fails as the server would refuse it
+ * (403 api_key_write_upgrade_required, exit 3). Known only for the embedded sandbox's demo
+ * keys: elsewhere only a write tells (`carrental doctor` probes it without changing anything).
+ */
+export function refuseReadOnly(target: { capability?: string }): void {
+  if (target.capability !== 'read_only') return;
+  throw new CliError('auth', 'this API key is read_only: creating and cancelling reservations needs a booking_write key', {
+    hint: 'create a booking_write key in your account settings, then run `carrental auth login` (the sandbox demo customer has one: `carrental sandbox keys`)',
+  });
+}
+
 /** The links are not journaled: each call records a new handoff on the account. */
 export const LINK_NOTE = 'links are not journaled: each request records a new handoff (agent_flow_id) on the account';
 

@@ -12,7 +12,7 @@ import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
 import { NO_RETRY } from '../api/client.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, tripFromList } from './dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
@@ -253,6 +253,7 @@ async function book(
   }
 
   if (dry) {
+    refuseReadOnly(target);
     const journal = journalDecision(resuming, ctx.now(), key);
     const request = await previewOf(api, (a) => a.createReservation(body, decisionKey(journal), NO_RETRY));
     const quoted = !resuming && dry.quote;

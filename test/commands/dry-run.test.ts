@@ -204,3 +204,17 @@ describe('--dry-run against the embedded sandbox', () => {
     expect(existsSync(join(home.dir, 'config'))).toBe(false);
   });
 });
+
+describe('--dry-run with a key known to be read_only (the embedded sandbox demo key)', () => {
+  it('reserve, cancel and a raw create fail as the server would refuse them: exit 3, before any write', async () => {
+    const run = (args: string[]) => runCommand(['--sandbox', ...args], { env: home.env({ CARRENTAL_API_KEY: sb.keys.read_only }), sleep: async () => {} });
+    const reserve = await run(['reserve', ALIAS, ...DATES, '--dry-run']);
+    const cancel = await run(['cancel', '6f1c1d7e-1111-4222-8333-444455556666', '--dry-run']);
+    const api = await run(['api', 'DELETE', '/my/reservation/6f1c1d7e-1111-4222-8333-444455556666', '--dry-run']);
+    expect([reserve.code, cancel.code, api.code]).toEqual([3, 3, 3]);
+    expect(reserve.stderr).toContain('this API key is read_only');
+    expect(reserve.stderr).toContain('hint: create a booking_write key');
+    // a link needs no booking_write: its dry run goes on
+    expect((await run(['card-link', '--dry-run'])).code).toBe(0);
+  });
+});
