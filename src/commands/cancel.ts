@@ -1,7 +1,7 @@
 // `carrental cancel <uuid>`: show what will be cancelled, confirm, send the DELETE through
 // the journaled idempotent write, then read the reservation and show its
 // cancellation_outcome (the DELETE itself only says "OK").
-import type { ApiResponse } from '../api/client.js';
+import { NO_RETRY, type ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
@@ -12,9 +12,8 @@ import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
-import { cliPrefix, requireConfirmable } from './confirm.js';
-import { NO_RETRY } from '../api/client.js';
 import type { JournalEntry } from '../store/journal.js';
+import { cliPrefix, requireConfirmable } from './confirm.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';

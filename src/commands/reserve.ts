@@ -1,6 +1,7 @@
 // `carrental reserve`: validate, quote (with the key, so personal promo eligibility is
 // checked), show the quote, confirm, then create the reservation through the journaled,
 // idempotent write. A rerun of the same command after any failure reuses the same key.
+import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
@@ -11,7 +12,6 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { NO_RETRY } from '../api/client.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
 import { parseAlias } from './parse.js';
