@@ -3,14 +3,14 @@
 // one JSON object with --json); --junit writes them as JUnit XML. Exit 0 when nothing is
 // violated, 1 when something is (or a request failed, so something could not be checked).
 import { resolve } from 'node:path';
-import type { ApiResponse } from '../api/client.js';
+import type { ApiResponse, RequestSpec } from '../api/client.js';
 import type { ReservationCreateRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import type { Answer } from '../contract/check.js';
 import { toJunit } from '../contract/junit.js';
 import { RULES } from '../contract/rules.js';
-import { runContract, type ContractReport, type WriteFlow } from '../contract/run.js';
+import { runContract, type ContractReport, type Met, type WriteFlow } from '../contract/run.js';
 import { usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
@@ -83,23 +83,38 @@ function answerOf(res: ApiResponse<unknown>): Answer {
 function journaledWrites(ctx: Context, out: Output, target: Parameters<typeof requireKey>[0] & ConstructorParameters<typeof JournaledWrite>[2]): WriteFlow {
   const writer = new JournaledWrite(ctx, out, target);
   return {
-    create: async (body: ReservationCreateRequest) => {
+    create: async (body: ReservationCreateRequest, met: Met) => {
       const { client } = await services(ctx);
       // Not --new: a run interrupted between the create and the cancel is finished by the
       // next one, which resumes (pending) or replays (done, within the replay window) the
       // same create and then cancels that reservation, instead of booking another.
       const res = await writer.run({ operation: 'createReservation', target: body.car_alias, request: body }, (key, retry, onRetry) =>
-        client.request<unknown>({ method: 'POST', path: '/my/reservation', body, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry }),
+        client.request<unknown>({ method: 'POST', path: '/my/reservation', body, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry: seeing(met, onRetry) }),
       );
       return answerOf(res);
     },
-    cancel: async (uuid: string) => {
+    cancel: async (uuid: string, met: Met) => {
       const { client } = await services(ctx);
       const res = await writer.run({ operation: 'cancelReservation', target: uuid, request: { uuid } }, (key, retry, onRetry) =>
-        client.request<unknown>({ method: 'DELETE', path: `/my/reservation/${encodeURIComponent(uuid)}`, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry }),
+        client.request<unknown>({ method: 'DELETE', path: `/my/reservation/${encodeURIComponent(uuid)}`, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry: seeing(met, onRetry) }),
       );
       return answerOf(res);
     },
+  };
+}
+
+type OnRetry = NonNullable<RequestSpec<unknown>['onRetry']>;
+
+/**
+ * A retried 429 or 503 is told to the contract check (its Retry-After as the client read
+ * it: whole seconds, else none), then retried as usual. The last answer, when the retries
+ * run out, ends the command (exit 6) before any report.
+ */
+function seeing(met: Met, onRetry: OnRetry): OnRetry {
+  return async (info) => {
+    const f = info.failure;
+    if (f.kind === 'status' && (f.status === 429 || f.status === 503)) met(f.status, f.retryAfterMs === undefined ? undefined : String(f.retryAfterMs / 1000));
+    await onRetry(info);
   };
 }
 

@@ -38,10 +38,15 @@ export interface ContractReport {
   problems: string[];
 }
 
-/** The journaled create and cancel of the write flow (the command's JournaledWrite). */
+/**
+ * The journaled create and cancel of the write flow (the command's JournaledWrite, whose
+ * retries happen inside the client): `met` is told of every 429 and 503 answer on the way,
+ * with its Retry-After as sent (undefined when there was none).
+ */
+export type Met = (status: number, retryAfter: string | undefined) => void;
 export interface WriteFlow {
-  create(body: S.ReservationCreateRequest): Promise<Answer>;
-  cancel(uuid: string): Promise<Answer>;
+  create(body: S.ReservationCreateRequest, met: Met): Promise<Answer>;
+  cancel(uuid: string, met: Met): Promise<Answer>;
 }
 
 export interface ContractOptions {
@@ -257,10 +262,15 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
       extras: [],
     };
     say(`write flow: reserving ${found.car_alias} ${checkin} to ${checkout}, then cancelling it`);
-    const created = await write.create(body);
+    const met = (operation: string): Met => (status, retryAfter) => {
+      const missing = checkRetryAfter({ status, headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter } }, operation);
+      if (missing) findings.push(missing);
+    };
+    const metOn = (operation: string): RuleId[] => (findings.some((f) => f.operation === operation && f.rule === 'retry-after') ? ['retry-after'] : []);
+    const created = await write.create(body, met('createReservation'));
     const createdCheck = checkPayload(created, { operation: 'createReservation', schema: S.ReservationCreated });
     findings.push(...createdCheck.findings);
-    record('createReservation', 'POST /my/reservation', 'checked', ['envelope', 'type', 'write-flow'], `reserved ${seen(createdCheck.payload)}`);
+    record('createReservation', 'POST /my/reservation', 'checked', ['envelope', 'type', 'write-flow', ...metOn('createReservation')], `reserved ${seen(createdCheck.payload)}`);
     const uuid = typeof createdCheck.payload === 'string' && UUID_RE.test(createdCheck.payload) ? createdCheck.payload : undefined;
     if (!uuid) {
       problems.push('write flow: the create answered no reservation uuid, so nothing could be read back or cancelled; check `carrental trips`');
@@ -285,11 +295,11 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
       if (link && typeof link.url === 'string' && !link.url.includes(uuid)) {
         findings.push({ operation: 'paymentLink', rule: 'write-flow', spec: '`pay_reservation` `url` shape: `{app_url}/trips/<reservation_uuid>?intent=pay&payment_type=<reservation or deposit>&agent_flow_id=<flow_uuid>`', path: 'data.url', saw: seen(link.url) });
       }
-      const answer = await write.cancel(uuid);
+      const answer = await write.cancel(uuid, met('cancelReservation'));
       cancelled = true;
       const cancelCheck = checkPayload(answer, { operation: 'cancelReservation', schema: S.CancelOk });
       findings.push(...cancelCheck.findings.map((f) => (f.rule === 'closed-set' ? { ...f, rule: 'write-flow' as const, spec: RULES['write-flow'].spec } : f)));
-      record('cancelReservation', `DELETE /my/reservation/${uuid}`, 'checked', ['envelope', 'type', 'write-flow'], 'cancelled');
+      record('cancelReservation', `DELETE /my/reservation/${uuid}`, 'checked', ['envelope', 'type', 'write-flow', ...metOn('cancelReservation')], 'cancelled');
       const after = (await read('getReservation:after-cancel', { method: 'GET', path: `/my/reservation/${uuid}`, auth: 'key' }, S.Trip, { rules: [...WITH_INVOICES, 'write-flow'] })) as S.Trip | undefined;
       const outcome = after?.cancellation_outcome?.status;
       if (after && outcome !== 'cancelled') {
@@ -298,7 +308,7 @@ export async function runContract(opts: ContractOptions): Promise<ContractReport
     } finally {
       if (!cancelled) {
         try {
-          await write.cancel(uuid);
+          await write.cancel(uuid, met('cancelReservation'));
         } catch (err) {
           const problem = `write flow: reservation ${uuid} may still be active (${err instanceof Error ? err.message : String(err)}): run the same check again to finish it, or \`carrental cancel ${uuid}\``;
           problems.push(problem);

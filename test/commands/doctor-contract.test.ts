@@ -247,6 +247,18 @@ describe('doctor --contract --write', () => {
     expect(entries.filter((e) => e.state === 'pending')).toEqual([]);
   });
 
+  it('a 503 without Retry-After on the create is reported, and the create, retried under its key, goes on', async () => {
+    breaker.use({
+      match: (m, p) => m === 'POST' && p === '/my/reservation',
+      answer: (n) => (n === 1 ? { status: 503, headers: { 'content-type': 'application/json' }, text: '{"error":"Unavailable","error_code":"operation_outcome_unknown"}' } : undefined),
+    });
+    const { code, report } = await json(['--write', '-y']);
+    expect(code).toBe(1);
+    expect(report.findings).toEqual([expect.objectContaining({ operation: 'createReservation', rule: 'retry-after', saw: 'missing' })]);
+    expect(report.operations.find((o) => o.id === 'createReservation')?.rules).toContain('retry-after');
+    expect(report.operations.find((o) => o.id === 'cancelReservation')?.status).toBe('checked');
+  });
+
   it('in a pipe without -y: a usage error before any request; a read_only key: refused with exit 3 and nothing created', async () => {
     const pipe = await doctor(['--write'], { via: 'sandbox' });
     expect(pipe.code).toBe(2);
