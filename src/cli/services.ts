@@ -25,8 +25,8 @@ export interface Target {
   embedded?: EmbeddedLinks;
   /** The server's clock, when it is known: the embedded sandbox's (moved by `sandbox clock`). */
   clock?: () => Date;
-  /** What the key may do (read_only, booking_write), when the server tells it: the embedded sandbox does. */
-  keyCapability?: () => string | undefined;
+  /** The key's capability, where the server tells it without a write: the embedded sandbox does, for any of its keys. */
+  capability?: 'read_only' | 'booking_write';
 }
 
 /**
@@ -200,9 +200,9 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       appUrl: running.appUrl,
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
+      capability: running.keyCapability(apiKey),
       sandbox: true,
       clock: () => running.now(),
-      keyCapability: () => running.keyCapability(apiKey),
       embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };
   }

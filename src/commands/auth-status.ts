@@ -61,7 +61,7 @@ export async function run(_input: unknown, ctx: Context): Promise<number> {
     key: target.apiKey ? maskKey(target.apiKey) : null,
     key_source: target.keySource ?? null,
     valid: null,
-    capability: (target.apiKey && target.keyCapability?.()) || null,
+    capability: (target.apiKey && target.capability) || null,
     customer: null,
   };
   if (!target.apiKey) {

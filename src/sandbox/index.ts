@@ -61,7 +61,7 @@ export interface RunningSandbox {
   /** The sandbox's own clock (real time plus the offset `sandbox clock` set). */
   now(): Date;
   /** What a key may do here (`auth status` says it): undefined for a key the sandbox does not accept. */
-  keyCapability(key: string): string | undefined;
+  keyCapability(key: string): 'read_only' | 'booking_write' | undefined;
   /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
   setDonePageNotice(text: string | undefined): void;
   close(): Promise<void>;
