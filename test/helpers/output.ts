@@ -16,6 +16,10 @@ export function fakeOutput(opts: { tty?: boolean; json?: boolean } = {}) {
     yes: false,
     debug: false,
     timeoutMs: 30_000,
+    wide: false,
+    pager: false,
+    agent: false,
+    accessible: false,
   };
   const out = new Output({ io: { stdin: new PassThrough() as unknown as InStream, stdout, stderr }, globals });
   return { out, stdout: () => stdout.text(), stderr: () => stderr.text() };
