@@ -101,7 +101,8 @@ export function resolveGlobals(raw: RawGlobals, env: NodeJS.ProcessEnv, io: IO):
     debug: raw.debug === true || truthy(env.CARRENTAL_DEBUG),
     timeoutMs,
     wide: raw.wide === true,
-    pager: raw.pager !== false && !truthy(env.CI) && !agent,
+    // a screen reader reads the terminal's lines as they come: no pager in the accessible mode
+    pager: raw.pager !== false && !truthy(env.CI) && !agent && !isAccessible(env),
     agent,
     accessible: isAccessible(env),
   };
