@@ -121,8 +121,9 @@ export class Output {
   }
 
   /**
-   * A table fitted to the terminal. `layout` marks the id columns (never cut) and the free
-   * text (narrowed first); a bare array is the right-aligned columns.
+   * A table fitted to the terminal, one line per row. `layout` marks the id columns (never
+   * cut), the free text (cut with …) and the optional columns (left out on a narrow
+   * terminal); a bare array is the right-aligned columns.
    */
   table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();

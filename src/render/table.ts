@@ -1,6 +1,7 @@
-// Tables: fitted to the terminal with headers (never cutting an id), tab-separated lines
-// without headers in a pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the
-// output: one record a line, one value a field.
+// Tables: borderless and fitted to the terminal with headers, one line per row (go-gh's
+// tableprinter: ids never cut, free text cut with …), tab-separated lines without headers
+// in a pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the output: one
+// record a line, one value a field.
 import { loadStringWidth, loadTable } from './cli-table3.cjs';
 import { clean } from './sanitize.js';
 
