@@ -30,6 +30,11 @@ export interface TableLayout {
    * as its shortest unique prefix of at least 8 characters, which every command accepts.
    */
   ids?: number[];
+  /**
+   * Every uuid a short one must be told apart from, when the table shows only some of them
+   * (`trips` draws a table per section and zone): the table's own uuids otherwise.
+   */
+  uuidsAmong?: string[];
   /** Free text (names, descriptions): the columns cut with "…" to fit the terminal. */
   text?: number[];
   /**
@@ -77,7 +82,7 @@ export function renderTable(headers: string[], rows: unknown[][], opts: TableOpt
   }
   // a row is one line: a value that held a line break reads as one with a space
   const flat = cells.map((row) => row.map((c) => c.replace(/\s*\n\s*/g, ' ')));
-  const shown = opts.wide ? flat : shortenUuids(flat, opts.ids ?? []);
+  const shown = opts.wide ? flat : shortenUuids(flat, opts.ids ?? [], opts.uuidsAmong);
   const { keep, widths } = fitColumns(headers, shown, opts.wide ? undefined : opts.columns, opts);
   const Table = loadTable();
   const style = opts.style ?? ((s: string) => s);
@@ -108,16 +113,17 @@ export function renderTable(headers: string[], rows: unknown[][], opts: TableOpt
 
 /**
  * Full uuids in an id column as their shortest unique prefix (at least MIN_ID_PREFIX
- * characters) among the column's values: what gh and git do with long ids. A column with
- * any other value is left whole.
+ * characters) among the column's values and `among`: what gh and git do with long ids. A
+ * column with any other value is left whole.
  */
-export function shortenUuids(cells: string[][], ids: number[]): string[][] {
+export function shortenUuids(cells: string[][], ids: number[], among: string[] = []): string[][] {
   const columns = ids.filter((c) => cells.length > 0 && cells.every((row) => UUID_RE.test(row[c]) || row[c] === MISSING));
   if (columns.length === 0) return cells;
   const short = new Map<number, Map<string, string>>();
   for (const c of columns) {
     const values = [...new Set(cells.map((row) => row[c].toLowerCase()).filter((v) => v !== MISSING))];
-    short.set(c, new Map(values.map((v) => [v, shortestPrefix(v, values)])));
+    const all = [...new Set([...values, ...among.map((v) => v.toLowerCase())])];
+    short.set(c, new Map(values.map((v) => [v, shortestPrefix(v, all)])));
   }
   return cells.map((row) => row.map((v, c) => short.get(c)?.get(v.toLowerCase()) ?? v));
 }

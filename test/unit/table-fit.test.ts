@@ -46,6 +46,8 @@ describe('shortenUuids', () => {
     const b = '2ce09bb7-0199-4567-89ab-0123456789ab';
     const c = '0b4852a1-1b05-42e2-9d0f-e74bf9033781';
     expect(shortenUuids([[a], [b], [c], ['-']], [0]).map((r) => r[0])).toEqual(['2ce09bb7-012', '2ce09bb7-019', '0b4852a1', '-']);
+    // unique among other uuids too (those of another table of the same listing)
+    expect(shortenUuids([[c]], [0], ['0b4852a1-ffff-42e2-9d0f-e74bf9033781'])[0][0]).toBe('0b4852a1-1');
     // a column holding anything else is left whole
     expect(shortenUuids([[a], ['not-a-uuid']], [0])).toEqual([[a], ['not-a-uuid']]);
   });
