@@ -67,11 +67,12 @@ async function runPager(command: string, text: string, out: OutStream, env: Node
   const { spawn } = await import('node:child_process');
   // the real terminal is the pager's own stdout; a test's stream gets the pager's output
   const direct = out === process.stdout;
-  // less reads LESS for its options when the command gave none; gh and git set these too
+  // less reads LESS for its options when the command gave none (gh and git set these too),
+  // and LESSCHARSET for what it is sent: UTF-8 (a table's "…"), whatever the locale says
   const child = spawn(command, {
     shell: true,
     stdio: ['pipe', direct ? 'inherit' : 'pipe', 'inherit'],
-    env: { LESS: 'FRX', LV: '-c', ...env },
+    env: { LESS: 'FRX', LV: '-c', LESSCHARSET: 'utf-8', ...env },
   });
   if (!direct) child.stdout!.on('data', (chunk: Buffer) => out.write(chunk.toString()));
   // a pager quit before reading everything (q in less): not an error

@@ -136,3 +136,31 @@ it('doctor at 120 columns: each column as wide as its content needs, the request
   const text = await screen(120, ['doctor']);
   expect(text).toMatch(/^getReservation +GET \/my\/reservation\/\{uuid\} +phase/m);
 }, 30_000);
+
+it('a list taller than the terminal opens in less (-FRX), which shows the "…" of a cut name, and q ends it', async () => {
+  const name = `t${++session}`;
+  // no LANG: less would take "…" for three unprintable bytes without the LESSCHARSET carrental sets
+  const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
+  const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
+  const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, 'cars', '--limit', '40'].map(shellQuote).join(' ');
+  tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '20', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
+  const capture = () => tmux('capture-pane', '-p', '-t', name).replace(/\s+$/gm, '');
+  const waitFor = async (pattern: RegExp) => {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const text = capture();
+      if (pattern.test(text)) return text;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${text}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  // less's prompt on the last line, the table's first page above it
+  const paged = await waitFor(/^:$/m);
+  expect(paged).toMatch(/^ALIAS +NAME/m);
+  expect(paged).toContain('…');
+  expect(paged).not.toMatch(/<E2>|<80>/);
+  expect(paged).not.toContain('EXIT:');
+  tmux('send-keys', '-t', name, 'q');
+  expect(await waitFor(/EXIT:\d+/)).toContain('EXIT:0');
+  tmux('kill-session', '-t', name);
+}, 30_000);
