@@ -137,3 +137,56 @@ function narrow<T>(choices: Choice<T>[], typed: string, say: (text: string) => v
 function noAnswer(): CliError {
   return new CliError('usage', 'no answer: the input ended before the question was answered', { hint: 'give the missing values as options (see --help)' });
 }
+
+/**
+ * A secret (the API key) in the accessible mode: the question as a line, the answer typed
+ * without echo and without a mask redrawn per key (what inquirer's password prompt does),
+ * then one line that says how many characters were read. Raw mode only turns the echo off;
+ * Enter ends it, Backspace removes a character, Ctrl-C is interrupted, Ctrl-D ends the input.
+ */
+export async function readSecret(ctx: Context, message: string): Promise<string> {
+  const { stdin, stderr } = ctx.io;
+  if (stdin.readableEnded) throw noAnswer();
+  stderr.write(`${message} (typing is not shown; press Enter when done): `);
+  stdin.setRawMode?.(true);
+  try {
+    const typed = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const finish = (fn: () => void) => {
+        stdin.off('data', onData);
+        stdin.off('end', onEnd);
+        ctx.signal.removeEventListener('abort', onAbort);
+        fn();
+      };
+      const onData = (chunk: Buffer | string) => {
+        const chars = [...chunk.toString()];
+        for (const [i, ch] of chars.entries()) {
+          if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+            // what was typed after Enter (a paste of several lines) is left for the next question
+            const rest = chars.slice(i + 1).join('').replace(/^\n/, '');
+            return finish(() => {
+              // paused first: a flowing stream would hand the rest to no one
+              stdin.pause();
+              if (rest) stdin.unshift(Buffer.from(rest));
+              resolve(text);
+            });
+          }
+          if (ch === '\u0003') return finish(() => reject(new CliError('interrupted', 'interrupted')));
+          if (ch === '\u007f' || ch === '\b') text = [...text].slice(0, -1).join('');
+          else if (ch >= ' ') text += ch;
+        }
+      };
+      const onEnd = () => finish(() => (text ? resolve(text) : reject(noAnswer())));
+      const onAbort = () => finish(() => reject(new CliError('interrupted', 'interrupted')));
+      stdin.on('data', onData);
+      stdin.on('end', onEnd);
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      stdin.resume();
+    });
+    stderr.write(`\n${typed.length} characters read.\n`);
+    return typed;
+  } finally {
+    stdin.setRawMode?.(false);
+    stdin.pause();
+  }
+}

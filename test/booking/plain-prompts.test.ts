@@ -4,7 +4,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { resolveGlobals, type Context, type InStream } from '../../src/cli/context.js';
-import { LIST_AT_MOST, plainPrompter } from '../../src/commands/plain-prompts.js';
+import { LIST_AT_MOST, plainPrompter, readSecret } from '../../src/commands/plain-prompts.js';
 import { inquirerPrompter } from '../../src/commands/reserve-prompts.js';
 import { FakeOut } from '../helpers/cli.js';
 
@@ -121,5 +121,39 @@ describe('the accessible prompter', () => {
     live.controller.abort();
     await expect(asked).rejects.toMatchObject({ kind: 'interrupted' });
     live.close();
+  });
+});
+
+describe('a secret in the accessible mode (auth login)', () => {
+  it('is read without echo or mask: raw mode on, Backspace honoured, Enter ends it, raw mode off', async () => {
+    const { ctx, close } = setup('');
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, modes: [] as boolean[], setRawMode(mode: boolean) {
+      this.modes.push(mode);
+    } });
+    (ctx.io as { stdin: unknown }).stdin = stdin;
+    const read = readSecret(ctx, 'API key');
+    stdin.write('svc_abcx\u007fd');
+    stdin.write('\r');
+    expect(await read).toBe('svc_abcd');
+    expect(stdin.modes).toEqual([true, false]);
+    const err = (ctx.io.stderr as FakeOut).text();
+    expect(err).toBe('API key (typing is not shown; press Enter when done): \n8 characters read.\n');
+    expect(err).not.toContain('svc_');
+    close();
+  });
+
+  it('Ctrl-C is interrupted; an input that ends with nothing typed is a usage error', async () => {
+    const { ctx, close } = setup('');
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode() {} });
+    (ctx.io as { stdin: unknown }).stdin = stdin;
+    const read = readSecret(ctx, 'API key');
+    stdin.write('svc_\u0003');
+    await expect(read).rejects.toMatchObject({ kind: 'interrupted' });
+    const ended = Object.assign(new PassThrough(), { isTTY: true });
+    (ctx.io as { stdin: unknown }).stdin = ended;
+    const none = readSecret(ctx, 'API key');
+    ended.end();
+    await expect(none).rejects.toMatchObject({ kind: 'usage' });
+    close();
   });
 });
