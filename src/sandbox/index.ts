@@ -33,8 +33,10 @@ export interface SandboxOptions {
   fleetSize?: number;
   /** Discard existing state file contents and re-seed. */
   reset?: boolean;
-  /** Check every record of the state file when opening (a long-running server does). */
+  /** Check the whole state file when opening (a long-running server does). */
   verify?: boolean;
+  /** The store of a state file: default SQLite where node:sqlite exists (Node 22.13+), else the JSON document (tests force either). */
+  store?: 'sqlite' | 'json';
   /** Rate budgets, max active reservations, operating hours, promo switch, ... (over CARRENTAL_SANDBOX_CONFIG). */
   config?: Partial<SandboxConfig>;
   /** Faults active from the start (added after those of CARRENTAL_SANDBOX_FAULTS). */
@@ -81,7 +83,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const config = resolveConfig(opts.config);
   const clock = baseClock(opts.now);
   const faults = createFaultRegistry([...faultsFromEnv(), ...(opts.faults ?? [])]);
-  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify });
+  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify, kind: opts.store });
   const ctx = createContext({
     store,
     config,

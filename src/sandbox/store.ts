@@ -140,6 +140,7 @@ export function backupPathFor(file: string): string {
 
 /** Runs `task` holding the cross-process lock of imports and resets (a directory beside the file). */
 export async function withFileLock<T>(path: string, task: () => T | Promise<T>): Promise<T> {
+  fs.mkdirSync(dirname(path), { recursive: true });
   const release = await acquireLock(path, { lockfilePath: `${path}.lock`, staleMs: 5000, waitMs: 15_000 });
   try {
     return await task();
