@@ -59,6 +59,8 @@ export interface RunningSandbox {
   /** http://127.0.0.1:PORT/__sandbox */
   adminUrl: string;
   keys: SandboxKeys;
+  /** Where the state is kept: an SQLite database, the JSON document of Node 20, or memory. */
+  store: 'sqlite' | 'json' | 'memory';
   /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
   setDonePageNotice(text: string | undefined): void;
   close(): Promise<void>;
@@ -113,6 +115,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     appUrl: ctx.appUrl,
     adminUrl: ctx.adminUrl,
     keys: sandboxKeys(store.read().seed),
+    store: store.kind,
     setDonePageNotice: (text) => {
       ctx.donePageNotice = text;
     },

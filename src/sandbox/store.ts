@@ -5,7 +5,6 @@
 // files of earlier builds (state-import.ts). Both stores pass test/sandbox/store-contract.ts.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { acquireLock } from '../store/lock.js';
 import { openJsonStore } from './json-store.js';
 import { loadSqlite } from './sqlite-load.js';
 import { openSqliteStore } from './sqlite-store.js';
@@ -141,6 +140,8 @@ export function backupPathFor(file: string): string {
 /** Runs `task` holding the cross-process lock of imports and resets (a directory beside the file). */
 export async function withFileLock<T>(path: string, task: () => T | Promise<T>): Promise<T> {
   fs.mkdirSync(dirname(path), { recursive: true });
+  // loaded only here: a command that opens an existing state takes no lock and loads no lock library
+  const { acquireLock } = await import('../store/lock.js');
   const release = await acquireLock(path, { lockfilePath: `${path}.lock`, staleMs: 5000, waitMs: 15_000 });
   try {
     return await task();

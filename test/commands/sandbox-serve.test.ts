@@ -78,6 +78,15 @@ describe('sandbox serve', () => {
     expect(s.stderr.text()).toContain('sandbox stopped');
   });
 
+  it('on a Node without node:sqlite says once that Node 22+ gives the database store; on one with it, nothing', async () => {
+    const s = await serve(['--port', '0', '--json', '--state', join(home.dir, 'sb.json')]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await s.stop()).toBe(0);
+    const notices = s.stderr.text().split('\n').filter((l) => l.includes('node:sqlite'));
+    if (process.getBuiltinModule('node:sqlite')) expect(notices).toEqual([]);
+    else expect(notices).toEqual([`warning: Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change. Node 22.13 or later keeps it in an SQLite database.`]);
+  });
+
   it('hidden --fleet-size, --seed and --no-rate-limit reach the sandbox; --reset re-seeds', async () => {
     const state = join(home.dir, 'big.json');
     const s = await serve(['--json', '--state', state, '--fleet-size', '1200', '--seed', '7', '--no-rate-limit']);
