@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CarsPage } from '../../src/api/schemas.js';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
+import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
 
 let home: TestHome;
@@ -83,7 +84,7 @@ describe('sandbox serve', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(await s.stop()).toBe(0);
     const notices = s.stderr.text().split('\n').filter((l) => l.includes('node:sqlite'));
-    if (process.getBuiltinModule('node:sqlite')) expect(notices).toEqual([]);
+    if (loadSqlite()) expect(notices).toEqual([]);
     else expect(notices).toEqual([`warning: Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change. Node 22.13 or later keeps it in an SQLite database.`]);
   });
 

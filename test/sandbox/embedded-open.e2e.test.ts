@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, assertBuilt, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
+import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 
 const RECORDER = join(ROOT, 'test', 'fixtures', 'record-loads.cjs');
 interface Metafile {
@@ -47,7 +48,7 @@ describe('an embedded --sandbox read', () => {
     const uuid = JSON.parse(list.stdout).active[0].uuid as string;
     // SQLite where node:sqlite exists (Node 22.13+), the JSON document on Node 20
     const head = readFileSync(home.env().CARRENTAL_SANDBOX_STATE as string).subarray(0, 16).toString('latin1');
-    expect(head).toBe(process.getBuiltinModule('node:sqlite') ? 'SQLite format 3\0' : head.startsWith('{') ? head : 'a JSON document');
+    expect(head).toBe(loadSqlite() ? 'SQLite format 3\0' : head.startsWith('{') ? head : 'a JSON document');
 
     // the first read of an unpaid trip writes its debt invoice; the second one only reads
     expect((await runBin(['--sandbox', 'trips', uuid, '--json'], { env: home.env() })).code).toBe(0);
