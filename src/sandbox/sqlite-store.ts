@@ -27,7 +27,7 @@ import { type ResolvedStoreOptions, StateBusyError, StateFileError, type Store, 
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (collection, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (collection, key));
 CREATE TABLE IF NOT EXISTS tags (collection TEXT NOT NULL, tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (collection, tag, key)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tags_by_record ON tags (collection, key);
 `;
