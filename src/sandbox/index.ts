@@ -92,6 +92,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     faults,
     rateLimiter: createRateLimiter((budget) =>
       budget === 'catalog' ? config.catalogRateLimitPerMinute : budget === 'general' ? config.generalRateLimitPerMinute : config.keyRateLimitPerMinute,
+      store.sharedCounts,
     ),
     inflight: createInflightRegistry(),
     baseClock: clock,

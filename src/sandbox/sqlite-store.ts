@@ -6,6 +6,7 @@
 //                                      record, used-promo list and agent flow
 //   tags(collection, tag, key)         what the rules look records up by (tagsOf in state.ts:
 //                                      a customer's trips, a car's new trips, a trip's invoices)
+//   rate_budget(name, window, used)    the rate budgets, shared by every process on the file
 //
 // WAL, so readers never wait for the writer and every process on the file sees each commit;
 // synchronous=FULL, so a commit is on disk (the WAL fsynced) before its caller is answered,
@@ -20,6 +21,7 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { fsyncDirSync } from '../store/atomic-file.js';
 import { seedState } from './fixtures.js';
+import type { SharedCounts } from './ratelimit.js';
 import { type SqliteDatabase, type SqliteStatement, loadSqlite } from './sqlite-load.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex, tagsOf } from './state.js';
@@ -30,6 +32,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (collection, key));
 CREATE TABLE IF NOT EXISTS tags (collection TEXT NOT NULL, tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (collection, tag, key)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tags_by_record ON tags (collection, key);
+CREATE TABLE IF NOT EXISTS rate_budget (name TEXT PRIMARY KEY, window INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 /** Read records kept parsed; past this many the cache starts again (a server's memory stays flat). */
@@ -199,6 +202,10 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
   let st: Statements;
   /** Sets up a new database, or checks that this one is ours; re-seeds it for a reset. */
   const settle = () => {
+    if (!opts.reset && isReady()) {
+      st = prepare(db);
+      return verify();
+    }
     db.exec('BEGIN IMMEDIATE');
     try {
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name as string);
@@ -220,10 +227,20 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
       db.exec('ROLLBACK');
       throw err;
     }
-    if (opts.verify) {
-      const check = db.prepare('PRAGMA quick_check').get()?.quick_check;
-      if (check !== 'ok') throw new StateFileError(path, `damaged (${String(check)})`);
-    }
+    verify();
+  };
+  /** Ours and complete, as opening usually finds it: then opening writes nothing and takes no lock. */
+  const isReady = () => {
+    const objects = Number(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('meta', 'records', 'tags', 'tags_by_record', 'rate_budget')").get()?.n);
+    if (objects !== 5) return false;
+    const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('format', 'version')").all();
+    const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+    return m.format === STATE_FORMAT && m.version === STATE_VERSION;
+  };
+  const verify = () => {
+    if (!opts.verify) return;
+    const check = db.prepare('PRAGMA quick_check').get()?.quick_check;
+    if (check !== 'ok') throw new StateFileError(path, `damaged (${String(check)})`);
   };
   try {
     settle();
@@ -427,11 +444,48 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     dataVersion = Number(st.dataVersion.get()?.data_version);
   };
 
+  // ------------------------------------------------ rate budgets
+
+  /**
+   * Counted on a connection of their own with synchronous=OFF: a count is worth no fsync
+   * (a crash forgets at most the current minute's), and each spend is one statement.
+   */
+  let counts: SqliteDatabase | null = null;
+  let spendStmt: SqliteStatement | null = null;
+  const sharedCounts: SharedCounts = {
+    spend(name, window, limit) {
+      if (spendStmt === null) {
+        counts = open(path, busyMs);
+        counts.exec('PRAGMA synchronous = OFF');
+        spendStmt = counts.prepare(
+          `INSERT INTO rate_budget (name, window, used) VALUES (?1, ?2, 1)
+           ON CONFLICT (name) DO UPDATE SET used = CASE WHEN window = ?2 THEN used + 1 ELSE 1 END, window = ?2
+           WHERE window <> ?2 OR used < ?3
+           RETURNING used`,
+        );
+      }
+      if (limit <= 0) return false;
+      try {
+        return spendStmt.get(name, window, limit) !== undefined;
+      } catch (err) {
+        throw fileError(err);
+      }
+    },
+    reset() {
+      try {
+        db.exec('DELETE FROM rate_budget');
+      } catch (err) {
+        throw fileError(err);
+      }
+    },
+  };
+
   let closed = false;
   let checkedThisTurn = false;
   return {
     path,
     kind: 'sqlite',
+    sharedCounts,
     read() {
       // One look per event-loop turn covers every request that turn.
       if (!checkedThisTurn && !closed && !inTx) {
@@ -471,6 +525,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     close: async () => {
       if (closed) return;
       closed = true;
+      counts?.close();
       db.close();
     },
   };

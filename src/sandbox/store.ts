@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { openJsonStore } from './json-store.js';
 import { loadSqlite } from './sqlite-load.js';
 import { openSqliteStore } from './sqlite-store.js';
+import type { SharedCounts } from './ratelimit.js';
 import type { SandboxState } from './state.js';
 
 export interface StoreOptions {
@@ -42,6 +43,8 @@ export interface Store {
   transact<T>(fn: (draft: SandboxState) => T): Promise<T>;
   /** Replaces the whole state with a freshly seeded world anchored at the current time. */
   reseed(): Promise<SandboxState>;
+  /** Rate-budget counts shared by every process on this state (the SQLite store only). */
+  readonly sharedCounts?: SharedCounts;
   close(): Promise<void>;
 }
 

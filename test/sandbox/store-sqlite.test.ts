@@ -34,7 +34,7 @@ describe.skipIf(!sqlite)('node:sqlite', () => {
     await store.close();
     expect(sqlite3(statePath, 'PRAGMA integrity_check')).toBe('ok');
     expect(sqlite3(statePath, 'PRAGMA journal_mode')).toBe('wal');
-    expect(sqlite3(statePath, '.tables').split(/\s+/).sort()).toEqual(['meta', 'records', 'tags']);
+    expect(sqlite3(statePath, '.tables').split(/\s+/).sort()).toEqual(['meta', 'rate_budget', 'records', 'tags']);
     expect(sqlite3(statePath, "SELECT value FROM meta WHERE key = 'format'")).toBe(STATE_FORMAT);
     expect(sqlite3(statePath, "SELECT json FROM records WHERE collection = 'usedPromos' AND key = 'someone'")).toBe('["WELCOME10"]');
     expect(Number(sqlite3(statePath, "SELECT count(*) FROM tags WHERE collection = 'reservations' AND tag LIKE 'c:%'"))).toBeGreaterThan(0);
