@@ -71,6 +71,8 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
           const target = targetOf(path);
           fs.copyFileSync(target, backupPathFor(target), fs.constants.COPYFILE_EXCL);
           write(imported);
+          // the log store's index beside it: a cache of a file that is gone
+          fs.rmSync(`${target}.idx`, { force: true });
         } else if (kind === 'sqlite') {
           fail(`an SQLite database, which needs Node 22.13 or later (this is Node ${process.versions.node})`);
         } else {

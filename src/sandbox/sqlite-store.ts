@@ -169,6 +169,8 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
       fs.copyFileSync(target, backupPathFor(target), fs.constants.COPYFILE_EXCL);
       fs.renameSync(tmp, target);
       fsyncDirSync(dirname(target));
+      // the log store's index beside it: a cache of a file that is gone
+      if (kind === 'log') fs.rmSync(`${target}.idx`, { force: true });
     } finally {
       fs.rmSync(tmp, { force: true });
     }

@@ -48,9 +48,15 @@ export function storeContract(kind: StoreKind) {
       const statePath = join(dir, 'nested', 'deeper', 'state.json');
       const store = await open(statePath);
       expect(store.kind).toBe(kind);
-      await store.close();
+      await store.transact((s) => {
+        s.usedPromos.x = ['1'];
+      });
       expect(statSync(statePath).mode & 0o777).toBe(0o600);
-      for (const f of readdirSync(join(dir, 'nested', 'deeper'))) expect(statSync(join(dir, 'nested', 'deeper', f)).mode & 0o077, f).toBe(0);
+      // while it is open: the database's -wal and -shm too
+      const files = readdirSync(join(dir, 'nested', 'deeper'));
+      if (kind === 'sqlite') expect(files.sort()).toEqual(['state.json', 'state.json-shm', 'state.json-wal']);
+      for (const f of files) expect(statSync(join(dir, 'nested', 'deeper', f)).mode & 0o777, f).toBe(0o600);
+      await store.close();
       expect(await readState(statePath)).toMatchObject({ format: 'carrental-sandbox-state', seed: 1, fleetSize: 300, anchor: FIXED_NOW.toISOString() });
     });
 
@@ -134,8 +140,10 @@ export function storeContract(kind: StoreKind) {
       const statePath = join(dir, 'state.json');
       const original = readFileSync(LOG_FIXTURE);
       writeFileSync(statePath, original, { mode: 0o600 });
+      writeFileSync(`${statePath}.idx`, 'the log store index');
       const s = await readState(statePath);
       expect(readFileSync(`${statePath}.bak`)).toEqual(original);
+      expect(existsSync(`${statePath}.idx`), 'the old index is removed').toBe(false);
       for (const [coll, n] of Object.entries(LOG_FIXTURE_HOLDS.counts)) expect(Object.keys(s[coll]).length, coll).toBe(n);
       expect(s.clockOffsetMs).toBe(LOG_FIXTURE_HOLDS.clockOffsetMs);
       expect(s.reservations[LOG_FIXTURE_HOLDS.cancelled].status).toBe('cancelled');
