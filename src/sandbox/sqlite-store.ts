@@ -293,8 +293,21 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     return value;
   };
   const keysOf = (coll: Collection) => st.keys.all(coll).map((r) => r.key as string);
-  const tagged = (coll: Collection, tag: string) => st.tagged.all(coll, tag).map((r) => r.key as string);
-  const countAtMost = (coll: Collection, tag: string) => Number(st.count.get(coll, tag)?.n ?? 0);
+  /** Tag lookups of committed state, kept like the records (a trip list asks one per trip). */
+  const tagCache = new Map<string, readonly string[]>();
+  const queryTagged = (coll: Collection, tag: string) => st.tagged.all(coll, tag).map((r) => r.key as string);
+  const tagged = (coll: Collection, tag: string): readonly string[] => {
+    if (inTx) return queryTagged(coll, tag);
+    const id = `${coll}\t${tag}`;
+    let keys = tagCache.get(id);
+    if (keys === undefined) {
+      if (tagCache.size >= CACHE_LIMIT) tagCache.clear();
+      keys = queryTagged(coll, tag);
+      tagCache.set(id, keys);
+    }
+    return keys;
+  };
+  const countAtMost = (coll: Collection, tag: string) => (inTx ? Number(st.count.get(coll, tag)?.n ?? 0) : tagged(coll, tag).length);
   const readOnly = () => {
     throw new Error('the sandbox state is read-only outside store.transact');
   };
@@ -326,6 +339,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     if (v === dataVersion) return;
     dataVersion = v;
     cache.clear();
+    tagCache.clear();
     loadMeta();
     refreshFacade();
   };
@@ -441,6 +455,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
   /** After a commit of ours: the records it touched are read again; the meta is what it wrote. */
   const afterCommit = () => {
     cache.clear();
+    tagCache.clear();
     loadMeta();
     refreshFacade();
     dataVersion = Number(st.dataVersion.get()?.data_version);
