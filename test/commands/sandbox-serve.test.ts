@@ -1,7 +1,7 @@
 // `carrental sandbox serve` and `sandbox reset` in-process: the JSON line, the options,
 // a clean stop on Ctrl-C, and the embedded state used by --sandbox.
 import { createServer } from 'node:net';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -161,6 +161,21 @@ describe('the embedded sandbox (--sandbox) and sandbox reset', () => {
     const reset = await runCommand(['sandbox', 'reset', '-y'], { env: home.env() });
     expect(reset.code).toBe(0);
     expect(reset.stderr).toBe(`sandbox state reset: ${state()}\n`);
+    expect((await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() })).code).toBe(0);
+  });
+
+  it('`sandbox reset -y` of a symlinked state file writes through to its target and keeps the link', async () => {
+    const target = join(home.dir, 'elsewhere', 'real-state');
+    mkdirSync(join(home.dir, 'elsewhere'));
+    mkdirSync(join(home.dir, 'data'), { recursive: true });
+    writeFileSync(target, 'garbage');
+    symlinkSync(target, state());
+    expect((await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() })).code).toBe(1);
+    const reset = await runCommand(['sandbox', 'reset', '-y'], { env: home.env() });
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(lstatSync(state()).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(state())).toBe(target);
+    expect(readFileSync(target).subarray(0, 16).toString('latin1')).toMatch(loadSqlite() ? /^SQLite format 3/ : /^\{/);
     expect((await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() })).code).toBe(0);
   });
 });

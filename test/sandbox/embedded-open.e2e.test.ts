@@ -45,6 +45,8 @@ describe('an embedded --sandbox read', () => {
   it('loads the API part of the sandbox only', async () => {
     const list = await runBin(['--sandbox', 'trips', '--json'], { env: home.env() });
     expect(list.code, list.stderr).toBe(0);
+    // node:sqlite's ExperimentalWarning (Node 22) is filtered
+    expect(list.stderr).toBe('');
     const uuid = JSON.parse(list.stdout).active[0].uuid as string;
     // SQLite where node:sqlite exists (Node 22.13+), the JSON document on Node 20
     const head = readFileSync(home.env().CARRENTAL_SANDBOX_STATE as string).subarray(0, 16).toString('latin1');
