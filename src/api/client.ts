@@ -10,7 +10,7 @@ import { safeJsonText, scrubValue } from '../render/json-text.js';
 import { clean, visible } from '../render/sanitize.js';
 import { hintFor } from './hints.js';
 import { isLoopbackHost } from './loopback.js';
-import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings } from './proxy.js';
+import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings, type Route } from './proxy.js';
 import { redactHeader, scrubSecrets } from './redact.js';
 
 export { isLoopbackHost } from './loopback.js';
@@ -249,13 +249,15 @@ export class ApiClient {
     let text: string;
     let resHeaders: Record<string, string>;
     const proxy = this.opts.proxy ?? NO_PROXY;
+    const target = new URL(url);
+    const route = routeFor(target, proxy);
     try {
-      const res = await this.send(new URL(url), spec.method, headers, body, signal);
+      const res = await this.send(target, route, spec.method, headers, body, signal);
       status = res.status;
       resHeaders = flattenHeaders(res.headers);
       text = res.text;
       if (debug) {
-        if (hasProxy(proxy)) debug(`* ${describeRoute(res.route)}`);
+        if (hasProxy(proxy)) debug(`* ${describeRoute(route)}`);
         for (const hop of res.redirects) debug(`* redirected to ${hop}`);
       }
       if (status >= 300 && status < 400 && resHeaders.location !== undefined && !spec.allowErrorStatus) throw notFollowed(label, status, resHeaders.location, url);
@@ -271,7 +273,7 @@ export class ApiClient {
       debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
       const certificate = code === undefined ? undefined : certificateProblem(code);
       if (certificate) throw certificateError(label, url, certificate, err);
-      throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs, proxy));
+      throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs, route));
     }
     if (debug) {
       debug(`< ${status} (${Date.now() - t0} ms)`);
@@ -290,7 +292,7 @@ export class ApiClient {
     return { status, headers: resHeaders, text, body: parsed, parseError };
   }
 
-  private async send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
+  private async send(url: URL, route: Route, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol} (http: or https: only)`);
     if (!this.transport) {
       const { Transport } = await import('./transport.js');
@@ -301,7 +303,7 @@ export class ApiClient {
         maxRedirects: MAX_REDIRECTS,
       });
     }
-    return this.transport.send(url, method, headers, body, signal);
+    return this.transport.send(url, route, method, headers, body, signal);
   }
 
   private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean }, label: string): ApiResponse<T> {
@@ -382,9 +384,8 @@ class NetworkFailure extends Error {
   }
 }
 
-function networkError(label: string, url: string, err: unknown, timedOut: boolean, code: string | undefined, timeoutMs: number, proxy: ProxySettings): CliError {
-  const target = new URL(url);
-  const origin = target.origin;
+function networkError(label: string, url: string, err: unknown, timedOut: boolean, code: string | undefined, timeoutMs: number, route: Route): CliError {
+  const { origin } = new URL(url);
   if (timedOut) {
     return new CliError('unavailable', `${label} timed out after ${+(timeoutMs / 1000).toFixed(2)} s`, {
       hint: 'the outcome is unknown; rerunning the same command is safe (raise --timeout if the API is slow)',
@@ -393,7 +394,6 @@ function networkError(label: string, url: string, err: unknown, timedOut: boolea
   }
   const reason =
     code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' ? 'connection closed before the answer' : (err as Error)?.message || String(err);
-  const route = routeFor(target, proxy);
   if ('proxy' in route) {
     // the connection goes to the proxy: a refusal or an unknown host is the proxy's
     const tunnel = /Proxy response \((\d+)\)/.exec((err as Error)?.message ?? '');

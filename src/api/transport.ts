@@ -22,7 +22,7 @@ import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import undiciRequest from 'undici/lib/api/api-request.js';
 import redirect from 'undici/lib/interceptor/redirect.js';
 import decompress from 'undici/lib/interceptor/decompress.js';
-import { routeFor, type ProxySettings, type Route } from './proxy.js';
+import type { ProxySettings, Route } from './proxy.js';
 
 export interface TransportOptions {
   timeoutMs: number;
@@ -37,8 +37,6 @@ export interface Sent {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  /** How the request went: through which proxy, or direct and why. */
-  route: Route;
   /** Every URL the request was sent to after the first (the redirects followed), in order. */
   redirects: string[];
 }
@@ -153,9 +151,9 @@ export class Transport {
     return (this.proxied ??= this.compose(new EnvHttpProxyAgent({ ...agentOptions, httpProxy: http?.url ?? '', httpsProxy: https?.url ?? '', noProxy, proxyTunnel: false })));
   }
 
-  async send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Sent> {
+  /** `route` is routeFor(url, proxy) (src/api/proxy.ts): the client decides it, and says it in --debug. */
+  async send(url: URL, route: Route, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Sent> {
     baselineWasmOnly();
-    const route = routeFor(url, this.opts.proxy);
     const dispatcher = this.dispatcherFor(route);
     let res: Dispatcher.ResponseData;
     try {
@@ -165,7 +163,7 @@ export class Transport {
     }
     const text = await this.readCapped(res);
     const history = (res.context as { history?: URL[] } | undefined)?.history ?? [];
-    return { status: res.statusCode, headers: res.headers, text, route, redirects: history.slice(1).map(String) };
+    return { status: res.statusCode, headers: res.headers, text, redirects: history.slice(1).map(String) };
   }
 
   /**
