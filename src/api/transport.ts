@@ -20,6 +20,8 @@ import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import undiciRequest from 'undici/lib/api/api-request.js';
+import undiciConnect from 'undici/lib/api/api-connect.js';
+import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
 import redirect from 'undici/lib/interceptor/redirect.js';
 import decompress from 'undici/lib/interceptor/decompress.js';
 import type { ProxySettings, Route } from './proxy.js';
@@ -73,6 +75,11 @@ function baselineWasmOnly(): void {
   setFlagsFromString('--liftoff-only');
   wasmTierUpOff = true;
 }
+
+// The proxy agent opens its CONNECT tunnels with the dispatcher's connect(), which undici's
+// package entry puts on every dispatcher (with the other API methods we do not load).
+const dispatcherProto = DispatcherBase.prototype as unknown as { connect?: typeof undiciConnect };
+dispatcherProto.connect ??= undiciConnect;
 
 const FOLLOW_ANY_METHOD = new Set([307, 308]);
 const FOLLOW_GET_ONLY = new Set([301, 302, 303]);

@@ -21,3 +21,11 @@ declare module 'undici/lib/interceptor/decompress.js' {
   const decompress: typeof interceptors.decompress;
   export default decompress;
 }
+declare module 'undici/lib/api/api-connect.js' {
+  const connect: (this: import('undici').Dispatcher, opts: import('undici').Dispatcher.ConnectOptions) => Promise<import('undici').Dispatcher.ConnectData>;
+  export default connect;
+}
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici';
+  export default Dispatcher;
+}
