@@ -82,6 +82,8 @@ export interface ApiResponse<T> {
   text: string;
   status: number;
   headers: Record<string, string>;
+  /** The URLs the answer came from after following redirects (same origin only), in order; empty when none. */
+  redirects: string[];
 }
 
 export interface ClientOptions {
@@ -248,6 +250,7 @@ export class ApiClient {
     let status: number;
     let text: string;
     let resHeaders: Record<string, string>;
+    let redirects: string[];
     const proxy = this.opts.proxy ?? NO_PROXY;
     const target = new URL(url);
     const route = routeFor(target, proxy);
@@ -256,6 +259,7 @@ export class ApiClient {
       status = res.status;
       resHeaders = flattenHeaders(res.headers);
       text = res.text;
+      redirects = res.redirects;
       if (debug) {
         if (hasProxy(proxy)) debug(`* ${describeRoute(route)}`);
         for (const hop of res.redirects) debug(`* redirected to ${hop}`);
@@ -289,7 +293,7 @@ export class ApiClient {
         parseError = true;
       }
     }
-    return { status, headers: resHeaders, text, body: parsed, parseError };
+    return { status, headers: resHeaders, text, body: parsed, parseError, redirects };
   }
 
   private async send(url: URL, route: Route, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
@@ -306,8 +310,8 @@ export class ApiClient {
     return this.transport.send(url, route, method, headers, body, signal);
   }
 
-  private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean }, label: string): ApiResponse<T> {
-    if (spec.allowErrorStatus) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
+  private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean; redirects: string[] }, label: string): ApiResponse<T> {
+    if (spec.allowErrorStatus) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers: res.headers, redirects: res.redirects };
     if (res.parseError || res.text === '') {
       throw new CliError('api', `malformed response from ${label}: the body is not JSON`, {
         hint: 'rerun with --debug to see the response',
@@ -332,7 +336,7 @@ export class ApiClient {
       // the validated copy loses nothing: schemas are loose, so extra fields stay
       payload = result.data;
     }
-    return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
+    return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers, redirects: res.redirects };
   }
 }
 
@@ -452,27 +456,37 @@ export function movedBaseUrl(base: string, requested: string, location: string):
   return to.href.replace(/\/+$/, '');
 }
 
+const redirectErrors = new WeakSet<CliError>();
+/** A refused or unfollowed redirect: its hint holds the base URL to configure (doctor shows it). */
+export function isRedirectError(err: unknown): boolean {
+  return err instanceof CliError && redirectErrors.has(err);
+}
+function tagged(err: CliError): CliError {
+  redirectErrors.add(err);
+  return err;
+}
+
 /** A redirect the policy refused (src/api/transport.ts): named, with why, and what to configure. */
 function redirectRefused(label: string, err: { status: number; location: string; reason: 'other-origin' | 'method' }, url: string, baseUrl: string): CliError {
   const location = clean(err.location);
   const base = URL.canParse(err.location) ? movedBaseUrl(baseUrl, url, err.location) : undefined;
   const configure = base ? `; if the API moved, use its new base URL: \`carrental config set base_url ${clean(base)}\` (or --base-url)` : '';
   if (err.reason === 'other-origin') {
-    return new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: carrental follows a redirect only within ${new URL(url).origin}, so the API key never goes to another origin`, {
+    return tagged(new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: carrental follows a redirect only within ${new URL(url).origin}, so the API key never goes to another origin`, {
       hint: `check the base URL${configure}`,
-    });
+    }));
   }
-  return new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: a ${err.status} is followed for GET only (it would turn the ${label.split(' ')[0]} into a GET)`, {
+  return tagged(new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: a ${err.status} is followed for GET only (it would turn the ${label.split(' ')[0]} into a GET)`, {
     hint: `check the base URL${configure}`,
-  });
+  }));
 }
 
 /** A 3xx with a Location that reached us: more redirects than the transport follows, or a kind it does not (300). */
 function notFollowed(label: string, status: number, location: string, url: string): CliError {
   const why = status === 300 ? 'carrental does not choose among multiple choices' : `more than ${MAX_REDIRECTS} redirects in a row`;
-  return new CliError('api', `${label} was redirected (HTTP ${status}) to ${clean(location)}: ${why}`, {
+  return tagged(new CliError('api', `${label} was redirected (HTTP ${status}) to ${clean(location)}: ${why}`, {
     hint: `check the base URL (${new URL(url).origin}); \`carrental doctor\` shows where it leads`,
-  });
+  }));
 }
 
 function tooLarge(label: string, cap: number): CliError {
