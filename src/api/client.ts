@@ -435,12 +435,12 @@ function certificateProblem(code: string): string | undefined {
 function certificateError(label: string, url: string, problem: string, err: unknown): CliError {
   const { origin } = new URL(url);
   const expiredOrName = /expired|not valid yet|another host|revoked/.test(problem);
-  return new CliError('api', `could not verify the TLS certificate of ${origin} (${label}): ${problem}`, {
+  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${origin} (${label}): ${problem}`, {
     hint: expiredOrName
       ? 'check the base URL (the host name must be the one the certificate names); the server must renew or fix its certificate'
       : "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off",
     cause: err,
-  });
+  }));
 }
 
 /** The base URL to configure when `path` (under `base`) answers from `location`; undefined when the paths do not line up. */
@@ -457,12 +457,17 @@ export function movedBaseUrl(base: string, requested: string, location: string):
 }
 
 const redirectErrors = new WeakSet<CliError>();
+const certificateErrors = new WeakSet<CliError>();
 /** A refused or unfollowed redirect: its hint holds the base URL to configure (doctor shows it). */
 export function isRedirectError(err: unknown): boolean {
   return err instanceof CliError && redirectErrors.has(err);
 }
-function tagged(err: CliError): CliError {
-  redirectErrors.add(err);
+/** The connection stopped at the server's certificate: the request was never sent. */
+export function isCertificateError(err: unknown): boolean {
+  return err instanceof CliError && certificateErrors.has(err);
+}
+function tagged(set: WeakSet<CliError>, err: CliError): CliError {
+  set.add(err);
   return err;
 }
 
@@ -472,11 +477,11 @@ function redirectRefused(label: string, err: { status: number; location: string;
   const base = URL.canParse(err.location) ? movedBaseUrl(baseUrl, url, err.location) : undefined;
   const configure = base ? `; if the API moved, use its new base URL: \`carrental config set base_url ${clean(base)}\` (or --base-url)` : '';
   if (err.reason === 'other-origin') {
-    return tagged(new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: carrental follows a redirect only within ${new URL(url).origin}, so the API key never goes to another origin`, {
+    return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: carrental follows a redirect only within ${new URL(url).origin}, so the API key never goes to another origin`, {
       hint: `check the base URL${configure}`,
     }));
   }
-  return tagged(new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: a ${err.status} is followed for GET only (it would turn the ${label.split(' ')[0]} into a GET)`, {
+  return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: a ${err.status} is followed for GET only (it would turn the ${label.split(' ')[0]} into a GET)`, {
     hint: `check the base URL${configure}`,
   }));
 }
@@ -484,7 +489,7 @@ function redirectRefused(label: string, err: { status: number; location: string;
 /** A 3xx with a Location that reached us: more redirects than the transport follows, or a kind it does not (300). */
 function notFollowed(label: string, status: number, location: string, url: string): CliError {
   const why = status === 300 ? 'carrental does not choose among multiple choices' : `more than ${MAX_REDIRECTS} redirects in a row`;
-  return tagged(new CliError('api', `${label} was redirected (HTTP ${status}) to ${clean(location)}: ${why}`, {
+  return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${status}) to ${clean(location)}: ${why}`, {
     hint: `check the base URL (${new URL(url).origin}); \`carrental doctor\` shows where it leads`,
   }));
 }
