@@ -49,7 +49,7 @@ __carrental_options() {
     'carrental status') echo '--exit-status --help -h' ;;
     'carrental doctor') echo '--require --write --help -h' ;;
     'carrental completion') echo '--help -h' ;;
-    'carrental mcp') echo '--allow-booking --help -h' ;;
+    'carrental mcp') echo '--allow-booking --toolsets --http --port --token-file --help -h' ;;
     'carrental sandbox') echo '--help -h' ;;
     'carrental sandbox serve') echo '--port --state --reset --log --help -h' ;;
     'carrental sandbox openapi') echo '--help -h' ;;
@@ -80,6 +80,7 @@ __carrental_takes_value() {
     'carrental extend-link') case "$2" in --to) return 0 ;; esac ;;
     'carrental api') case "$2" in --body|--header|-H) return 0 ;; esac ;;
     'carrental doctor') case "$2" in --require) return 0 ;; esac ;;
+    'carrental mcp') case "$2" in --toolsets|--port|--token-file) return 0 ;; esac ;;
     'carrental sandbox serve') case "$2" in --port|--state) return 0 ;; esac ;;
     'carrental sandbox pay') case "$2" in --type|--port) return 0 ;; esac ;;
     'carrental sandbox card') case "$2" in --customer|--brand|--last4|--exp|--port) return 0 ;; esac ;;

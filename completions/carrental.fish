@@ -40,6 +40,8 @@ function __carrental_value_flags --argument-names path
             printf '%s\n' --body --header -H
         case 'carrental doctor'
             printf '%s\n' --require
+        case 'carrental mcp'
+            printf '%s\n' --toolsets --port --token-file
         case 'carrental sandbox serve'
             printf '%s\n' --port --state
         case 'carrental sandbox pay'
@@ -154,7 +156,7 @@ complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'api' -d 'make a r
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'status' -d 'what each active trip still needs (rent, deposit, extension, refund) and the next command'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'doctor' -d 'check config, reachability, credential, capability and which operations are deployed'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'completion' -d 'print a shell completion script'
-complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'mcp' -d 'run a Model Context Protocol server over stdio: the API as tools for AI agents (read-only unless --allow-booking)'
+complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'mcp' -d 'run a Model Context Protocol server (stdio, or Streamable HTTP with --http): the API as tools for AI agents (read-only unless --allow-booking)'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'sandbox' -d 'the embedded sandbox API and its customer pages'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'help' -d 'help for a command, or a topic of the manual: environment, exit-codes, files, formatting, idempotency'
 complete -c carrental -n '__carrental_at \'carrental\'' -s h -l help -d 'display help for command'
@@ -334,6 +336,10 @@ complete -c carrental -n '__carrental_arg \'carrental completion\' 0' -a 'bash z
 
 # carrental mcp
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -l allow-booking -d 'also offer reserve and cancel_reservation (needs a booking_write key)'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l toolsets -x -d 'comma-separated: catalog, account, links, booking (default: the read-only ones, plus booking with --allow-booking)'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l http -d 'serve over Streamable HTTP on 127.0.0.1 instead of stdio; prints one JSON line with the URL'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l port -x -d 'with --http: the port (default 0: a free one)'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l token-file -x -d 'with --http: write the bearer token to this file (mode 0600) instead of stderr'
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -s h -l help -d 'display help for command'
 
 # carrental sandbox

@@ -363,9 +363,15 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'mcp',
-    description: 'run a Model Context Protocol server over stdio: the API as tools for AI agents (read-only unless --allow-booking)',
-    options: [{ flags: '--allow-booking', description: 'also offer reserve and cancel_reservation (needs a booking_write key)' }],
-    examples: ['carrental mcp', 'carrental --sandbox mcp --allow-booking', 'carrental --profile work mcp'],
+    description: 'run a Model Context Protocol server (stdio, or Streamable HTTP with --http): the API as tools for AI agents (read-only unless --allow-booking)',
+    options: [
+      { flags: '--allow-booking', description: 'also offer reserve and cancel_reservation (needs a booking_write key)' },
+      { flags: '--toolsets <list>', description: 'comma-separated: catalog, account, links, booking (default: the read-only ones, plus booking with --allow-booking)' },
+      { flags: '--http', description: 'serve over Streamable HTTP on 127.0.0.1 instead of stdio; prints one JSON line with the URL' },
+      { flags: '--port <n>', description: 'with --http: the port (default 0: a free one)' },
+      { flags: '--token-file <path>', description: 'with --http: write the bearer token to this file (mode 0600) instead of stderr' },
+    ],
+    examples: ['carrental mcp', 'carrental --sandbox mcp --allow-booking', 'carrental mcp --toolsets catalog', 'carrental mcp --http --port 8931 --token-file ~/.carrental-mcp-token'],
     module: () => import('../commands/mcp.js'),
   },
   {

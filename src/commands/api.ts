@@ -11,7 +11,7 @@ import { arrayElementsAt } from '../render/json-scan.js';
 import type { Output } from '../render/output.js';
 import { rawPayload } from '../render/raw-json.js';
 import { clean, cleanText } from '../render/sanitize.js';
-import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { walkPages } from './page-walk.js';
 import { buildCreateRequest } from './reserve.js';
 

@@ -13,9 +13,9 @@ import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { JournaledWrite, parseWriteKey } from '../booking/journaled-write.js';
+import { commitCancel, planCancel } from '../booking/reservations.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
-import { readReservation } from './trips.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
 export interface CancelInput {
@@ -58,14 +58,11 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   requireKey(target);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
-  const command: WriteCommand = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
-  const writer = new JournaledWrite(ctx, out, target);
-  const resuming = await writer.pending(command);
-  if (resuming) writer.announceResume(resuming);
-
-  const beforeRes = await readReservation(api, uuid, out);
+  const deps = { api, writer: new JournaledWrite(ctx, out, target), out, now: () => ctx.now() };
+  const plan = await planCancel(deps, uuid, key);
+  const { before: beforeRes, resuming } = plan;
   const before = beforeRes.data;
-  if (!resuming && before.status === 'cancelled') {
+  if (plan.alreadyCancelled) {
     out.info(`reservation ${uuid} is already cancelled: nothing was sent`);
     printOutcome(out, beforeRes, uuid);
     return 0;
@@ -81,16 +78,9 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
     }
   }
 
-  await writer.run(command, (idempotencyKey, retry, onRetry) =>
-    api.cancelReservation(uuid, idempotencyKey, retry, { onRetry }).then((r) => r.data),
-  );
-
-  let after: ApiResponse<Trip>;
-  try {
-    after = await readReservation(api, uuid, out);
-  } catch (err) {
-    // The cancellation committed; only the follow-up read failed.
-    const why = err instanceof CliError ? err.message : String(err);
+  const { after, readError } = await commitCancel(deps, plan);
+  if (!after) {
+    const why = readError instanceof CliError ? readError.message : String(readError);
     out.warn(`cancelled, but the outcome could not be read (${why}); see \`${cliPrefix(ctx)} trips ${uuid}\``);
     return 0;
   }

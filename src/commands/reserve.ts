@@ -11,7 +11,8 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey } from '../booking/journaled-write.js';
+import { createCommand, createReservation } from '../booking/reservations.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
@@ -187,7 +188,7 @@ async function book(
   const { api, out, target } = await services(ctx);
   let complete = settled.choice;
   let body = buildCreateRequest(complete);
-  let command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh };
+  let command = createCommand(body, { key, fresh });
   const writer = new JournaledWrite(ctx, out, target);
 
   let resuming = await writer.pending(command);
@@ -212,7 +213,7 @@ async function book(
         reask.prompted = await reaskRefused(field, { ...reask.prompted, ...complete }, reask.deps);
         complete = settled.choice = reask.prompted;
         body = buildCreateRequest(complete);
-        command = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh };
+        command = createCommand(body, { key, fresh });
       }
     }
     if (quote) {
@@ -247,34 +248,19 @@ async function book(
     return 1;
   }
 
-  let cancelledSince: { uuid: string; age: string } | undefined;
-  await writer.run(command, (idempotencyKey, retry, onRetry) => api.createReservation(body, idempotencyKey, retry, { onRetry }), {
-    report: async (res, info) => {
-      const uuid = res.data;
-      let status: string | undefined;
-      if (info.reused) {
-        // The answer may be the original one: the reservation can have been paid or
-        // cancelled since, and a cancelled one must not be reported as a booking.
-        try {
-          status = (await api.reservation(uuid)).data.status;
-        } catch (err) {
-          out.warn(`could not read the reservation's current status (${err instanceof CliError ? err.message : String(err)})`);
-        }
+  const created = await createReservation({ api, writer, out, now: () => ctx.now() }, command, body, {
+    report: (c) => {
+      // a cancelled one is not a booking: reported below as the refusal it is
+      if (c.cancelledSince) return;
+      if (c.answeredByAnotherRun) {
+        out.info(`already reserved by this same command ${formatAge(ctx.now().getTime() - Date.parse(c.doneBefore!))} ago (another run): ${c.uuid}`);
       }
-      const since = info.doneBefore ?? (info.reused ? info.entry.createdAt : undefined);
-      if (status === 'cancelled') {
-        cancelledSince = { uuid, age: formatAge(ctx.now().getTime() - Date.parse(since ?? info.entry.createdAt)) };
-        return;
-      }
-      if (info.doneBefore && info.entry.state === 'pending') {
-        out.info(`already reserved by this same command ${formatAge(ctx.now().getTime() - Date.parse(info.doneBefore))} ago (another run): ${uuid}`);
-      }
-      printCreated(ctx, out, uuid, payloadOf(res), status);
+      printCreated(ctx, out, c.uuid, payloadOf(c.response), c.status);
     },
   });
-  if (cancelledSince) {
-    throw new CliError('conflict', `reservation ${cancelledSince.uuid}, made by this same command ${cancelledSince.age} ago, has been cancelled since: nothing new was booked`, {
-      hint: `to book this car again, rerun the command with --new (\`${cliPrefix(ctx)} trips ${cancelledSince.uuid}\` shows the cancelled one)`,
+  if (created.cancelledSince) {
+    throw new CliError('conflict', `reservation ${created.uuid}, made by this same command ${created.cancelledSince} ago, has been cancelled since: nothing new was booked`, {
+      hint: `to book this car again, rerun the command with --new (\`${cliPrefix(ctx)} trips ${created.uuid}\` shows the cancelled one)`,
     });
   }
   return 0;
