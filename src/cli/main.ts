@@ -7,6 +7,7 @@ import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
 import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../render/json-text.js';
 import { clean, cleanText } from '../render/sanitize.js';
+import { maskedIO } from './masked-io.js';
 import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { jsonBeforeCommand } from './argv.js';
 import { JSON_OUTPUT_MODULE, type CommandSpec } from './commands.js';
@@ -141,7 +142,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     const globals = resolveGlobals(raw, env, io);
     jsonErrors = globals.json;
     const ctx: Context = {
-      io,
+      // whatever the command prints passes the active key's mask first
+      io: maskedIO(io, secrets),
       env,
       globals,
       version: VERSION,
