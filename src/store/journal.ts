@@ -25,6 +25,7 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { canonicalBaseUrl } from '../api/base-url.js';
 import { CliError, usageError } from '../errors.js';
 import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
 import { acquireLock } from './lock.js';
@@ -170,7 +171,7 @@ function encode(value: unknown, ancestors: Set<object>): string | undefined {
   }
 }
 
-/** `https://x/v1/` and `https://x/v1` are the same API; keep one spelling. */
+/** `https://x/v1/` and `https://x/v1` are the same API; the spelling an entry shows. */
 function normalizeBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
@@ -189,7 +190,19 @@ export function credentialFingerprint(apiKey: string): string {
 
 /** sha256 (hex) of the canonical JSON of the command; the journal's identity of a command. */
 export function commandId(cmd: { baseUrl: string; credential: string; operation: JournalOperation; request: unknown }): string {
-  const text = canonicalJson({ baseUrl: normalizeBaseUrl(cmd.baseUrl), credential: cmd.credential, operation: cmd.operation, request: cmd.request });
+  return idOf(canonicalBaseUrl(cmd.baseUrl), cmd);
+}
+
+/**
+ * The id an entry got before identities used the canonical base URL (only trailing slashes
+ * trimmed): a command journaled by an older carrental, still pending, is found by it.
+ */
+function rawUrlCommandId(cmd: { baseUrl: string; credential: string; operation: JournalOperation; request: unknown }): string {
+  return idOf(normalizeBaseUrl(cmd.baseUrl), cmd);
+}
+
+function idOf(baseUrl: string, cmd: { credential: string; operation: JournalOperation; request: unknown }): string {
+  const text = canonicalJson({ baseUrl, credential: cmd.credential, operation: cmd.operation, request: cmd.request });
   return createHash('sha256').update(text).digest('hex');
 }
 
@@ -411,6 +424,9 @@ export class Journal {
   private indexOf(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>, id: string): number {
     const index = entries.findIndex((e) => e.id === id);
     if (index >= 0) return index;
+    const rawUrlId = rawUrlCommandId(cmd);
+    const before = entries.findIndex((e) => e.credential !== null && e.id === rawUrlId);
+    if (before >= 0) return before;
     const legacy = legacyCommandId(cmd.profile, cmd.baseUrl, cmd.operation, cmd.request);
     return entries.findIndex((e) => e.credential === null && e.id === legacy);
   }
