@@ -13,6 +13,7 @@ import { CliError, kindForStatus, usageError } from '../errors.js';
 import { safeJsonText, scrubValue } from '../render/json-text.js';
 import { clean, visible } from '../render/sanitize.js';
 import { hintFor } from './hints.js';
+import { isDotSegment } from './path.js';
 import { redactHeader, scrubSecrets } from './redact.js';
 
 export { redactHeader } from './redact.js';
@@ -165,6 +166,7 @@ export class ApiClient {
   }
 
   url(path: string, query?: RequestSpec<unknown>['query']): string {
+    checkRoute(path);
     const url = new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url.toString();
@@ -435,6 +437,15 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
     hint: hintFor(errorCode, status, description, retryAfter, hintContext(label, raw)),
     api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter },
   });
+}
+
+/**
+ * A path whose `.` or `..` segment a URL parser would resolve (`\\` counts as `/` there)
+ * reaches another route than the one named: refused before anything is sent.
+ */
+function checkRoute(path: string): void {
+  const [route] = path.split(/[?#]/, 1);
+  if (route.split(/[/\\]/).some(isDotSegment)) throw usageError(`the path ${clean(route)} has a "." or ".." segment: it would reach another route than the one named`);
 }
 
 /** The label is `METHOD /path`: what the hint needs to know which command failed. */
