@@ -190,14 +190,32 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
  * body, `--opt=value`): the given key, or any key-shaped token.
  */
 export function keyArgument(argv: readonly string[], key?: string): string | undefined {
-  const shaped = new RegExp(KEY_TOKEN_RE.source);
-  if (key !== undefined) return argv.find((a) => holdsSecret(a, key));
-  return argv.find((a) => shaped.test(a));
+  const shaped = new RegExp(KEY_TOKEN_RE.source, 'i');
+  if (key !== undefined) return argv.find((a) => spellings(a).some((s) => holdsSecret(s, key.toLowerCase())));
+  return argv.find((a) => spellings(a).some((s) => shaped.test(s)));
+}
+
+/**
+ * An argument as a server may read it: as typed, percent-decoded (`svc%5F…`, also twice
+ * over: `%255F`), `+` as a space, all lower-cased, so that no spelling of the key, in
+ * any case, gets past the check (a path or query is decoded by the server).
+ */
+function spellings(arg: string): string[] {
+  const out = [arg.toLowerCase()];
+  for (let text = arg, i = 0; i < 3; i++) {
+    const next = text.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === text) break;
+    out.push(next.toLowerCase());
+    text = next;
+  }
+  return out;
 }
 
 function keyOnCommandLine(arg: string, secrets: string[]): CliError {
   // the argument masked; a long one (a JSON body) shown around the first mask only
-  const masked = scrubSecrets(clean(arg), secrets);
+  let masked = scrubSecrets(clean(arg), secrets);
+  // percent-encoded or in another case, the mask does not find it: the argument is not shown
+  if (keyArgument([masked]) !== undefined || secrets.some((k) => keyArgument([masked], k) !== undefined)) masked = 'an argument holding it encoded or in another case';
   const from = Math.max(0, masked.indexOf('…') - 40);
   const shown = masked.length <= 80 ? masked : `${from > 0 ? '...' : ''}${masked.slice(from, from + 80)}${from + 80 < masked.length ? '...' : ''}`;
   return usageError(
