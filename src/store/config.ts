@@ -9,11 +9,12 @@
 // file is small and plain JSON, so reading and writing it here takes a few lines.
 // Reading is a plain JSON.parse: every command reads the config, few change it;
 // proper-lockfile loads only when something is written.
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, usageError } from '../errors.js';
 import { writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
 import { configDir } from './paths.js';
+import { checkLockPath, readRegularFileSync } from './regular-file.js';
 
 export const SETTING_KEYS = ['base_url', 'app_url', 'city'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
@@ -60,13 +61,14 @@ export class ConfigStore {
 
   /** The file as last written, read afresh each time (it is tiny); no file is no profiles. */
   private read(): ConfigShape {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readRegularFileSync(this.path, 'the config file');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      if (err instanceof CliError) throw err;
       throw this.unreadable(err);
     }
+    if (text === undefined) return { profiles: {} };
     try {
       const parsed = JSON.parse(text) as Partial<ConfigShape> | null;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
@@ -86,7 +88,10 @@ export class ConfigStore {
   /** A warning when the file holding keys is readable by group or others. */
   permissionWarning(): string | undefined {
     try {
-      const mode = statSync(this.path).mode & 0o777;
+      const stats = statSync(this.path);
+      // a FIFO or device there is reported (as not a regular file) when the file is read
+      if (!stats.isFile()) return undefined;
+      const mode = stats.mode & 0o777;
       if (mode & 0o077) {
         return `${this.path} is readable by other users (mode ${mode.toString(8)}); run: chmod 600 "${this.path}"`;
       }
@@ -116,9 +121,11 @@ export class ConfigStore {
       throw this.unwritable(err);
     }
     const { acquireLock } = await import('./lock.js');
+    const lockPath = join(this.dir, 'config.lock');
+    checkLockPath(lockPath, 'the config lock');
     let release: () => Promise<void>;
     try {
-      release = await acquireLock(this.dir, { lockfilePath: join(this.dir, 'config.lock'), staleMs: 10_000, waitMs: 20_000 });
+      release = await acquireLock(this.dir, { lockfilePath: lockPath, staleMs: 10_000, waitMs: 20_000 });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
         throw new CliError('api', `the config file ${this.path} is locked by another carrental process`, {

@@ -29,6 +29,7 @@ import { canonicalBaseUrl } from '../api/base-url.js';
 import { CliError, usageError } from '../errors.js';
 import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
 import { acquireLock } from './lock.js';
+import { checkLockPath, readRegularFile } from './regular-file.js';
 import { stateDir } from './paths.js';
 
 export type JournalOperation = 'createReservation' | 'cancelReservation';
@@ -578,6 +579,7 @@ export class Journal {
     return serialize(this.path, async () => {
       await this.ensureDir();
       let compromised: Error | undefined;
+      checkLockPath(this.lockPath, 'the idempotency journal lock');
       let release: () => Promise<void>;
       try {
         release = await acquireLock(this.path, {
@@ -624,13 +626,13 @@ export class Journal {
 
   /** Must run under the lock: it may set a corrupt file aside. */
   private async read(): Promise<JournalEntry[]> {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await fsp.readFile(this.path, 'utf8');
+      text = await readRegularFile(this.path, 'the idempotency journal');
     } catch (err) {
-      if (isNodeError(err) && err.code === 'ENOENT') return [];
       throw fsError('read', this.path, err);
     }
+    if (text === undefined) return [];
     const parsed = parseJournal(text);
     if (parsed.ok) return parsed.entries;
     const aside = await this.setAside();
