@@ -26,7 +26,7 @@ export default {
     'src/mcp/tools.ts:124-129',
     'src/mcp/tools.ts:486-541',
     'src/mcp/tools.ts:560-599',
-    'src/mcp/server.ts:179-193',
+    'src/mcp/server.ts:182-196',
   ],
   coverageAnalysis: 'perTest',
   incremental: true,

@@ -27,6 +27,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { canonicalBaseUrl } from '../api/base-url.js';
 import { CliError, usageError } from '../errors.js';
+import { clean } from '../render/sanitize.js';
 import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
 import { acquireLock } from './lock.js';
 import { checkLockPath, readRegularFile } from './regular-file.js';
@@ -335,7 +336,9 @@ export class Journal {
     if (!(this.ttlMs > 0)) throw new TypeError(`Journal ttlMs must be a positive number, got ${opts.ttlMs}`);
     this.replayWindowMs = opts.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
     if (!(this.replayWindowMs >= 0)) throw new TypeError(`Journal replayWindowMs must be >= 0, got ${opts.replayWindowMs}`);
-    this.warn = opts.onWarning ?? defaultWarning;
+    const warn = opts.onWarning ?? defaultWarning;
+    // a warning may quote the file's own bytes (a corrupt journal): one terminal-safe line
+    this.warn = (message) => warn(clean(message));
     this.lockStaleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
   }
 
