@@ -11,6 +11,7 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: [
     'src/store/journal.ts',
+    'src/store/journal-entry.ts',
     'src/store/atomic-file.ts',
     'src/store/lock.ts',
     'src/commands/idempotent-write.ts',
