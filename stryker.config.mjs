@@ -14,6 +14,8 @@ export default {
     'src/store/journal-entry.ts',
     'src/store/atomic-file.ts',
     'src/store/lock.ts',
+    'src/store/locked-file.ts',
+    'src/store/regular-file.ts',
     'src/commands/idempotent-write.ts',
     'src/api/client.ts',
     'src/api/redact.ts',

@@ -9,12 +9,13 @@
 // file is small and plain JSON, so reading and writing it here takes a few lines.
 // Reading is a plain JSON.parse: every command reads the config, few change it;
 // proper-lockfile loads only when something is written.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, usageError } from '../errors.js';
-import { writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
+import type { AtomicFs } from './atomic-file.js';
+import { LockedFile } from './locked-file.js';
 import { configDir } from './paths.js';
-import { checkLockPath, readRegularFileSync } from './regular-file.js';
+import { readRegularFileSync } from './regular-file.js';
 
 export const SETTING_KEYS = ['base_url', 'app_url', 'city'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
@@ -115,26 +116,17 @@ export class ConfigStore {
    * any failure, left exactly as it was.
    */
   async update(name: string, change: (p: ProfileData) => void): Promise<void> {
-    try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw this.unwritable(err);
-    }
-    const { acquireLock } = await import('./lock.js');
-    const lockPath = join(this.dir, 'config.lock');
-    checkLockPath(lockPath, 'the config lock');
-    let release: () => Promise<void>;
-    try {
-      release = await acquireLock(this.dir, { lockfilePath: lockPath, staleMs: 10_000, waitMs: 20_000 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
-        throw new CliError('api', `the config file ${this.path} is locked by another carrental process`, {
-          hint: `wait for it to finish; if no carrental is running, remove ${join(this.dir, 'config.lock')}`,
-        });
-      }
-      throw this.unwritable(err);
-    }
-    try {
+    const file = new LockedFile({
+      path: this.path,
+      lockPath: join(this.dir, 'config.lock'),
+      what: 'the config file',
+      lockWhat: 'the config lock',
+      staleMs: 10_000,
+      waitMs: 20_000,
+      fail: (_action, err) => this.unwritable(err),
+      fs: this.fs,
+    });
+    await file.withLock(async (held) => {
       const data = this.read(); // inside the lock; an unreadable file is never overwritten
       const profiles = { ...data.profiles };
       const p = { ...(profiles[name] ?? {}) };
@@ -144,13 +136,11 @@ export class ConfigStore {
       else delete profiles[name];
       try {
         // Tab-indented like the conf-written files before it, so diffs stay small.
-        writeFileAtomicSync(this.path, `${JSON.stringify({ ...data, profiles }, null, '\t')}\n`, { mode: 0o600, fs: this.fs });
+        held.write(`${JSON.stringify({ ...data, profiles }, null, '\t')}\n`);
       } catch (err) {
-        throw this.unwritable(err);
+        throw err instanceof CliError ? err : this.unwritable(err);
       }
-    } finally {
-      await release().catch(() => undefined);
-    }
+    });
   }
 }
 

@@ -27,9 +27,8 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../render/sanitize.js';
-import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
-import { acquireLock } from './lock.js';
-import { checkLockPath, readRegularFile } from './regular-file.js';
+import { fsyncDirSync, isTempFileOf, type AtomicFs } from './atomic-file.js';
+import { LockedFile, type HeldFile } from './locked-file.js';
 import {
   canonicalJson,
   commandId,
@@ -83,23 +82,6 @@ export const JOURNAL_FILE = 'journal.json';
 const DEFAULT_LOCK_STALE_MS = 10_000;
 
 
-// Lock attempts within one process queue here instead of spinning on the lock directory.
-const inProcessQueues = new Map<string, Promise<unknown>>();
-
-function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = inProcessQueues.get(key) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const tail = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  inProcessQueues.set(key, tail);
-  void tail.then(() => {
-    if (inProcessQueues.get(key) === tail) inProcessQueues.delete(key);
-  });
-  return run;
-}
-
 function isNodeError(err: unknown): err is NodeJS.ErrnoException {
   return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
 }
@@ -131,11 +113,9 @@ export class Journal {
   private readonly ttlMs: number;
   readonly replayWindowMs: number;
   private readonly warn: (message: string) => void;
-  private readonly lockStaleMs: number;
-  private readonly fs?: AtomicFs;
+  private readonly file: LockedFile;
 
   constructor(opts: JournalOptions) {
-    this.fs = opts.fs;
     this.path = path.resolve(opts.path);
     this.dir = path.dirname(this.path);
     this.lockPath = `${this.path}.lock`;
@@ -147,7 +127,19 @@ export class Journal {
     const warn = opts.onWarning ?? defaultWarning;
     // a warning may quote the file's own bytes (a corrupt journal): one terminal-safe line
     this.warn = (message) => warn(clean(message));
-    this.lockStaleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+    const staleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+    this.file = new LockedFile({
+      path: this.path,
+      lockPath: this.lockPath,
+      what: 'the idempotency journal',
+      lockWhat: 'the idempotency journal lock',
+      staleMs,
+      // About twice the stale time, so that a lock left by a SIGKILLed process is taken
+      // over instead of failing the command.
+      waitMs: 2 * staleMs,
+      fail: (action, err) => fsError(action, this.path, err),
+      fs: opts.fs,
+    });
   }
 
   /** `<stateDir>/journal.json`. */
@@ -371,75 +363,20 @@ export class Journal {
     }
   }
 
-  private async ensureDir(): Promise<void> {
-    let created: string | undefined;
-    try {
-      created = await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw fsError('create the directory of', this.path, err);
-    }
-    if (created === undefined) return;
-    // A new directory is only durable once its own entry in the parent is synced.
-    for (let dir = this.dir; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-      await fsyncDir(path.dirname(dir));
-      if (dir === path.resolve(created)) break;
-    }
-  }
-
   private locked<T>(fn: (io: LockedIo & { write(entries: JournalEntry[], hint?: string): Promise<void> }) => Promise<T>): Promise<T> {
-    return serialize(this.path, async () => {
-      await this.ensureDir();
-      let compromised: Error | undefined;
-      checkLockPath(this.lockPath, 'the idempotency journal lock');
-      let release: () => Promise<void>;
-      try {
-        release = await acquireLock(this.path, {
-          lockfilePath: this.lockPath,
-          staleMs: this.lockStaleMs,
-          // About twice the stale time, so that a lock left by a SIGKILLed process is
-          // taken over instead of failing the command.
-          waitMs: 2 * this.lockStaleMs,
-          // The default throws from a timer and crashes the process; instead refuse to
-          // write once another process may have taken the lock over.
-          onCompromised: (err) => {
-            compromised = err;
-          },
-        });
-      } catch (err) {
-        if (isNodeError(err) && err.code === 'ELOCKED') {
-          throw new CliError('api', `the idempotency journal ${this.path} is locked by another carrental process`, {
-            hint: `wait for it to finish; if no carrental is running, remove ${this.lockPath}`,
-            cause: err,
-          });
-        }
-        throw fsError('lock', this.path, err);
-      }
-      const io = {
-        read: () => this.read(),
-        write: async (entries: JournalEntry[], hint?: string) => {
-          if (compromised) {
-            throw new CliError('api', `lost the lock on the idempotency journal ${this.path}; nothing was written`, {
-              cause: compromised,
-              hint,
-            });
-          }
-          await this.write(entries, hint);
-        },
-      };
-      try {
-        return await fn(io);
-      } finally {
-        // A compromised lock may already belong to someone else; its release error is moot.
-        await release().catch(() => undefined);
-      }
-    });
+    return this.file.withLock((held) =>
+      fn({
+        read: () => this.read(held),
+        write: (entries: JournalEntry[], hint?: string) => this.write(held, entries, hint),
+      }),
+    );
   }
 
   /** Must run under the lock: it may set a corrupt file aside. */
-  private async read(): Promise<JournalEntry[]> {
+  private async read(held: HeldFile): Promise<JournalEntry[]> {
     let text: string | undefined;
     try {
-      text = await readRegularFile(this.path, 'the idempotency journal');
+      text = held.read();
     } catch (err) {
       throw fsError('read', this.path, err);
     }
@@ -497,12 +434,12 @@ export class Journal {
     }
   }
 
-  private async write(entries: JournalEntry[], hint?: string): Promise<void> {
+  private async write(held: HeldFile, entries: JournalEntry[], hint?: string): Promise<void> {
     const text = `${JSON.stringify({ version: FORMAT_VERSION, entries }, null, 2)}\n`;
     await this.removeAbandonedTempFiles();
     try {
       // Whole or nothing: a short write, ENOSPC, EIO or EROFS leaves the old file as it was.
-      await writeFileAtomic(this.path, text, { mode: 0o600, fsync: true, fs: this.fs });
+      held.write(text, hint);
     } catch (err) {
       throw fsError('write', this.path, err, hint);
     }
