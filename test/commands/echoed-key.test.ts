@@ -6,7 +6,12 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCommand, TestHome } from '../helpers/cli.js';
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { InStream } from '../../src/cli/context.js';
+import { runCli } from '../../src/cli/main.js';
+import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
+import { PipeTransport } from '../helpers/mcp-pipe.js';
 import { rawGet } from '../helpers/raw-api.js';
 import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
 
@@ -143,5 +148,33 @@ describe('a key echoed in every free-text field of a successful answer is printe
       // (verification, cards and a quote hold ids, amounts and enum values only)
       if (!ENUMS_ONLY.includes(LABELS[i])) expect(echoed).toBeGreaterThan(0);
     });
+  });
+});
+
+describe('the MCP server, against the same server', () => {
+  it('no tool result and no log line holds the key', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new FakeOut(false);
+    let protocol = '';
+    stdout.on('data', (c: Buffer) => (protocol += c.toString()));
+    const exited = runCli(['--base-url', proxyUrl, 'mcp'], {
+      io: { stdin: stdin as unknown as InStream, stdout: stdout as never, stderr },
+      env: home.env({ CARRENTAL_API_KEY: key }),
+      now: () => SANDBOX_NOW,
+    });
+    const client = new Client({ name: 'echo-test', version: '1.0.0' });
+    await client.connect(new PipeTransport(stdin, stdout));
+    for (const [name, args] of [['get_profile', {}], ['list_trips', {}], ['get_car', { car_alias: alias }], ['get_trip', { reservation_uuid: trip }]] as const) {
+      const r = await client.callTool({ name, arguments: args });
+      expect(r.isError, `${name}: ${JSON.stringify(r.content).slice(0, 300)}`).toBeFalsy();
+    }
+    await client.close();
+    expect(await exited).toBe(0);
+    expect(echoed).toBeGreaterThan(0);
+    for (const text of [protocol, stderr.text()]) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(key.slice(4, -4));
+    }
   });
 });

@@ -7,12 +7,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
+import { PipeTransport } from '../helpers/mcp-pipe.js';
 import { stubCar } from '../helpers/stub-server.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
@@ -120,35 +120,6 @@ describe('commands: a path parameter never changes the route', () => {
     expect(seen).toEqual([]);
   });
 });
-
-/** JSON lines over two pipes: the client's end of the server's stdio. */
-class PipeTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  private buffer = '';
-  constructor(
-    private readonly toServer: PassThrough,
-    private readonly fromServer: PassThrough,
-  ) {}
-  async start() {
-    this.fromServer.on('data', (chunk: Buffer) => {
-      this.buffer += chunk.toString();
-      for (let i = this.buffer.indexOf('\n'); i >= 0; i = this.buffer.indexOf('\n')) {
-        const line = this.buffer.slice(0, i);
-        this.buffer = this.buffer.slice(i + 1);
-        if (line.trim()) this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
-      }
-    });
-  }
-  async send(message: JSONRPCMessage) {
-    this.toServer.write(`${JSON.stringify(message)}\n`);
-  }
-  async close() {
-    this.toServer.end();
-    this.onclose?.();
-  }
-}
 
 const TOOLS: Array<[string, (v: string) => Record<string, unknown>]> = [
   ['get_car', (v) => ({ car_alias: v })],
