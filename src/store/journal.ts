@@ -27,7 +27,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../render/sanitize.js';
-import { fsyncDirSync, isTempFileOf, type AtomicFs } from './atomic-file.js';
+import { fsyncDirSync, isTempFileOf, writeTarget, type AtomicFs } from './atomic-file.js';
 import { LockedFile, type HeldFile } from './locked-file.js';
 import {
   canonicalJson,
@@ -422,12 +422,15 @@ export class Journal {
    * user's only copy of their keys. Best effort: litter is harmless.
    */
   private async removeAbandonedTempFiles(): Promise<void> {
-    const base = path.basename(this.path);
     try {
-      for (const name of await fsp.readdir(this.dir)) {
+      // a symlinked journal is written beside its target: its writers' temp files are there
+      const file = writeTarget(this.path);
+      const dir = path.dirname(file);
+      const base = path.basename(file);
+      for (const name of await fsp.readdir(dir)) {
         const legacy = name.startsWith(`${base}.`) && /^\d+$/.test(name.slice(base.length + 1));
-        if (!legacy && !isTempFileOf(this.path, name)) continue;
-        await fsp.unlink(path.join(this.dir, name));
+        if (!legacy && !isTempFileOf(file, name)) continue;
+        await fsp.unlink(path.join(dir, name));
       }
     } catch {
       // Cleanup must never fail the command.

@@ -71,5 +71,13 @@ describe('the config and the journal behind a symlink', () => {
     const { entry } = await journal.begin({ profile: 'default', baseUrl: 'https://api.example.test/v1', credential: credentialFingerprint('svc_x_0123456789'), operation: 'cancelReservation', target: 'u', request: { uuid: 'u' } });
     expect(lstatSync(join(dir, 'journal.json')).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(target, 'utf8')).entries.map((e: { id: string }) => e.id)).toEqual([entry.id]);
+    // a temp file a killed writer left beside the target is swept by the next write
+    mkdirSync(join(dir, 'real'));
+    writeFileSync(join(dir, 'real', 'journal.json'), readFileSync(target));
+    rmSync(join(dir, 'journal.json'));
+    symlinkSync(join(dir, 'real', 'journal.json'), join(dir, 'journal.json'));
+    writeFileSync(join(dir, 'real', 'journal.json.4242.1.tmp'), '{"version":2,"entr');
+    await journal.settle(entry.id);
+    expect(readdirSync(join(dir, 'real'))).toEqual(['journal.json']);
   });
 });
