@@ -138,12 +138,13 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     if (options.signal.aborted) controller.abort();
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
+  const shownWhole = new Set<string>();
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
     const globals = resolveGlobals(raw, env, io);
     jsonErrors = globals.json;
     const ctx: Context = {
       // whatever the command prints passes the active key's mask first
-      io: maskedIO(io, secrets),
+      io: maskedIO(io, secrets, shownWhole),
       env,
       globals,
       version: VERSION,
@@ -153,6 +154,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       canPrompt: () => globals.input && !!io.stdin.isTTY && !!io.stdout.isTTY,
       onCleanup: (fn) => cleanups.push(fn),
       activeKey,
+      showWhole: (values) => values.forEach((v) => shownWhole.add(v)),
     };
     // a bad field list or jq expression is a usage error before anything is sent
     if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);

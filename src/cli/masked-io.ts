@@ -25,11 +25,11 @@ export function maskChunk(chunk: string | Uint8Array, secrets: readonly string[]
  * The stream with `write` masking `secrets` (read at each write, so a key declared later
  * is masked from then on); everything else (isTTY, columns, events, drain) is the stream's own.
  */
-export function maskedStream<T extends OutStream>(stream: T, secrets: readonly string[]): T {
-  const write = (chunk: unknown, ...rest: unknown[]) =>
-    (stream.write as (...args: unknown[]) => boolean)(typeof chunk === 'string' || chunk instanceof Uint8Array ? maskChunk(chunk, secrets) : chunk, ...rest);
-  const end = (chunk?: unknown, ...rest: unknown[]) =>
-    (stream.end as (...args: unknown[]) => T)(typeof chunk === 'string' || chunk instanceof Uint8Array ? maskChunk(chunk, secrets) : chunk, ...rest);
+export function maskedStream<T extends OutStream>(stream: T, secrets: readonly string[], shown: ReadonlySet<string> = new Set()): T {
+  const mask = (chunk: unknown) =>
+    typeof chunk === 'string' || chunk instanceof Uint8Array ? maskChunk(chunk, shown.size ? secrets.filter((s) => !shown.has(s)) : secrets) : chunk;
+  const write = (chunk: unknown, ...rest: unknown[]) => (stream.write as (...args: unknown[]) => boolean)(mask(chunk), ...rest);
+  const end = (chunk?: unknown, ...rest: unknown[]) => (stream.end as (...args: unknown[]) => T)(mask(chunk), ...rest);
   return new Proxy(stream, {
     get(target, prop) {
       if (prop === 'write') return write;
@@ -40,8 +40,12 @@ export function maskedStream<T extends OutStream>(stream: T, secrets: readonly s
   });
 }
 
-/** The IO a command gets: stdout and stderr masked (created lazily, like the process's own). */
-export function maskedIO(io: IO, secrets: readonly string[]): IO {
+/**
+ * The IO a command gets: stdout and stderr masked (created lazily, like the process's own).
+ * `shown`: values a command prints whole on purpose (`sandbox keys`: the sandbox's
+ * published demo keys), left unmasked even when one of them is the active key.
+ */
+export function maskedIO(io: IO, secrets: readonly string[], shown: ReadonlySet<string> = new Set()): IO {
   let stdout: OutStream | undefined;
   let stderr: OutStream | undefined;
   return {
@@ -49,10 +53,10 @@ export function maskedIO(io: IO, secrets: readonly string[]): IO {
       return io.stdin;
     },
     get stdout() {
-      return (stdout ??= maskedStream(io.stdout, secrets));
+      return (stdout ??= maskedStream(io.stdout, secrets, shown));
     },
     get stderr() {
-      return (stderr ??= maskedStream(io.stderr, secrets));
+      return (stderr ??= maskedStream(io.stderr, secrets, shown));
     },
   };
 }
