@@ -16,7 +16,10 @@ export default {
     'src/store/lock.ts',
     'src/store/locked-file.ts',
     'src/store/regular-file.ts',
-    'src/commands/idempotent-write.ts',
+    'src/booking/journaled-write.ts',
+    'src/booking/reservations.ts',
+    'src/mcp/confirmation.ts',
+    'src/store/install-secret.ts',
     'src/api/client.ts',
     'src/api/redact.ts',
     'src/render/sanitize.ts',
@@ -24,12 +27,11 @@ export default {
     'src/render/dates.ts',
     'src/render/money.ts',
     // The MCP tool layer's write path only (its reads are tested end to end, against dist/):
-    // writeKey, the reserve and cancel_reservation tools, and callTool's resume step.
+    // the reserve and cancel_reservation tools, and callTool's resume step.
     // Line ranges: keep them on those functions when tools.ts or server.ts change.
-    'src/mcp/tools.ts:124-129',
-    'src/mcp/tools.ts:486-541',
-    'src/mcp/tools.ts:560-599',
-    'src/mcp/server.ts:182-196',
+    'src/mcp/tools.ts:493-564',
+    'src/mcp/tools.ts:579-616',
+    'src/mcp/server.ts:231-245',
   ],
   coverageAnalysis: 'perTest',
   incremental: true,

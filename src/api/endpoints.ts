@@ -23,7 +23,7 @@ const seg = (value: string) => pathSegment(value);
 export class Api {
   constructor(
     readonly client: ApiClient,
-    private readonly agentClient: string,
+    readonly agentClient: string,
   ) {}
 
   listCars(query: CarsQuery, extra: Extra = {}) {

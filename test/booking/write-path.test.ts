@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { describeFailure } from '../../src/commands/idempotent-write.js';
+import { describeFailure } from '../../src/booking/journaled-write.js';
 import { Journal } from '../../src/store/journal.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
