@@ -100,3 +100,16 @@ it('a FIFO as the completion cache is no cache, not a hang', async () => {
   expect(r.signal).toBeNull();
   expect(r.ms).toBeLessThan(3000);
 });
+
+it('a FIFO as the MCP server\'s confirmation secret is a clear error at its start, not a hang', async () => {
+  const dir = home.env().CARRENTAL_CONFIG_DIR!;
+  mkdirSync(dir, { recursive: true });
+  execFileSync('mkfifo', [join(dir, 'confirmation-secret')]);
+  // the sandbox's own demo key (no CARRENTAL_API_KEY): it may book, so the secret is read
+  const t0 = Date.now();
+  const r = { ...(await runBin(['--sandbox', 'mcp', '--allow-booking'], { env: home.env(), timeoutMs: 10_000 })), ms: 0 };
+  r.ms = Date.now() - t0;
+  expect(r.signal).toBeNull();
+  expect(r.stderr).toContain(`the confirmation secret ${join(dir, 'confirmation-secret')} is a FIFO (named pipe), not a regular file`);
+  expect(r.ms).toBeLessThan(3000);
+});
