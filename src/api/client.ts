@@ -14,7 +14,7 @@ import { safeJsonText, scrubValue } from '../render/json-text.js';
 import { clean, visible } from '../render/sanitize.js';
 import { hintFor } from './hints.js';
 import { isDotSegment } from './path.js';
-import { redactHeader, scrubSecrets } from './redact.js';
+import { holdsSecret, maskSecretsIn, redactHeader, scrubSecrets } from './redact.js';
 
 export { redactHeader } from './redact.js';
 
@@ -366,6 +366,11 @@ export class ApiClient {
       // the validated copy loses nothing: schemas are loose, so extra fields stay
       payload = result.data;
     }
+    // the key a server echoed is masked before any renderer sees it (the output mask,
+    // src/cli/masked-io.ts, then covers what renderers print whole)
+    // (walked only when the text may hold it: literally, or behind a JSON escape)
+    const key = this.opts.apiKey;
+    if (key && (holdsSecret(res.text, key) || res.text.includes('\\'))) payload = maskSecretsIn(payload, [key]);
     return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
   }
 }
