@@ -83,131 +83,6 @@ function writeAll(fs: AtomicFs, fd: number, bytes: Uint8Array, position: number,
 }
 
 /**
- * A file written in pieces and then put in place whole, or not at all: for files too large
- * to build in memory first (the sandbox's log and index). The same checks as
- * writeFileAtomicSync; `abort` (or an error from `commit`) removes the temp file.
- */
-export class AtomicFileWriter {
-  private readonly fs: AtomicFs;
-  private readonly mode: number;
-  private readonly sync: boolean;
-  private readonly tmp: string;
-  private fd: number | null;
-  private buf = Buffer.allocUnsafe(1 << 20);
-  private used = 0;
-  private flushed = 0;
-
-  constructor(
-    readonly file: string,
-    options: AtomicWriteOptions = {},
-  ) {
-    this.fs = options.fs ?? nodeFs;
-    this.mode = options.mode ?? 0o600;
-    this.sync = options.fsync ?? true;
-    this.tmp = tempPathFor(file);
-    this.fd = this.fs.openSync(this.tmp, 'wx', this.mode);
-    try {
-      this.fs.fchmodSync(this.fd, this.mode);
-    } catch (err) {
-      this.abort();
-      throw err;
-    }
-  }
-
-  /** Bytes written so far (where the next write lands). */
-  get position(): number {
-    return this.flushed + this.used;
-  }
-
-  write(data: string | Uint8Array): void {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (this.used + bytes.length > this.buf.length) this.flush();
-    if (bytes.length > this.buf.length) {
-      this.put(bytes, this.flushed);
-      this.flushed += bytes.length;
-      return;
-    }
-    this.buf.set(bytes, this.used);
-    this.used += bytes.length;
-  }
-
-  /** Overwrites bytes already written (a header whose content is known last). */
-  writeAt(data: string | Uint8Array, position: number): void {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (position + bytes.length > this.position) throw new Error('writeAt past the end');
-    this.flush();
-    this.put(bytes, position);
-  }
-
-  /** fsync (unless told not to), check the size, rename over the file. */
-  commit(): void {
-    const fd = this.open();
-    let renamed = false;
-    try {
-      try {
-        this.flush();
-        if (this.sync) this.fs.fsyncSync(fd);
-        const size = this.fs.fstatSync(fd).size;
-        if (size !== this.position) throw new Error(`short write: ${this.tmp} has ${size} of ${this.position} bytes`);
-      } finally {
-        // a failed write has already aborted: closed, and the temp file removed
-        if (this.fd !== null) {
-          this.fd = null;
-          this.fs.closeSync(fd);
-        }
-      }
-      this.fs.renameSync(this.tmp, this.file);
-      renamed = true;
-      if (this.sync) fsyncDirSync(path.dirname(this.file));
-    } finally {
-      if (!renamed) this.removeTemp();
-    }
-  }
-
-  /** Gives up: the temp file is removed and the file left as it was. */
-  abort(): void {
-    if (this.fd !== null) {
-      try {
-        this.fs.closeSync(this.fd);
-      } catch {
-        // already failing
-      }
-      this.fd = null;
-    }
-    this.removeTemp();
-  }
-
-  private open(): number {
-    if (this.fd === null) throw new Error(`${this.tmp} is already closed`);
-    return this.fd;
-  }
-
-  private flush(): void {
-    if (this.used === 0) return;
-    this.put(this.buf.subarray(0, this.used), this.flushed);
-    this.flushed += this.used;
-    this.used = 0;
-  }
-
-  private put(bytes: Uint8Array, position: number): void {
-    try {
-      writeAll(this.fs, this.open(), bytes, position, this.tmp);
-    } catch (err) {
-      this.abort();
-      throw err;
-    }
-  }
-
-  private removeTemp(): void {
-    try {
-      this.fs.unlinkSync(this.tmp);
-    } catch {
-      // The temp file is litter at worst; the error that matters is already on its way.
-    }
-  }
-}
-
-/**
  * Where a write to `file` must land: `file` itself, or, when it is a symlink (a config kept
  * in a dotfiles repository), the file it points to, through any chain of links. Renaming
  * over the link would replace it with a regular file and leave its target stale, so the
@@ -235,9 +110,9 @@ export function writeTarget(file: string): string {
 }
 
 /**
- * Replaces `file` with `data`, whole or not at all (through a symlink: its target). Throws the underlying error (ENOSPC,
- * EIO, EROFS, ENOENT for a missing directory, EACCES) after removing its temp file; the
- * old file, if any, is then exactly as it was.
+ * Replaces `file` with `data`, whole or not at all (through a symlink: its target). Throws
+ * the underlying error (ENOSPC, EIO, EROFS, ENOENT for a missing directory, EACCES) after
+ * removing its temp file; the old file, if any, is then exactly as it was.
  */
 export function writeFileAtomicSync(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   const fs = options.fs ?? nodeFs;
