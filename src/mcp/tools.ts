@@ -1,10 +1,10 @@
 // The MCP tools: one per user-level operation of the API, keyed by the operation's id in
 // src/api/operations.ts, each in one toolset (catalog, account, links, booking). Inputs are
-// built from the request schemas of src/api/schemas.ts (tool-inputs.ts) and checked again with the CLI's own
-// parsers; results are compact, for a model to read: money once per amount in integer
-// cents, car-local dates as the API sends them with the zone named once, a car as the few
-// fields an agent needs (more on request). Writes go through the booking core
-// (src/booking/) and need a confirmation the server issued (confirmation.ts).
+// built from the request schemas of src/api/schemas.ts and checked again with the CLI's own
+// parsers (tool-inputs.ts); results are compact, for a model to read (tool-results.ts): money
+// once per amount in integer cents, car-local dates as the API sends them with the zone named
+// once, a car as the few fields an agent needs (more on request). Writes go through the
+// booking core (src/booking/) and need a confirmation the server issued (confirmation.ts).
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { NO_RETRY } from '../api/client.js';
