@@ -1,8 +1,8 @@
 // The bash completion script, emitted from the completion model (model.ts).
-import { HEADER, type Model, names, sq, type Values, valueFlagCases } from './model.js';
+import { HEADER, type Model, names, sq, type Source, valueFlagCases } from './model.js';
 
 export function bash(model: Model): string {
-  const bashValues = (v: Values): string | undefined => {
+  const bashValues = (v: Source): string => {
     switch (v.kind) {
       case 'words':
         return `COMPREPLY=($(compgen -W ${sq(v.words.join(' '))} -- "$cur"))`;
@@ -10,36 +10,17 @@ export function bash(model: Model): string {
         return `__carrental_dynamic ${v.source}`;
       case 'file':
         return '__carrental_files';
-      default:
-        return undefined;
     }
   };
-  const subcommands = model.nodes
-    .filter((n) => n.subcommands.length)
-    .map((n) => `    ${sq(n.path)}) echo ${sq(n.subcommands.map((s) => s.name).join(' '))} ;;`);
+  const subcommands = model.branches.map((n) => `    ${sq(n.path)}) echo ${sq(n.subcommands.map((s) => s.name).join(' '))} ;;`);
   const globalFlags = [...model.globals.flatMap(names)].join(' ');
-  const options = model.nodes.map((n) => {
-    const own = [...n.flags.flatMap(names), ...(n.path === 'carrental' ? model.rootOnly.flatMap(names) : [])];
-    return `    ${sq(n.path)}) echo ${sq(own.join(' '))} ;;`;
+  const options = model.nodes.map((n) => `    ${sq(n.path)}) echo ${sq(n.ownFlags.flatMap(names).join(' '))} ;;`);
+  // a global flag matches after any path; a node's flag after its own
+  const valueArms = model.valueSources.map(({ path, flag, values }) => {
+    const pattern = path === undefined ? `*' '${names(flag).join(`|*' '`)}` : names(flag).map((x) => sq(`${path} ${x}`)).join('|');
+    return `    ${pattern}) ${bashValues(values)} ;;`;
   });
-  const valueArms: string[] = [];
-  for (const f of model.globals) {
-    const action = bashValues(f.values);
-    if (f.takesValue && action) valueArms.push(`    *' '${names(f).join(`|*' '`)}) ${action} ;;`);
-  }
-  for (const n of model.nodes) {
-    for (const f of n.flags) {
-      const action = bashValues(f.values);
-      if (f.takesValue && action) valueArms.push(`    ${names(f).map((x) => sq(`${n.path} ${x}`)).join('|')}) ${action} ;;`);
-    }
-  }
-  const argArms: string[] = [];
-  for (const n of model.nodes) {
-    n.args.forEach((v, i) => {
-      const action = bashValues(v);
-      if (action) argArms.push(`    ${sq(`${n.path} ${i}`)}) ${action} ;;`);
-    });
-  }
+  const argArms = model.argSlots.map(({ path, index, values }) => `    ${sq(`${path} ${index}`)}) ${bashValues(values)} ;;`);
   return `${HEADER('bash', [
     'Install (needs the bash-completion package; see docs/completion.md):',
     '  mkdir -p ~/.local/share/bash-completion/completions',

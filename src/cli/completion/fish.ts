@@ -21,13 +21,11 @@ export function fish(model: Model): string {
     line += fishValues(f.values);
     return `${line} -d ${fq(f.description)}`;
   };
-  const subcommandCases = model.nodes
-    .filter((n) => n.subcommands.length)
-    .map((n) => `        case ${fq(n.path)}\n            printf '%s\\n' ${n.subcommands.map((s) => fq(s.name)).join(' ')}`);
-  const globalValued = model.globals.filter((f) => f.takesValue).flatMap(names);
+  const subcommandCases = model.branches.map((n) => `        case ${fq(n.path)}\n            printf '%s\\n' ${n.subcommands.map((s) => fq(s.name)).join(' ')}`);
+  const globalValued = model.globalValueFlags.flatMap(names);
   const valueCases = model.nodes
-    .filter((n) => n.flags.some((f) => f.takesValue))
-    .map((n) => `        case ${fq(n.path)}\n            printf '%s\\n' ${n.flags.filter((f) => f.takesValue).flatMap(names).join(' ')}`);
+    .filter((n) => n.valueFlags.length)
+    .map((n) => `        case ${fq(n.path)}\n            printf '%s\\n' ${n.valueFlags.flatMap(names).join(' ')}`);
 
   const lines: string[] = [];
   lines.push('# global options');

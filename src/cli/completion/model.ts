@@ -26,6 +26,10 @@ interface Node {
   /** The node's own flags; global flags apply everywhere and are kept apart. */
   flags: Flag[];
   args: Values[];
+  /** `flags`, plus --version at the root: what the shells offer after a `-`. */
+  ownFlags: Flag[];
+  /** The flags of `flags` that take the next word: the line walk skips that word. */
+  valueFlags: Flag[];
 }
 
 const DYNAMIC: Record<string, DynamicKind> = {
@@ -65,28 +69,85 @@ function parseFlag(spec: Pick<OptionSpec, 'flags' | 'description' | 'choices' | 
 
 const visible = (specs: CommandSpec[] | undefined) => (specs ?? []).filter((s) => !s.hidden);
 
-export function buildModel(): { nodes: Node[]; globals: Flag[]; rootOnly: Flag[] } {
-  const nodes: Node[] = [];
+/** Where a value comes from: a word list, `carrental __complete`, or the file system. */
+export type Source = Exclude<Values, { kind: 'none' }>;
+
+/** A flag's value source, and the node it belongs to (none: a global flag). */
+export interface ValueSource {
+  path?: string;
+  flag: Flag;
+  values: Source;
+}
+
+/** A positional argument's value source: the node's path and the argument's index. */
+export interface ArgSlot {
+  path: string;
+  index: number;
+  values: Source;
+}
+
+/**
+ * The tree read once, and every table the emitters switch on derived here once, so each
+ * emitter maps tables to its shell's syntax instead of walking the tree again.
+ */
+export interface Model {
+  nodes: Node[];
+  globals: Flag[];
+  /** Flags of the root alone (--version). */
+  rootOnly: Flag[];
+  /** Nodes with subcommands. */
+  branches: Node[];
+  /** Global flags that take the next word. */
+  globalValueFlags: Flag[];
+  /** Every flag with a value to complete, globals first, then per node in tree order. */
+  valueSources: ValueSource[];
+  /** Every positional argument with a value to complete, per node in tree order. */
+  argSlots: ArgSlot[];
+}
+
+const hasValues = (v: Values): v is Source => v.kind !== 'none';
+
+export function buildModel(): Model {
   const help = parseFlag(HELP_FLAGS);
+  const rootOnly = [parseFlag(VERSION_FLAGS)];
+  const globals = GLOBAL_OPTIONS.map(parseFlag);
+  const nodes: Node[] = [];
+  const node = (path: string, subcommands: CommandSpec[], flags: Flag[], args: Values[], extra: Flag[] = []): Node => ({
+    path,
+    subcommands: subcommands.map((s) => ({ name: s.name, description: s.description })),
+    flags,
+    args,
+    ownFlags: [...flags, ...extra],
+    valueFlags: flags.filter((f) => f.takesValue),
+  });
   const add = (path: string, spec: CommandSpec) => {
-    nodes.push({
-      path,
-      subcommands: visible(spec.subcommands).map((s) => ({ name: s.name, description: s.description })),
-      flags: [...(spec.options ?? []).filter((o) => !o.hidden).map(parseFlag), help],
-      args: (spec.args ?? []).map((a) => valuesOf(a.complete)),
-    });
-    for (const sub of visible(spec.subcommands)) add(`${path} ${sub.name}`, sub);
+    const subs = visible(spec.subcommands);
+    nodes.push(node(path, subs, [...(spec.options ?? []).filter((o) => !o.hidden).map(parseFlag), help], (spec.args ?? []).map((a) => valuesOf(a.complete))));
+    for (const sub of subs) add(`${path} ${sub.name}`, sub);
   };
   // `help [command|topic]` is a command of the tree like any other
   const top = visible(COMMANDS);
-  nodes.push({
-    path: 'carrental',
-    subcommands: top.map((s) => ({ name: s.name, description: s.description })),
-    flags: [help],
-    args: [],
-  });
+  nodes.push(node('carrental', top, [help], [], rootOnly));
   for (const spec of top) add(`carrental ${spec.name}`, spec);
-  return { nodes, globals: GLOBAL_OPTIONS.map(parseFlag), rootOnly: [parseFlag(VERSION_FLAGS)] };
+
+  const valueSources: ValueSource[] = [];
+  const argSlots: ArgSlot[] = [];
+  for (const flag of globals) if (flag.takesValue && hasValues(flag.values)) valueSources.push({ flag, values: flag.values });
+  for (const n of nodes) {
+    for (const flag of n.valueFlags) if (hasValues(flag.values)) valueSources.push({ path: n.path, flag, values: flag.values });
+    n.args.forEach((values, index) => {
+      if (hasValues(values)) argSlots.push({ path: n.path, index, values });
+    });
+  }
+  return {
+    nodes,
+    globals,
+    rootOnly,
+    branches: nodes.filter((n) => n.subcommands.length),
+    globalValueFlags: globals.filter((f) => f.takesValue),
+    valueSources,
+    argSlots,
+  };
 }
 
 export const names = (f: Flag) => [f.long, f.short].filter((n): n is string => !!n);
@@ -104,16 +165,12 @@ export const HEADER = (shell: Shell, install: string[]) =>
     '',
   ].join('\n');
 
-export type Model = ReturnType<typeof buildModel>;
-
 /** Flags that take a value, per node, for the shell's walk over the line (POSIX `case` arms). */
 export function valueFlagCases(model: Model, indent: string): string {
   const lines = [`${indent}case "$2" in`];
-  const globalValued = model.globals.filter((f) => f.takesValue).flatMap(names);
-  lines.push(`${indent}  ${globalValued.join('|')}) return 0 ;;`, `${indent}esac`, `${indent}case "$1" in`);
+  lines.push(`${indent}  ${model.globalValueFlags.flatMap(names).join('|')}) return 0 ;;`, `${indent}esac`, `${indent}case "$1" in`);
   for (const node of model.nodes) {
-    const valued = node.flags.filter((f) => f.takesValue).flatMap(names);
-    if (valued.length) lines.push(`${indent}  ${sq(node.path)}) case "$2" in ${valued.join('|')}) return 0 ;; esac ;;`);
+    if (node.valueFlags.length) lines.push(`${indent}  ${sq(node.path)}) case "$2" in ${node.valueFlags.flatMap(names).join('|')}) return 0 ;; esac ;;`);
   }
   lines.push(`${indent}esac`, `${indent}return 1`);
   return lines.join('\n');

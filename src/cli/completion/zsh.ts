@@ -1,8 +1,8 @@
 // The zsh completion script, emitted from the completion model (model.ts).
-import { type Flag, HEADER, type Model, names, sq, type Values, valueFlagCases } from './model.js';
+import { type Flag, HEADER, type Model, names, sq, type Source, valueFlagCases } from './model.js';
 
 export function zsh(model: Model): string {
-  const zshValues = (v: Values): string | undefined => {
+  const zshValues = (v: Source): string => {
     switch (v.kind) {
       case 'words':
         return `compadd -- ${v.words.map(sq).join(' ')}`;
@@ -10,38 +10,19 @@ export function zsh(model: Model): string {
         return `__carrental_dynamic ${v.source}`;
       case 'file':
         return '_files';
-      default:
-        return undefined;
     }
   };
   const described = (items: Array<{ name: string; description: string }>) =>
     items.map((i) => sq(`${i.name.replace(/:/g, '\\:')}:${i.description}`)).join(' ');
   const flagItems = (flags: Flag[]) => flags.flatMap((f) => names(f).map((n) => ({ name: n, description: f.description })));
-  const subcommands = model.nodes
-    .filter((n) => n.subcommands.length)
-    .map((n) => `    ${sq(n.path)}) reply=(${described(n.subcommands)}) ;;`);
-  const options = model.nodes.map((n) => {
-    const own = [...n.flags, ...(n.path === 'carrental' ? model.rootOnly : [])];
-    return `    ${sq(n.path)}) reply=(${described(flagItems(own))}) ;;`;
+  const subcommands = model.branches.map((n) => `    ${sq(n.path)}) reply=(${described(n.subcommands)}) ;;`);
+  const options = model.nodes.map((n) => `    ${sq(n.path)}) reply=(${described(flagItems(n.ownFlags))}) ;;`);
+  // a global flag matches after any path; a node's flag after its own
+  const valueArms = model.valueSources.map(({ path, flag, values }) => {
+    const pattern = path === undefined ? `*' '${names(flag).join(`|*' '`)}` : names(flag).map((x) => sq(`${path} ${x}`)).join('|');
+    return `    ${pattern}) ${zshValues(values)} ;;`;
   });
-  const valueArms: string[] = [];
-  for (const f of model.globals) {
-    const action = zshValues(f.values);
-    if (f.takesValue && action) valueArms.push(`    *' '${names(f).join(`|*' '`)}) ${action} ;;`);
-  }
-  for (const n of model.nodes) {
-    for (const f of n.flags) {
-      const action = zshValues(f.values);
-      if (f.takesValue && action) valueArms.push(`    ${names(f).map((x) => sq(`${n.path} ${x}`)).join('|')}) ${action} ;;`);
-    }
-  }
-  const argArms: string[] = [];
-  for (const n of model.nodes) {
-    n.args.forEach((v, i) => {
-      const action = zshValues(v);
-      if (action) argArms.push(`    ${sq(`${n.path} ${i}`)}) ${action} ;;`);
-    });
-  }
+  const argArms = model.argSlots.map(({ path, index, values }) => `    ${sq(`${path} ${index}`)}) ${zshValues(values)} ;;`);
   return `#compdef carrental
 ${HEADER('zsh', [
   'Install (see docs/completion.md):',
