@@ -15,23 +15,23 @@ __carrental_subcommands() {
 }
 
 __carrental_options() {
-  local globals='--profile --base-url --sandbox --json --jq --no-color --no-input --yes -y --debug --timeout'
+  local globals='--profile --base-url --sandbox --json --jq --wide --no-pager --no-color --no-input --yes -y --debug --timeout'
   case "$1" in
     'carrental') echo '--help -h --version -V' ;;
     'carrental cars') echo '--city --from --to --days --body-type --make-id --model-id --sort --limit --offset --all --parallel --available --help -h' ;;
     'carrental car') echo '--help -h' ;;
     'carrental quote') echo '--from --to --days --protection --mileage --delivery-address --extra --promo --anonymous --help -h' ;;
     'carrental trips') echo '--watch --interval --watch-timeout --help -h' ;;
-    'carrental reserve') echo '--city --from --to --days --protection --mileage --delivery-address --extra --promo --idempotency-key --new --help -h' ;;
-    'carrental cancel') echo '--idempotency-key --help -h' ;;
-    'carrental pay-link') echo '--type --open --wait --wait-timeout --help -h' ;;
+    'carrental reserve') echo '--city --from --to --days --protection --mileage --delivery-address --extra --promo --idempotency-key --new --dry-run --no-quote --help -h' ;;
+    'carrental cancel') echo '--idempotency-key --dry-run --help -h' ;;
+    'carrental pay-link') echo '--type --open --wait --wait-timeout --dry-run --help -h' ;;
     'carrental extend-link') echo '--to --dry-run --open --help -h' ;;
     'carrental invoices') echo '--help -h' ;;
     'carrental invoice') echo '--help -h' ;;
     'carrental profile') echo '--help -h' ;;
     'carrental verification') echo '--help -h' ;;
     'carrental cards') echo '--help -h' ;;
-    'carrental card-link') echo '--open --help -h' ;;
+    'carrental card-link') echo '--open --dry-run --help -h' ;;
     'carrental auth') echo '--help -h' ;;
     'carrental auth login') echo '--with-key --help -h' ;;
     'carrental auth status') echo '--help -h' ;;
@@ -45,9 +45,9 @@ __carrental_options() {
     'carrental pending') echo '--help -h' ;;
     'carrental pending list') echo '--all --help -h' ;;
     'carrental pending clear') echo '--all --help -h' ;;
-    'carrental api') echo '--body --header -H --include -i --anonymous --paginate --help -h' ;;
+    'carrental api') echo '--body --header -H --include -i --anonymous --paginate --dry-run --help -h' ;;
     'carrental status') echo '--exit-status --help -h' ;;
-    'carrental doctor') echo '--require --write --help -h' ;;
+    'carrental doctor') echo '--require --write --contract --junit --help -h' ;;
     'carrental completion') echo '--help -h' ;;
     'carrental mcp') echo '--allow-booking --toolsets --http --port --token-file --help -h' ;;
     'carrental sandbox') echo '--help -h' ;;
@@ -79,7 +79,7 @@ __carrental_takes_value() {
     'carrental pay-link') case "$2" in --type|--wait-timeout) return 0 ;; esac ;;
     'carrental extend-link') case "$2" in --to) return 0 ;; esac ;;
     'carrental api') case "$2" in --body|--header|-H) return 0 ;; esac ;;
-    'carrental doctor') case "$2" in --require) return 0 ;; esac ;;
+    'carrental doctor') case "$2" in --require|--junit) return 0 ;; esac ;;
     'carrental mcp') case "$2" in --toolsets|--port|--token-file) return 0 ;; esac ;;
     'carrental sandbox serve') case "$2" in --port|--state) return 0 ;; esac ;;
     'carrental sandbox pay') case "$2" in --type|--port) return 0 ;; esac ;;
@@ -108,6 +108,7 @@ __carrental_values() {
     'carrental reserve --extra') __carrental_dynamic extras ;;
     'carrental pay-link --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
     'carrental doctor --require') COMPREPLY=($(compgen -W 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -- "$cur")) ;;
+    'carrental doctor --junit') __carrental_files ;;
     'carrental sandbox serve --state') __carrental_files ;;
     'carrental sandbox pay --type') COMPREPLY=($(compgen -W 'rent deposit' -- "$cur")) ;;
     'carrental sandbox fault --when') COMPREPLY=($(compgen -W 'before_commit after_commit' -- "$cur")) ;;

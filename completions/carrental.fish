@@ -39,7 +39,7 @@ function __carrental_value_flags --argument-names path
         case 'carrental api'
             printf '%s\n' --body --header -H
         case 'carrental doctor'
-            printf '%s\n' --require
+            printf '%s\n' --require --junit
         case 'carrental mcp'
             printf '%s\n' --toolsets --port --token-file
         case 'carrental sandbox serve'
@@ -127,6 +127,8 @@ complete -c carrental -l base-url -x -d 'API base address ending in /v1 (env CAR
 complete -c carrental -l sandbox -d 'use the embedded sandbox instead of a remote API (env CARRENTAL_SANDBOX=1)'
 complete -c carrental -l json -d 'print the response payload as received, as JSON on stdout; with fields (a,b,c) only those, of each item of a list'
 complete -c carrental -l jq -x -d 'filter the JSON output with a jq expression (no jq needed)'
+complete -c carrental -l wide -d 'on a terminal, show ids whole and every column of a table, even wider than the screen'
+complete -c carrental -l no-pager -d 'never page long output (also CARRENTAL_PAGER=cat; a pipe, CI or an AI agent never gets a pager)'
 complete -c carrental -l no-color -d 'no colour (also NO_COLOR; off whenever stdout is not a terminal)'
 complete -c carrental -l no-input -d 'never prompt; a missing value is a usage error (also when CI is set)'
 complete -c carrental -s y -l yes -d 'answer yes to confirmations'
@@ -213,11 +215,14 @@ complete -c carrental -n '__carrental_at \'carrental reserve\'' -l extra -x -a '
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l promo -x -d 'promo code'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l idempotency-key -x -d 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l new -d 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l dry-run -d 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l no-quote -d 'with --dry-run: ask for no quote either (a dry run quotes by default, a read)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental reserve\' 0' -a '(__carrental_dynamic cars)'
 
 # carrental cancel
 complete -c carrental -n '__carrental_at \'carrental cancel\'' -l idempotency-key -x -d 'use this Idempotency-Key instead of a generated one'
+complete -c carrental -n '__carrental_at \'carrental cancel\'' -l dry-run -d 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing'
 complete -c carrental -n '__carrental_at \'carrental cancel\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental cancel\' 0' -a '(__carrental_dynamic cancellable)'
 
@@ -226,12 +231,13 @@ complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l type -x -a '
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l open -d 'open the link in the default browser'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait -d 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait-timeout -x -d 'give up waiting after this long (exit 6)'
+complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l dry-run -d 'print the request it would send (key masked); ask for no link'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carrental_dynamic payable)'
 
 # carrental extend-link
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l to -x -d 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"'
-complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l dry-run -d 'only preview the price of --to (with --json: the price payload); no link is created'
+complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l dry-run -d 'print the link request it would send (key masked), after the price preview of --to; ask for no link'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l open -d 'open the link in the default browser'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental extend-link\' 0' -a '(__carrental_dynamic reservations)'
@@ -255,6 +261,7 @@ complete -c carrental -n '__carrental_at \'carrental cards\'' -s h -l help -d 'd
 
 # carrental card-link
 complete -c carrental -n '__carrental_at \'carrental card-link\'' -l open -d 'open the link in the default browser'
+complete -c carrental -n '__carrental_at \'carrental card-link\'' -l dry-run -d 'print the request it would send (key masked); ask for no link'
 complete -c carrental -n '__carrental_at \'carrental card-link\'' -s h -l help -d 'display help for command'
 
 # carrental auth
@@ -318,6 +325,7 @@ complete -c carrental -n '__carrental_at \'carrental api\'' -s H -l header -x -d
 complete -c carrental -n '__carrental_at \'carrental api\'' -s i -l include -d 'print the status line and response headers to stderr'
 complete -c carrental -n '__carrental_at \'carrental api\'' -l anonymous -d 'send no credential (never sent on the anonymous operations anyway)'
 complete -c carrental -n '__carrental_at \'carrental api\'' -l paginate -d 'GET every page (offset until has_more is false) and print one merged document'
+complete -c carrental -n '__carrental_at \'carrental api\'' -l dry-run -d 'a write: print the request it would send (key masked) and, for create and cancel, what the journal would do; send nothing'
 complete -c carrental -n '__carrental_at \'carrental api\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental api\' 0' -a 'GET POST PUT PATCH DELETE'
 
@@ -327,7 +335,9 @@ complete -c carrental -n '__carrental_at \'carrental status\'' -s h -l help -d '
 
 # carrental doctor
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -l require -x -a 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -d 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)'
-complete -c carrental -n '__carrental_at \'carrental doctor\'' -l write -d 'fail unless the key can create and cancel reservations (booking_write)'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l write -d 'fail unless the key can create and cancel reservations (booking_write); with --contract: also reserve a far-future trip, read it back, get a pay link and cancel it'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l contract -d 'check every answer of the deployed reads against the spec (fields, types, cents, dates, value sets, Retry-After, 404s); exit 1 on a violation'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l junit -r -F -d 'with --contract: write the findings as JUnit XML (one test case per operation and rule)'
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -s h -l help -d 'display help for command'
 
 # carrental completion

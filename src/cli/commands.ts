@@ -32,6 +32,11 @@ export interface CommandSpec {
   /** Left out of help, suggestions and completions (plumbing for the completion scripts). */
   hidden?: boolean;
   module?: () => Promise<unknown>;
+  /**
+   * Its output may go through a pager on a terminal (pager.ts): it prints a finished
+   * document and never prompts or waits; a function decides from the parsed options.
+   */
+  pager?: boolean | ((input: Record<string, unknown>) => boolean);
 }
 
 /** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
@@ -81,6 +86,7 @@ export const COMMANDS: CommandSpec[] = [
       'carrental cars --city la --json car_alias,name',
     ],
     module: () => import('../commands/cars.js'),
+    pager: true,
   },
   {
     name: 'car',
@@ -88,6 +94,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias (see `carrental cars`)', complete: 'car-alias' }],
     examples: ['carrental car toyota-camry-1001', 'carrental car toyota-camry-1001 --json'],
     module: () => import('../commands/car.js'),
+    pager: true,
   },
   {
     name: 'quote',
@@ -99,6 +106,7 @@ export const COMMANDS: CommandSpec[] = [
       'carrental quote toyota-rav4-hybrid-1003 --from "+7d 10:00" --to "+14d 10:00" --protection standard --extra child_seat --promo SAVE50',
     ],
     module: () => import('../commands/quote.js'),
+    pager: true,
   },
   {
     name: 'trips',
@@ -111,6 +119,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['carrental trips', 'carrental trips <uuid>', 'carrental trips <uuid> --watch'],
     module: () => import('../commands/trips.js'),
+    pager: (input) => !input.watch,
   },
   {
     name: 'reserve',
@@ -121,6 +130,8 @@ export const COMMANDS: CommandSpec[] = [
       ...QUOTE_OPTIONS,
       { flags: '--idempotency-key <key>', description: 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one' },
       { flags: '--new', description: 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing' },
+      { flags: '--no-quote', description: 'with --dry-run: ask for no quote either (a dry run quotes by default, a read)' },
     ],
     examples: [
       'carrental reserve toyota-camry-1001 --from "tomorrow 10:00" --days 3',
@@ -133,8 +144,11 @@ export const COMMANDS: CommandSpec[] = [
     name: 'cancel',
     description: 'cancel a reservation (a fee may apply), then show the cancellation outcome',
     args: [uuidArg('the reservation uuid, or a unique prefix of one of yours', 'cancellable-reservation')],
-    options: [{ flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' }],
-    examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json'],
+    options: [
+      { flags: '--idempotency-key <key>', description: 'use this Idempotency-Key instead of a generated one' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing' },
+    ],
+    examples: ['carrental cancel <uuid>', 'carrental cancel <uuid> -y --json', 'carrental cancel <uuid> --dry-run'],
     module: () => import('../commands/cancel.js'),
   },
   {
@@ -146,6 +160,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--open', description: 'open the link in the default browser' },
       { flags: '--wait', description: 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)' },
       { flags: '--wait-timeout <seconds>', description: 'give up waiting after this long (exit 6)' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked); ask for no link' },
     ],
     examples: ['carrental pay-link <uuid>', 'carrental pay-link <uuid> --type deposit --open --wait'],
     module: () => import('../commands/pay-link.js'),
@@ -156,7 +171,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     options: [
       { flags: '--to <date>', description: 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"' },
-      { flags: '--dry-run', description: 'only preview the price of --to (with --json: the price payload); no link is created' },
+      { flags: '--dry-run', description: 'print the link request it would send (key masked), after the price preview of --to; ask for no link' },
       { flags: '--open', description: 'open the link in the default browser' },
     ],
     examples: ['carrental extend-link <uuid> --to "+30d 10:00"', 'carrental extend-link <uuid> --open'],
@@ -168,6 +183,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     examples: ['carrental invoices <reservation-uuid>', "carrental invoices <reservation-uuid> --json | jq '.[].amount'"],
     module: () => import('../commands/invoices.js'),
+    pager: true,
   },
   {
     name: 'invoice',
@@ -175,6 +191,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ syntax: '<uuid>', key: 'uuid', description: 'the invoice uuid, or a unique prefix of one of yours', complete: 'invoice-uuid' }],
     examples: ['carrental invoice <invoice-uuid>'],
     module: () => import('../commands/invoice.js'),
+    pager: true,
   },
   {
     name: 'profile',
@@ -197,7 +214,10 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'card-link',
     description: 'get the link where the customer adds or replaces a card',
-    options: [{ flags: '--open', description: 'open the link in the default browser' }],
+    options: [
+      { flags: '--open', description: 'open the link in the default browser' },
+      { flags: '--dry-run', description: 'print the request it would send (key masked); ask for no link' },
+    ],
     examples: ['carrental card-link', 'carrental card-link --open'],
     module: () => import('../commands/card-link.js'),
   },
@@ -305,6 +325,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '-i, --include', description: 'print the status line and response headers to stderr' },
       { flags: '--anonymous', description: 'send no credential (never sent on the anonymous operations anyway)' },
       { flags: '--paginate', description: 'GET every page (offset until has_more is false) and print one merged document' },
+      { flags: '--dry-run', description: 'a write: print the request it would send (key masked) and, for create and cancel, what the journal would do; send nothing' },
     ],
     examples: ['carrental api GET /my/profile', "carrental api GET '/cars?city=la&limit=200' --paginate --jq '.data.cars | length'", "carrental api GET '/cars?city=la&limit=3' --anonymous"],
     module: () => import('../commands/api.js'),
@@ -315,6 +336,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [{ flags: '--exit-status', description: 'exit 8 when something needs you (for a CI gate)' }],
     examples: ['carrental status', 'carrental status --exit-status || echo "something needs paying"', "carrental status --jq '.trips[] | select(.needs_action) | .items[].next'"],
     module: () => import('../commands/status.js'),
+    pager: true,
   },
   {
     name: 'doctor',
@@ -326,14 +348,18 @@ export const COMMANDS: CommandSpec[] = [
         repeatable: true,
         complete: 'operation-id',
       },
-      { flags: '--write', description: 'fail unless the key can create and cancel reservations (booking_write)' },
+      { flags: '--write', description: 'fail unless the key can create and cancel reservations (booking_write); with --contract: also reserve a far-future trip, read it back, get a pay link and cancel it' },
+      { flags: '--contract', description: 'check every answer of the deployed reads against the spec (fields, types, cents, dates, value sets, Retry-After, 404s); exit 1 on a violation' },
+      { flags: '--junit <file>', description: 'with --contract: write the findings as JUnit XML (one test case per operation and rule)', complete: 'file' },
     ],
     examples: [
       'carrental doctor',
       'carrental --sandbox doctor --json',
       'CARRENTAL_API_KEY=... carrental doctor --require listTrips,getReservation --write',
+      'CARRENTAL_API_KEY=... carrental doctor --contract --junit contract.xml',
     ],
     module: () => import('../commands/doctor.js'),
+    pager: true,
   },
   {
     name: 'completion',
@@ -498,5 +524,6 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['carrental help', 'carrental help reserve', 'carrental help exit-codes', 'carrental help environment | less'],
     module: () => import('../commands/help.js'),
+    pager: true,
   },
 ];

@@ -1,6 +1,7 @@
 // `carrental reserve`: validate, quote (with the key, so personal promo eligibility is
 // checked), show the quote, confirm, then create the reservation through the journaled,
 // idempotent write. A rerun of the same command after any failure reuses the same key.
+import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
@@ -11,8 +12,9 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey } from '../booking/journaled-write.js';
+import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
@@ -32,6 +34,10 @@ export interface ReserveInput {
   idempotencyKey?: string;
   /** Book again even though this same command booked within the replay window. */
   new?: boolean;
+  /** Print the request and the journal's decision; send nothing. */
+  dryRun?: boolean;
+  /** false (--no-quote): a dry run asks for no quote either. */
+  quote?: boolean;
 }
 
 export function run(input: ReserveInput, ctx: Context): Promise<number> {
@@ -130,7 +136,10 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   if (missing.length && !ctx.canPrompt()) {
     throw usageError(`missing ${missing.join(', ')}`, 'on a terminal `carrental reserve` asks for what is missing; in a script give the alias, --from and --to');
   }
-  requireConfirmable(ctx, 'reserve');
+  if (input.quote === false && !input.dryRun) throw usageError('--no-quote goes with --dry-run (a reservation is always quoted and confirmed first)');
+  // a dry run sends nothing, so there is nothing to confirm
+  if (!input.dryRun) requireConfirmable(ctx, 'reserve');
+  const dry = input.dryRun ? { quote: input.quote !== false } : undefined;
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
@@ -158,7 +167,7 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   try {
     for (;;) {
       try {
-        return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps });
+        return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps }, dry);
       } catch (err) {
         // After prompts, the create itself may refuse an answer the quote accepted (the car
         // taken meanwhile, a one-time promo used): the server decided and nothing was booked
@@ -184,6 +193,7 @@ async function book(
   key: string | undefined,
   fresh: boolean,
   reask: { prompted: PromptedReservation; deps: Parameters<typeof reaskRefused>[2] } | undefined,
+  dry?: { quote: boolean },
 ): Promise<number> {
   const { api, out, target } = await services(ctx);
   let complete = settled.choice;
@@ -195,7 +205,7 @@ async function book(
   const talk = stderrOutput(ctx);
   const carLine = `${clean(car.name)} (${clean(car.car_alias)})`;
   let confirmText: string | undefined;
-  if (!resuming) {
+  if (!resuming && (!dry || dry.quote)) {
     let quote: Quote | undefined;
     for (;;) {
       try {
@@ -227,7 +237,7 @@ async function book(
     }
   }
   if (resuming) {
-    writer.announceResume(resuming);
+    if (!dry) writer.announceResume(resuming);
     if (resuming.state === 'pending') {
       // If the earlier attempt committed, the car is now taken by that very reservation and
       // a fresh quote would be refused; the rerun must reach the server with the old key.
@@ -241,6 +251,20 @@ async function book(
       confirmText = `Finish reserving ${clean(car.name)}?`;
     }
     // A done entry needs no confirmation: the same key cannot book anything new.
+  }
+
+  if (dry) {
+    refuseReadOnly(target);
+    const journal = journalDecision(resuming, ctx.now(), key);
+    const request = await previewOf(api, (a) => a.createReservation(body, decisionKey(journal), NO_RETRY));
+    const quoted = !resuming && dry.quote;
+    const notes = [quoted ? 'the quote above was read from the API (a read; --no-quote skips it)' : !resuming ? 'no quote was asked (--no-quote)' : 'no quote was asked: the journal already holds this command'];
+    if (journal.decision === 'replay' && journal.result) {
+      // the real run reads the replayed reservation and refuses to claim a cancelled one
+      const trip = await tripFromList(api, journal.result, cliPrefix(ctx)).catch(() => undefined);
+      if (trip?.status === 'cancelled') notes.push(`reservation ${journal.result} has been cancelled since: the real run books nothing and exits 5 (--new books anew)`);
+    }
+    return printDryRun(out, { command: 'reserve', request, journal, notes });
   }
 
   if (confirmText !== undefined && !ctx.globals.yes && !(await prompter.confirm(confirmText, false))) {
