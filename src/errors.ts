@@ -1,8 +1,8 @@
 // Errors are values with a kind; the kind decides the exit code, in this one place.
 // Only bin/carrental.js turns the code into the process's exit status.
 import { describesMore } from './api/hints.js';
-import { scrubSecrets } from './api/redact.js';
-import { clean } from './render/sanitize.js';
+import { scrubSecrets } from './text/redact.js';
+import { clean } from './text/sanitize.js';
 
 export type ErrorKind =
   | 'usage' // bad or missing argument; no request was sent

@@ -7,7 +7,7 @@ import { proxySettings } from '../api/proxy.js';
 import { Api } from '../api/endpoints.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { ConfigStore, checkSettingValue, type ProfileData } from '../store/config.js';
 import { dataDir } from '../store/paths.js';
 import { Spinner } from '../render/spinner.js';

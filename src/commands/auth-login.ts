@@ -3,12 +3,12 @@
 // an argument (shell history, `ps`), and it is never printed in full.
 import { Writable } from 'node:stream';
 import { Api } from '../api/endpoints.js';
-import { maskKey } from '../api/redact.js';
+import { maskKey } from '../text/redact.js';
 import type { Profile } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { makeClient, openConfig, output, resolveTarget } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 
 export interface LoginInput {
   withKey?: boolean;

@@ -9,7 +9,7 @@ import { requireKey, services } from '../cli/services.js';
 import { CliError } from '../errors.js';
 import { formatLocal } from '../render/dates.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import type { JournalEntry } from '../store/journal.js';

@@ -9,7 +9,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { zoneOf } from '../render/dates.js';
-import { arrayElementsAt } from '../render/json-scan.js';
+import { arrayElementsAt } from '../text/json-scan.js';
 import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';

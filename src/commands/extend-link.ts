@@ -15,7 +15,7 @@ import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import { formatLocal, isRelativeDate, resolveDateInput, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';

@@ -13,7 +13,7 @@ import { LINK_GRACE_MS, requireKey, sandboxLinkNote, services } from '../cli/ser
 import { CliError, usageError } from '../errors.js';
 import { printAction } from '../render/action.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
 import { depositState } from '../render/trip-booking.js';
 import { cliPrefix } from './confirm.js';

@@ -10,7 +10,7 @@ import { usageError } from '../errors.js';
 import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { parseAlias } from './parse.js';
 import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
 

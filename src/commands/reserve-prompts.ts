@@ -9,7 +9,7 @@ import type { Context } from '../cli/context.js';
 import { CliError } from '../errors.js';
 import { addLocalDays, isPastLocal, localNow, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { fetchAll } from './cars.js';
 import { plainPrompter } from './plain-prompts.js';
 import { resolvePartialDates, zoneOrRefuse } from './trip-dates.js';

@@ -10,7 +10,7 @@ import { CliError, formatErrorLine, usageError } from '../errors.js';
 import { formatLocal, isRelativeDate, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { createCommand, createReservation } from '../booking/reservations.js';

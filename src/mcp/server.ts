@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { READ_RETRY, type ApiClient } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
-import { scrubSecrets } from '../api/redact.js';
+import { scrubSecrets } from '../text/redact.js';
 import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';
 import { JournaledWrite } from '../booking/journaled-write.js';
@@ -24,7 +24,7 @@ import { Confirmations } from './confirmation.js';
 import { serveHttp } from './http.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
-import { clean, cleanText } from '../render/sanitize.js';
+import { clean, cleanText } from '../text/sanitize.js';
 import { errorResult, okResult } from './results.js';
 import { TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './tools.js';
 

@@ -4,12 +4,12 @@
 import { selfReportedStreams, type Context } from '../cli/context.js';
 import { CliError } from '../errors.js';
 import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { makeStyle, type Style } from './style.js';
-import { safeJsonItems, safeJsonText } from './json-text.js';
+import { safeJsonItems, safeJsonText } from '../text/json-text.js';
 import { selectFields, type SelectOptions } from './json-select.js';
-import { RawJson } from './raw-json.js';
-import { reindent } from './json-scan.js';
+import { RawJson } from '../text/raw-json.js';
+import { reindent } from '../text/json-scan.js';
 import { runJq } from './jq.js';
 
 const MONEY_RE = /^(-?)\$(\d{1,3}(?:,\d{3})*)(?:\.(\d{2}))?$/;
