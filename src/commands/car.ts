@@ -9,7 +9,7 @@ import { formatCents, formatUsd } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { cell, NOT_STATED, stated } from '../render/table.js';
-import { parseAlias } from './parse.js';
+import { parseAlias } from '../input/parse.js';
 
 export interface CarInput {
   alias?: string;

@@ -13,7 +13,7 @@ import { arrayElementsAt } from '../text/json-scan.js';
 import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { parseIntOption } from './parse.js';
+import { parseIntOption } from '../input/parse.js';
 import { walkPages } from './page-walk.js';
 import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from './trip-dates.js';
 

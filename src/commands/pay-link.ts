@@ -18,7 +18,7 @@ import { describePaymentStatus } from '../render/trip.js';
 import { depositState } from '../render/trip-booking.js';
 import { cliPrefix } from './confirm.js';
 import { LINK_NOTE, previewOf, printDryRun } from './dry-run.js';
-import { parseSeconds } from './parse.js';
+import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { askedWaitMs, readReservation } from './trips.js';
 

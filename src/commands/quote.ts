@@ -11,7 +11,7 @@ import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
-import { parseAlias } from './parse.js';
+import { parseAlias } from '../input/parse.js';
 import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
 
 export interface QuoteInput {

@@ -15,7 +15,7 @@ import { cliPrefix, requireConfirmable } from './confirm.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
-import { parseAlias } from './parse.js';
+import { parseAlias } from '../input/parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
 import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';

@@ -8,7 +8,7 @@
 import type { Context } from '../cli/context.js';
 import { sandboxStatePath } from '../cli/services.js';
 import { CliError, kindForStatus, usageError } from '../errors.js';
-import { parseIntOption } from './parse.js';
+import { parseIntOption } from '../input/parse.js';
 import { pick, type UuidRef } from './resolve-id.js';
 
 export interface AdminTarget {

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../cli/context.js';
 import { output, sandboxPort, sandboxStatePath } from '../cli/services.js';
 import { CliError } from '../errors.js';
-import { parseIntOption } from './parse.js';
+import { parseIntOption } from '../input/parse.js';
 
 export interface ServeInput {
   port?: string;

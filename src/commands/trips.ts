@@ -11,7 +11,7 @@ import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
 import { cliPrefix } from './confirm.js';
-import { parseSeconds } from './parse.js';
+import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation, type UuidRef } from './resolve-id.js';
 
 export interface TripsInput {

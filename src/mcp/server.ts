@@ -17,7 +17,7 @@ import { scrubSecrets } from '../text/redact.js';
 import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';
 import { JournaledWrite } from '../booking/journaled-write.js';
-import { parseIntOption } from '../commands/parse.js';
+import { parseIntOption } from '../input/parse.js';
 import { configDir } from '../store/paths.js';
 import { installSecret } from '../store/install-secret.js';
 import { Confirmations } from './confirmation.js';
