@@ -14,7 +14,7 @@ import { clean, cleanText } from '../text/sanitize.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from './dry-run.js';
 import { walkPages } from './page-walk.js';
-import { buildCreateRequest } from './reserve.js';
+import { buildCreateRequest } from '../booking/create-request.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const CREDENTIAL_HEADERS = /^(authorization|x-api-key|cookie|proxy-authorization)$/i;

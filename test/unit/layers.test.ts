@@ -52,12 +52,6 @@ const ALLOWED_FOR_NOW = new Set([
   // the booking core takes the CLI's context and target types
   'src/booking/journaled-write.ts -> src/cli/context.ts',
   'src/booking/journaled-write.ts -> src/cli/services.ts',
-  // mcp borrows the commands' parsers and the reserve request builder
-  'src/mcp/http.ts -> src/commands/parse.ts',
-  'src/mcp/server.ts -> src/commands/parse.ts',
-  'src/mcp/tool-inputs.ts -> src/commands/parse.ts',
-  'src/mcp/tool-inputs.ts -> src/commands/reserve.ts',
-  'src/mcp/tools.ts -> src/commands/parse.ts',
   // the `carrental mcp` command starts the server
   'src/commands/mcp.ts -> src/mcp/server.ts',
 ]);
