@@ -1,31 +1,13 @@
 // What every command receives: streams, environment, global options, clock, and lazy
 // factories for the config store and the API client. Tests build one with fake streams;
 // nothing here imports a heavy dependency at load time.
-import type { Readable, Writable } from 'node:stream';
 import { CliError, usageError } from '../errors.js';
 import { parseJsonFields } from '../render/json-select.js';
 import { agentName, isAccessible } from './agent.js';
 
-export interface InStream extends Readable {
-  isTTY?: boolean;
-  setRawMode?: (mode: boolean) => unknown;
-}
-export interface OutStream extends Writable {
-  isTTY?: boolean;
-  columns?: number;
-}
-
-/**
- * Streams whose write errors a command reports itself (the result of a booking, see
- * Output.committed): the launcher's quiet exit on a closed pipe leaves them alone.
- */
-export const selfReportedStreams = new WeakSet<object>();
-
-export interface IO {
-  stdin: InStream;
-  stdout: OutStream;
-  stderr: OutStream;
-}
+// The streams live with the renderers that write to them; re-exported for the front end.
+export { selfReportedStreams, type InStream, type IO, type OutStream } from '../render/streams.js';
+import type { IO } from '../render/streams.js';
 
 export interface Globals {
   profile: string;

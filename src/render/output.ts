@@ -1,11 +1,11 @@
 // The one place commands write through: data to stdout, messages to stderr, JSON when
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
-import { selfReportedStreams, type Context } from '../cli/context.js';
 import { CliError } from '../errors.js';
 import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
 import { clean } from '../text/sanitize.js';
 import { makeStyle, type Style } from './style.js';
+import { selfReportedStreams, type IO } from './streams.js';
 import { safeJsonItems, safeJsonText } from '../text/json-text.js';
 import { selectFields, type SelectOptions } from './json-select.js';
 import { RawJson } from '../text/raw-json.js';
@@ -25,6 +25,12 @@ export function plainMoney(value: unknown): unknown {
   return m ? `${m[1]}${m[2].replace(/,/g, '')}.${m[3] ?? '00'}` : value;
 }
 
+/** What an Output writes to, and the global flags that shape it (a command's Context is one). */
+export interface OutputContext {
+  io: IO;
+  globals: { json: boolean; jsonFields?: string[]; jq?: string; color: boolean; wide: boolean; accessible: boolean };
+}
+
 export class Output {
   readonly tty: boolean;
   readonly json: boolean;
@@ -41,7 +47,7 @@ export class Output {
 
   /** `forPeople`: what this Output writes is a conversation (reserve's quote on stderr), so money keeps its `$`. */
   constructor(
-    private readonly ctx: Pick<Context, 'io' | 'globals'>,
+    private readonly ctx: OutputContext,
     opts: { forPeople?: boolean } = {},
   ) {
     this.moneyAsNumbers = !ctx.io.stdout.isTTY && !opts.forPeople;
