@@ -8,7 +8,7 @@
 import '../src/cli/services.js';
 import '../src/api/payload.js';
 import '../src/input/parse.js';
-import '../src/commands/trip-dates.js';
+import '../src/cli/trip-dates.js';
 import '../src/render/dates.js';
 import '../src/render/money.js';
 import '../src/render/jq.js';

@@ -12,8 +12,8 @@ import type { Output } from '../render/output.js';
 import { rawPayload } from '../text/raw-json.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
-import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from './dry-run.js';
-import { walkPages } from './page-walk.js';
+import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../booking/dry-run.js';
+import { walkPages } from '../api/page-walk.js';
 import { buildCreateRequest } from '../booking/create-request.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

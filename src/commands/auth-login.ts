@@ -31,7 +31,7 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 async function promptForKey(ctx: Context): Promise<string> {
   if (ctx.globals.accessible) {
     // a plain question, asked again until the key has the right shape
-    const { readSecret } = await import('./plain-prompts.js');
+    const { readSecret } = await import('../cli/plain-prompts.js');
     for (;;) {
       const typed = (await readSecret(ctx, 'API key (svc_…, from your account settings)')).trim();
       try {

@@ -6,8 +6,8 @@ import type { Context } from '../cli/context.js';
 import { sandboxLinkNote, services } from '../cli/services.js';
 import { printAction } from '../render/action.js';
 import { usageError } from '../errors.js';
-import { cliPrefix } from './confirm.js';
-import { LINK_NOTE, previewOf, printDryRun } from './dry-run.js';
+import { cliPrefix } from '../cli/confirm.js';
+import { LINK_NOTE, previewOf, printDryRun } from '../booking/dry-run.js';
 
 export async function run(input: { open?: boolean; dryRun?: boolean }, ctx: Context): Promise<number> {
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');

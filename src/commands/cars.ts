@@ -14,8 +14,8 @@ import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { parseIntOption } from '../input/parse.js';
-import { walkPages } from './page-walk.js';
-import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from './trip-dates.js';
+import { walkPages } from '../api/page-walk.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from '../cli/trip-dates.js';
 
 export interface CarsInput {
   city?: string;

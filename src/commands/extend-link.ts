@@ -18,11 +18,11 @@ import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
-import { cliPrefix } from './confirm.js';
-import { LINK_NOTE, previewOf, printDryRun, tripFromList } from './dry-run.js';
-import { parseUuidRef, resolveReservation } from './resolve-id.js';
+import { cliPrefix } from '../cli/confirm.js';
+import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../booking/dry-run.js';
+import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { readReservation } from './trips.js';
-import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from './trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export interface ExtendLinkInput {
   uuid?: string;

@@ -12,7 +12,7 @@ import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { parseAlias } from '../input/parse.js';
-import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export interface QuoteInput {
   alias?: string;

@@ -11,15 +11,15 @@ import { formatLocal, isRelativeDate, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
-import { cliPrefix, requireConfirmable } from './confirm.js';
+import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../booking/dry-run.js';
 import { parseAlias } from '../input/parse.js';
 import { printQuote } from './quote.js';
-import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from './reserve-prompts.js';
+import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cli/reserve-prompts.js';
 import { buildCreateRequest, type ReserveDraft } from '../booking/create-request.js';
-import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export interface ReserveInput {
   alias?: string;

@@ -9,7 +9,7 @@ import type { Context } from '../cli/context.js';
 import { sandboxStatePath } from '../cli/services.js';
 import { CliError, kindForStatus, usageError } from '../errors.js';
 import { parseIntOption } from '../input/parse.js';
-import { pick, type UuidRef } from './resolve-id.js';
+import { pick, type UuidRef } from '../booking/resolve-id.js';
 
 export interface AdminTarget {
   /** The running server's origin, or null for the embedded state. */

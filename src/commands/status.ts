@@ -8,7 +8,7 @@ import { requireKey, services } from '../cli/services.js';
 import { formatLocal } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
-import { cliPrefix } from './confirm.js';
+import { cliPrefix } from '../cli/confirm.js';
 import { readReservation } from './trips.js';
 
 export interface StatusInput {

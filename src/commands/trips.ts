@@ -10,9 +10,9 @@ import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
-import { cliPrefix } from './confirm.js';
+import { cliPrefix } from '../cli/confirm.js';
 import { parseSeconds } from '../input/parse.js';
-import { parseUuidRef, resolveReservation, type UuidRef } from './resolve-id.js';
+import { parseUuidRef, resolveReservation, type UuidRef } from '../booking/resolve-id.js';
 
 export interface TripsInput {
   uuid?: string;

@@ -6,12 +6,12 @@ import type { ReserveDraft } from '../booking/create-request.js';
 import type { Api } from '../api/endpoints.js';
 import type { Car } from '../api/schemas.js';
 import { CITIES, CITY_TIME_ZONES, type City } from '../api/enums.js';
-import type { Context } from '../cli/context.js';
+import type { Context } from './context.js';
 import { CliError } from '../errors.js';
 import { addLocalDays, isPastLocal, localNow, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
-import { fetchAll } from './cars.js';
+import { fetchAll } from '../commands/cars.js';
 import { plainPrompter } from './plain-prompts.js';
 import { resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 
