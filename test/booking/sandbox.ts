@@ -59,8 +59,13 @@ export async function resetSandbox(sb: RunningSandbox): Promise<void> {
   await admin(sb, 'DELETE', '/requests');
 }
 
-/** A command against the file's sandbox, in the test's home, with the booking customer's key (opts.env adds to it). */
+/**
+ * A command against the file's sandbox, in the test's home, with the booking customer's key
+ * (opts.env adds to it); its sleeps return at once unless opts.sleep says otherwise.
+ */
 export type BookingCli = (args: string[], opts?: RunOpts) => Promise<RunResult>;
+
+const noWait = async () => {};
 
 /**
  * The fixtures of these tests: one sandbox per file (on SANDBOX_NOW); before every test it
@@ -86,5 +91,5 @@ export const test = base
     return alias;
   })
   .extend('cli', async ({ sb, home }): Promise<BookingCli> => {
-    return (args, opts = {}) => runCommand(['--base-url', sb.baseUrl, ...args], { ...opts, env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...opts.env }) });
+    return (args, opts = {}) => runCommand(['--base-url', sb.baseUrl, ...args], { sleep: noWait, ...opts, env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...opts.env }) });
   });
