@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { expect, test as base } from 'vitest';
 import { ApiErrorBody } from '../../src/api/schemas.js';
 import { type RunningSandbox, type SandboxOptions, sandboxExtraCredentials, startSandbox } from '../../src/sandbox/index.js';
 
@@ -109,3 +109,16 @@ export async function reserve(h: Harness, key: string, body: unknown): Promise<s
   if (res.status !== 200) throw new Error(`reserve failed: ${res.status} ${res.text}`);
   return res.json.data;
 }
+
+/**
+ * The fixtures of the HTTP-level tests that book: a harness of their own per test (a sandbox
+ * that lets a customer hold 100 reservations, closed after the test), and `key`, the booking
+ * customer's key.
+ */
+export const test = base
+  .extend('h', async ({}, { onCleanup }) => {
+    const h = await startHarness({ config: { maxActiveReservations: 100 } });
+    onCleanup(() => h.close());
+    return h;
+  })
+  .extend('key', async ({ h }) => h.sb.keys.booking_write);
