@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CardList, ExtensionPrice, ManualAction, Profile, Quote, TripsList, VerificationStatus } from '../../src/api/schemas.js';
 import { availableCar, expectError, reserve, test as harnessTest, tripBody } from './harness.js';
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Invoice, Quote, Trip, TripsList } from '../../src/api/schemas.js';
 import { availableCar, expectError, newKey, reserve, test as harnessTest, tripBody } from './harness.js';
 
