@@ -5,18 +5,13 @@ import nodeFs, { existsSync, readFileSync, rmSync, statSync, truncateSync, write
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { type SandboxState, readTagged } from '../../src/sandbox/state.js';
 import { StateIndex, buildIndex, writeMergedIndex } from '../../src/sandbox/state-index.js';
 import { StateFileError, openStore } from '../../src/sandbox/store.js';
-import { FIXED_NOW, tempDir } from './harness.js';
+import { FIXED_NOW, dirTest } from './harness.js';
 
-let dir: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-});
-afterEach(() => cleanup());
+const test = dirTest;
 
 const now = () => FIXED_NOW;
 /** The commit the index on disk covers (undefined: none usable); the index is closed again. */
@@ -118,7 +113,7 @@ async function logReads<T>(statePath: string, fn: () => Promise<T>) {
 }
 
 describe('the state file index', () => {
-  it('lets an open without verify read only the records it asks for, with the answers of a full read', async () => {
+  test('lets an open without verify read only the records it asks for, with the answers of a full read', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const expected = await answersOf(statePath, true);
@@ -133,7 +128,7 @@ describe('the state file index', () => {
     expect(bytes).toBeLessThan(statSync(statePath).size / 3);
   });
 
-  it('keeps writes through an index-opened store: changed, deleted and added records, and a compaction', async () => {
+  test('keeps writes through an index-opened store: changed, deleted and added records, and a compaction', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const before = await openStore({ statePath, now, verify: true });
@@ -166,7 +161,7 @@ describe('the state file index', () => {
     expect(await answersOf(statePath, false)).toEqual(await answersOf(statePath, true));
   });
 
-  it('is ignored when it does not describe the log: another snapshot, damaged, or past the end of a truncated log', async () => {
+  test('is ignored when it does not describe the log: another snapshot, damaged, or past the end of a truncated log', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const expected = await answersOf(statePath, true);
@@ -203,7 +198,7 @@ describe('the state file index', () => {
     expect(await answersOf(statePath, false)).toEqual(cut);
   });
 
-  it('that names the log but points at other lines is reported, never trusted', async () => {
+  test('that names the log but points at other lines is reported, never trusted', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const index = StateIndex.read(statePath)!;
@@ -221,7 +216,7 @@ describe('the state file index', () => {
     await store.close();
   });
 
-  it('is written again by a process that reads the whole log, when missing or behind', async () => {
+  test('is written again by a process that reads the whole log, when missing or behind', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     rmSync(`${statePath}.idx`);
@@ -248,7 +243,7 @@ describe('the index read in place', () => {
   };
   const header = { snapshot: 'snap', end: 1, tail: 'tail', live: 2 };
 
-  it('finds every record and tag, read in place a block at a time, and nothing that is not there', () => {
+  test('finds every record and tag, read in place a block at a time, and nothing that is not there', ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const m = records();
     writeFileSync(`${statePath}.idx`, buildIndex(header, [['reservations', m]]));
@@ -268,7 +263,7 @@ describe('the index read in place', () => {
     }
   });
 
-  it('merged with changes, answers as one built from the changed records', () => {
+  test('merged with changes, answers as one built from the changed records', ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const m = records();
     writeFileSync(`${statePath}.idx`, buildIndex(header, [['reservations', m]]));
@@ -305,7 +300,7 @@ describe('the index read in place', () => {
 });
 
 describe('a server holds what changed since the index, not the state', () => {
-  it('opens, reads, writes and compacts with a few hundred records in memory out of thousands', async () => {
+  test('opens, reads, writes and compacts with a few hundred records in memory out of thousands', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const store = await openStore({ statePath, now, verify: true, memoryLimits: { resident: 300, hot: 100 } });
@@ -358,7 +353,7 @@ describe('a server holds what changed since the index, not the state', () => {
 });
 
 describe('a transaction that fails', () => {
-  it('after deleting, or deleting and creating again, a record changed since the index: the record keeps its place and the index is still written', async () => {
+  test('after deleting, or deleting and creating again, a record changed since the index: the record keeps its place and the index is still written', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const store = await openStore({ statePath, now, verify: true });
@@ -392,7 +387,7 @@ describe('a transaction that fails', () => {
 });
 
 describe('the live bytes', () => {
-  it('count a record deleted, or deleted and created again, by this process as a read of the whole log does', async () => {
+  test('count a record deleted, or deleted and created again, by this process as a read of the whole log does', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const store = await openStore({ statePath, now, verify: true });
@@ -416,7 +411,7 @@ describe('the live bytes', () => {
 });
 
 describe('a trim of what a server holds', () => {
-  it('keeps the records read most recently: those read again and again are not read from the file', async () => {
+  test('keeps the records read most recently: those read again and again are not read from the file', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const store = await openStore({ statePath, now, verify: true, memoryLimits: { resident: 300, hot: 400 } });
@@ -452,7 +447,7 @@ describe('a trim of what a server holds', () => {
 });
 
 describe('a store opened through the index', () => {
-  it('writes a new index once enough was appended, so that what the next command scans stays small', async () => {
+  test('writes a new index once enough was appended, so that what the next command scans stays small', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const before = indexedEnd(statePath);
@@ -472,7 +467,7 @@ describe('a store opened through the index', () => {
 });
 
 describe('a server (a store that reads every record)', () => {
-  it('writes the index again when its writes pause, not right after a write', async () => {
+  test('writes the index again when its writes pause, not right after a write', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await history(statePath);
     const before = indexedEnd(statePath);
@@ -497,7 +492,7 @@ describe('a server (a store that reads every record)', () => {
 });
 
 describe('opening an existing state file', () => {
-  it('takes no lock: it reads while another process holds it, and its writes still wait for it', async () => {
+  test('takes no lock: it reads while another process holds it, and its writes still wait for it', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await (await openStore({ statePath, now })).close();
     const release = await lockfile.lock(statePath, { realpath: false });

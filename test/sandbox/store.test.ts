@@ -4,17 +4,12 @@ import nodeFs, { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, st
 import { syncBuiltinESMExports } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { StateFileError, startSandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/sandbox/store.js';
-import { FIXED_NOW, newKey, tempDir, tripBody } from './harness.js';
+import { FIXED_NOW, dirTest, newKey, tripBody } from './harness.js';
 
-let dir: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-});
-afterEach(() => cleanup());
+const test = dirTest;
 
 const now = () => FIXED_NOW;
 
@@ -30,7 +25,7 @@ const FROM = '2026-04-14T10:00';
 const TO = '2026-04-17T10:00';
 
 describe('state file', () => {
-  it('is created from the seed when missing, in a directory created on the way', async () => {
+  test('is created from the seed when missing, in a directory created on the way', async ({ dir }) => {
     const statePath = join(dir, 'nested', 'deeper', 'state.json');
     const sb = await startSandbox({ statePath, now, quiet: true });
     await sb.close();
@@ -40,7 +35,7 @@ describe('state file', () => {
     expect(state).toMatchObject({ format: 'carrental-sandbox-state', seed: 1, fleetSize: 300, anchor: FIXED_NOW.toISOString() });
   });
 
-  it('refuses a corrupt file with an error naming it, and leaves it untouched', async () => {
+  test('refuses a corrupt file with an error naming it, and leaves it untouched', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const good = join(dir, 'good.json');
     await (await openStore({ statePath: good, now })).close();
@@ -64,7 +59,7 @@ describe('state file', () => {
     }
   });
 
-  it('re-seeds a corrupt or existing file only with reset', async () => {
+  test('re-seeds a corrupt or existing file only with reset', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     writeFileSync(statePath, 'garbage');
     const sb = await startSandbox({ statePath, now, reset: true, quiet: true });
@@ -72,7 +67,7 @@ describe('state file', () => {
     expect(readFileSync(statePath, 'utf8')).toMatch(/^carrental-sandbox-state-log 2\n/);
   });
 
-  it('reports a record whose bytes changed when it is read, and on open when asked to verify', async () => {
+  test('reports a record whose bytes changed when it is read, and on open when asked to verify', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await (await openStore({ statePath, now })).close();
     const log = readFileSync(statePath, 'utf8');
@@ -85,7 +80,7 @@ describe('state file', () => {
     await lazy.close();
   });
 
-  it('drops an append that never finished (a writer killed mid-write) and cuts it off at the next write', async () => {
+  test('drops an append that never finished (a writer killed mid-write) and cuts it off at the next write', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const a = await openStore({ statePath, now });
     await a.transact((s) => {
@@ -106,7 +101,7 @@ describe('state file', () => {
     expect((await readState(statePath)).usedPromos).toMatchObject({ kept: ['x'], after: ['y'] });
   });
 
-  it('reads a version 1 file (one JSON document) and rewrites it as a log, keeping everything', async () => {
+  test('reads a version 1 file (one JSON document) and rewrites it as a log, keeping everything', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const mem = await openStore({ now });
     const v1 = { ...mem.read(), reservations: { ...mem.read().reservations }, invoices: { ...mem.read().invoices }, refunds: {}, idempotency: {}, usedPromos: { cus_x: ['FIRSTRIDE'] }, agentFlows: {}, version: 1 };
@@ -117,7 +112,7 @@ describe('state file', () => {
     expect(readFileSync(statePath, 'utf8')).toMatch(/^carrental-sandbox-state-log 2\n/);
   });
 
-  it('appends only what a write changed, and compacts when the log is mostly history', async () => {
+  test('appends only what a write changed, and compacts when the log is mostly history', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const store = await openStore({ statePath, now });
     const size0 = statSync(statePath).size;
@@ -139,7 +134,7 @@ describe('state file', () => {
     expect((await readState(statePath)).usedPromos.big[0]).toMatch(/^399\./);
   });
 
-  it('refuses a write whose append came out short, cuts the file back, and keeps going', async () => {
+  test('refuses a write whose append came out short, cuts the file back, and keeps going', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const store = await openStore({ statePath, now });
     await store.transact((s) => {
@@ -175,7 +170,7 @@ describe('state file', () => {
     expect(state.usedPromos.refused).toBeUndefined();
   });
 
-  it('keeps the old file and answers with the error when the disk is full', async () => {
+  test('keeps the old file and answers with the error when the disk is full', async ({ dir }) => {
     // A real small filesystem (tmpfs) where the test can mount one.
     const mnt = join(dir, 'small');
     mkdirSync(mnt);
@@ -211,7 +206,7 @@ describe('state file', () => {
     }
   });
 
-  it('refuses an explicit seed or fleet size that differs from the file', async () => {
+  test('refuses an explicit seed or fleet size that differs from the file', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     await (await startSandbox({ statePath, now, quiet: true })).close();
     await expect(startSandbox({ statePath, now, seed: 2, quiet: true })).rejects.toThrow(/seed 1, not 2/);
@@ -221,7 +216,7 @@ describe('state file', () => {
     await again.close();
   });
 
-  it('keeps the clock offset set through the admin endpoint', async () => {
+  test('keeps the clock offset set through the admin endpoint', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const a = await startSandbox({ statePath, now, quiet: true });
     await fetch(`${a.adminUrl}/clock`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ advance_seconds: 3600 }) });
@@ -234,7 +229,7 @@ describe('state file', () => {
 });
 
 describe('two sandboxes on one state file', () => {
-  it('see each other\'s writes and lose none under concurrent creates', async () => {
+  test('see each other\'s writes and lose none under concurrent creates', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const config = { maxActiveReservations: 1000 };
     const a = await startSandbox({ statePath, now, quiet: true, config });
@@ -269,7 +264,7 @@ describe('two sandboxes on one state file', () => {
 });
 
 describe('a file replaced under another process', () => {
-  it('by a compaction or a reset: the other process reloads it and keeps writing', async () => {
+  test('by a compaction or a reset: the other process reloads it and keeps writing', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const a = await openStore({ statePath, now });
     const b = await openStore({ statePath, now });
@@ -306,7 +301,7 @@ describe('a file replaced under another process', () => {
 });
 
 describe('a writer killed with SIGKILL', () => {
-  it('never leaves a file that fails to load, nor loses an acknowledged write', async () => {
+  test('never leaves a file that fails to load, nor loses an acknowledged write', async ({ dir }) => {
     const statePath = join(dir, 'state.json');
     const script = join(dir, 'hammer.mjs');
     const entry = join(dir, 'hammer.ts');
