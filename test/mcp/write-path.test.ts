@@ -9,36 +9,19 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { Api } from '../../src/api/endpoints.js';
 import { runCli } from '../../src/cli/main.js';
 import { JournaledWrite } from '../../src/commands/idempotent-write.js';
 import { CliError } from '../../src/errors.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import type { InStream } from '../../src/cli/context.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { Journal } from '../../src/store/journal.js';
-import { FakeOut, TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, admin, faults, freeCars, requests, reservations, resetSandbox } from '../booking/sandbox.js';
+import { FakeOut } from '../helpers/cli.js';
+import { FROM, TO, admin, faults, freeCars, requests, reservations, test as bookingTest } from '../booking/sandbox.js';
 
-let sb: RunningSandbox;
-let home: TestHome;
-let alias: string;
-
-beforeAll(async () => {
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await resetSandbox(sb);
-  home = new TestHome();
-  [alias] = await freeCars(sb, 1);
-});
 afterEach(() => {
   vi.restoreAllMocks();
-  home.cleanup();
 });
 
 /** JSON lines over two pipes: the client's end of the server's stdio. */
@@ -76,35 +59,44 @@ interface Session {
   stop(): Promise<string>;
 }
 
-async function serve(env: NodeJS.ProcessEnv = {}): Promise<Session> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new FakeOut(false);
-  const exited = runCli(['--base-url', sb.baseUrl, 'mcp', '--allow-booking'], {
-    io: { stdin: stdin as unknown as InStream, stdout: stdout as never, stderr },
-    env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, CARRENTAL_WRITE_RETRIES: '2', ...env }),
-    sleep: async () => {},
-  });
-  const client = new Client({ name: 'mutation-test', version: '1.0.0' });
-  await client.connect(new PipeTransport(stdin, stdout));
-  return {
-    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    stop: async () => {
-      await client.close();
-      expect(await exited).toBe(0);
-      return stderr.text();
-    },
-  };
-}
 
-const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
-const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
+const test = bookingTest
+  /** `carrental mcp --allow-booking` in-process, with the SDK's client on its stdio. */
+  .extend('serve', async ({ sb, home }) => async (env: NodeJS.ProcessEnv = {}): Promise<Session> => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new FakeOut(false);
+    const exited = runCli(['--base-url', sb.baseUrl, 'mcp', '--allow-booking'], {
+      io: { stdin: stdin as unknown as InStream, stdout: stdout as never, stderr },
+      env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, CARRENTAL_WRITE_RETRIES: '2', ...env }),
+      sleep: async () => {},
+    });
+    const client = new Client({ name: 'mutation-test', version: '1.0.0' });
+    await client.connect(new PipeTransport(stdin, stdout));
+    return {
+      call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+      stop: async () => {
+        await client.close();
+        expect(await exited).toBe(0);
+        return stderr.text();
+      },
+    };
+  })
+  .extend('journal', async ({ home }) => () => new Journal({ path: join(home.dir, 'state', 'journal.json') }))
+  .extend('unfinished', async ({ journal }) => async () => (await journal().list()).filter((e) => e.state === 'pending'))
+  .extend('tripArgs', async ({ alias }) => () => ({ car_alias: alias, date_checkin: FROM, date_checkout: TO }))
+  /** Books the car through the session; the request log starts empty after it. */
+  .extend('booked', async ({ sb, tripArgs }) => async (s: Session): Promise<string> => {
+    const r = await s.call('reserve', tripArgs());
+    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    await admin(sb, 'DELETE', '/requests');
+    return structured(r).reservation_uuid as string;
+  });
 const structured = (r: CallToolResult) => r.structuredContent as Record<string, unknown>;
 const errorOf = (r: CallToolResult) => JSON.parse((r.content[1] as { text: string }).text).error as Record<string, unknown>;
-const tripArgs = () => ({ car_alias: alias, date_checkin: FROM, date_checkout: TO });
 
 describe('MCP reserve', () => {
-  it('an unknown outcome keeps the key and says how to finish; the same call again reuses it and books once', async () => {
+  test('an unknown outcome keeps the key and says how to finish; the same call again reuses it and books once', async ({ sb, alias, serve, unfinished, tripArgs }) => {
     await faults(sb, { kind: 'error', operation: 'createReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
     const s = await serve();
     try {
@@ -129,7 +121,7 @@ describe('MCP reserve', () => {
     }
   });
 
-  it('books once, and the same call again within the replay window replays the key: the same uuid, one reservation', async () => {
+  test('books once, and the same call again within the replay window replays the key: the same uuid, one reservation', async ({ sb, alias, serve, journal, tripArgs }) => {
     const s = await serve();
     try {
       const first = await s.call('reserve', tripArgs());
@@ -157,7 +149,7 @@ describe('MCP reserve', () => {
     }
   });
 
-  it('after the replay window, a reservation the customer already holds for the same car and dates is not booked again', async () => {
+  test('after the replay window, a reservation the customer already holds for the same car and dates is not booked again', async ({ sb, alias, serve, tripArgs }) => {
     const s = await serve({ CARRENTAL_REPLAY_WINDOW: '0' });
     try {
       const first = await s.call('reserve', tripArgs());
@@ -177,7 +169,7 @@ describe('MCP reserve', () => {
     }
   });
 
-  it('a definitive refusal is a tool error without a resume step, and leaves nothing pending', async () => {
+  test('a definitive refusal is a tool error without a resume step, and leaves nothing pending', async ({ serve, journal, tripArgs }) => {
     const s = await serve();
     try {
       const r = await s.call('reserve', { ...tripArgs(), promo_code: 'NO-SUCH-PROMO' });
@@ -192,14 +184,7 @@ describe('MCP reserve', () => {
 });
 
 describe('MCP cancel_reservation', () => {
-  async function booked(s: Session): Promise<string> {
-    const r = await s.call('reserve', tripArgs());
-    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-    await admin(sb, 'DELETE', '/requests');
-    return structured(r).reservation_uuid as string;
-  }
-
-  it('an unknown outcome keeps the key and says so; the same call again finishes it with that key', async () => {
+  test('an unknown outcome keeps the key and says so; the same call again finishes it with that key', async ({ sb, serve, journal, unfinished, booked }) => {
     const s = await serve();
     try {
       const uuid = await booked(s);
@@ -231,7 +216,7 @@ describe('MCP cancel_reservation', () => {
     }
   });
 
-  it('an already cancelled reservation: nothing is sent', async () => {
+  test('an already cancelled reservation: nothing is sent', async ({ sb, serve, booked }) => {
     const s = await serve({ CARRENTAL_REPLAY_WINDOW: '0' });
     try {
       const uuid = await booked(s);
@@ -248,7 +233,7 @@ describe('MCP cancel_reservation', () => {
 });
 
 describe('MCP reserve: what counts as already held', () => {
-  it('another car, other dates or a cancelled reservation of the same car are not the same request: each is booked', async () => {
+  test('another car, other dates or a cancelled reservation of the same car are not the same request: each is booked', async ({ sb, alias, serve, tripArgs }) => {
     const s = await serve({ CARRENTAL_REPLAY_WINDOW: '0' });
     try {
       const [other] = (await freeCars(sb, 2)).filter((a) => a !== alias);
@@ -275,7 +260,7 @@ describe('MCP reserve: what counts as already held', () => {
 });
 
 describe('MCP write path: failures', () => {
-  it('a cancel whose reservation cannot be read afterwards still reports the cancellation', async () => {
+  test('a cancel whose reservation cannot be read afterwards still reports the cancellation', async ({ serve, tripArgs }) => {
     const s = await serve();
     try {
       const r = await s.call('reserve', tripArgs());
@@ -299,7 +284,7 @@ describe('MCP write path: failures', () => {
     }
   });
 
-  it('an unexpected failure (not a CliError) is a tool error, logged with its stack on the server\'s stderr', async () => {
+  test('an unexpected failure (not a CliError) is a tool error, logged with its stack on the server\'s stderr', async ({ serve, tripArgs }) => {
     vi.spyOn(JournaledWrite.prototype, 'run').mockRejectedValueOnce(new Error('boom'));
     const s = await serve();
     let stderr = '';
@@ -313,7 +298,7 @@ describe('MCP write path: failures', () => {
     expect(stderr).toMatch(/carrental mcp: reserve failed unexpectedly: Error: boom\n\s+at /);
   });
 
-  it('a failure before anything was sent is not told to resume with a key', async () => {
+  test('a failure before anything was sent is not told to resume with a key', async ({ sb, serve, tripArgs }) => {
     vi.spyOn(Api.prototype, 'trips').mockRejectedValueOnce(new CliError('unavailable', 'trips unreachable'));
     const s = await serve();
     try {
@@ -327,7 +312,7 @@ describe('MCP write path: failures', () => {
     }
   });
 
-  it("the car's zone is best effort: a failed car read after booking is not retried, and the booking is reported", async () => {
+  test("the car's zone is best effort: a failed car read after booking is not retried, and the booking is reported", async ({ sb, serve, tripArgs }) => {
     const s = await serve();
     try {
       await faults(sb, { kind: 'error', operation: 'getCar', code: 'rate_limit_unavailable', times: 1 }); // 503: a read would retry it
@@ -340,7 +325,7 @@ describe('MCP write path: failures', () => {
     }
   });
 
-  it('a CliError is not logged as unexpected, and a usage error is not told to resume', async () => {
+  test('a CliError is not logged as unexpected, and a usage error is not told to resume', async ({ serve, tripArgs }) => {
     vi.spyOn(JournaledWrite.prototype, 'run').mockRejectedValueOnce(new CliError('usage', 'bad input'));
     const s = await serve();
     let stderr = '';
@@ -354,7 +339,7 @@ describe('MCP write path: failures', () => {
     expect(stderr).not.toContain('failed unexpectedly');
   });
 
-  it('the tools check an idempotency key and a uuid themselves too, naming the argument, before any request', async () => {
+  test('the tools check an idempotency key and a uuid themselves too, naming the argument, before any request', async ({ tripArgs }) => {
     const reserve = TOOLS.find((t) => t.name === 'reserve')!;
     const cancel = TOOLS.find((t) => t.name === 'cancel_reservation')!;
     await expect(reserve.run({ ...tripArgs(), idempotency_key: 'short' } as never, {} as never)).rejects.toThrow(
