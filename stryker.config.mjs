@@ -13,7 +13,10 @@ export default {
     'src/store/journal.ts',
     'src/store/atomic-file.ts',
     'src/store/lock.ts',
-    'src/commands/idempotent-write.ts',
+    'src/booking/journaled-write.ts',
+    'src/booking/reservations.ts',
+    'src/mcp/confirmation.ts',
+    'src/store/install-secret.ts',
     'src/api/client.ts',
     'src/api/redact.ts',
     'src/render/sanitize.ts',
@@ -21,12 +24,11 @@ export default {
     'src/render/dates.ts',
     'src/render/money.ts',
     // The MCP tool layer's write path only (its reads are tested end to end, against dist/):
-    // writeKey, the reserve and cancel_reservation tools, and callTool's resume step.
+    // the reserve and cancel_reservation tools, and callTool's resume step.
     // Line ranges: keep them on those functions when tools.ts or server.ts change.
-    'src/mcp/tools.ts:124-129',
-    'src/mcp/tools.ts:486-541',
-    'src/mcp/tools.ts:560-599',
-    'src/mcp/server.ts:179-193',
+    'src/mcp/tools.ts:493-564',
+    'src/mcp/tools.ts:579-616',
+    'src/mcp/server.ts:228-242',
   ],
   coverageAnalysis: 'perTest',
   incremental: true,

@@ -39,7 +39,9 @@ function __carrental_value_flags --argument-names path
         case 'carrental api'
             printf '%s\n' --body --header -H
         case 'carrental doctor'
-            printf '%s\n' --require
+            printf '%s\n' --require --junit
+        case 'carrental mcp'
+            printf '%s\n' --toolsets --port --token-file
         case 'carrental sandbox serve'
             printf '%s\n' --port --state
         case 'carrental sandbox pay'
@@ -154,7 +156,7 @@ complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'api' -d 'make a r
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'status' -d 'what each active trip still needs (rent, deposit, extension, refund) and the next command'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'doctor' -d 'check config, reachability, credential, capability and which operations are deployed'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'completion' -d 'print a shell completion script'
-complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'mcp' -d 'run a Model Context Protocol server over stdio: the API as tools for AI agents (read-only unless --allow-booking)'
+complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'mcp' -d 'run a Model Context Protocol server (stdio, or Streamable HTTP with --http): the API as tools for AI agents (read-only unless --allow-booking)'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'sandbox' -d 'the embedded sandbox API and its customer pages'
 complete -c carrental -n '__carrental_arg \'carrental\' 0' -a 'help' -d 'help for a command, or a topic of the manual: environment, exit-codes, files, formatting, idempotency'
 complete -c carrental -n '__carrental_at \'carrental\'' -s h -l help -d 'display help for command'
@@ -211,11 +213,14 @@ complete -c carrental -n '__carrental_at \'carrental reserve\'' -l extra -x -a '
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l promo -x -d 'promo code'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l idempotency-key -x -d 'use this Idempotency-Key (16..128 printable ASCII) instead of a generated one'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -l new -d 'book again even if this same command booked in the last 10 minutes (a rerun otherwise returns that reservation)'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l dry-run -d 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing'
+complete -c carrental -n '__carrental_at \'carrental reserve\'' -l no-quote -d 'with --dry-run: ask for no quote either (a dry run quotes by default, a read)'
 complete -c carrental -n '__carrental_at \'carrental reserve\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental reserve\' 0' -a '(__carrental_dynamic cars)'
 
 # carrental cancel
 complete -c carrental -n '__carrental_at \'carrental cancel\'' -l idempotency-key -x -d 'use this Idempotency-Key instead of a generated one'
+complete -c carrental -n '__carrental_at \'carrental cancel\'' -l dry-run -d 'print the request it would send (key masked) and what the journal would do (new, resume, replay); send nothing'
 complete -c carrental -n '__carrental_at \'carrental cancel\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental cancel\' 0' -a '(__carrental_dynamic cancellable)'
 
@@ -224,12 +229,13 @@ complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l type -x -a '
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l open -d 'open the link in the default browser'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait -d 're-read every 5 s until the payment asked for is made (rent: nothing owed; deposit: held or paid)'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l wait-timeout -x -d 'give up waiting after this long (exit 6)'
+complete -c carrental -n '__carrental_at \'carrental pay-link\'' -l dry-run -d 'print the request it would send (key masked); ask for no link'
 complete -c carrental -n '__carrental_at \'carrental pay-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental pay-link\' 0' -a '(__carrental_dynamic payable)'
 
 # carrental extend-link
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l to -x -d 'target check-out, car-local: "YYYY-MM-DD HH:MM", or relative as "+5d 10:00"'
-complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l dry-run -d 'only preview the price of --to (with --json: the price payload); no link is created'
+complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l dry-run -d 'print the link request it would send (key masked), after the price preview of --to; ask for no link'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -l open -d 'open the link in the default browser'
 complete -c carrental -n '__carrental_at \'carrental extend-link\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental extend-link\' 0' -a '(__carrental_dynamic reservations)'
@@ -253,6 +259,7 @@ complete -c carrental -n '__carrental_at \'carrental cards\'' -s h -l help -d 'd
 
 # carrental card-link
 complete -c carrental -n '__carrental_at \'carrental card-link\'' -l open -d 'open the link in the default browser'
+complete -c carrental -n '__carrental_at \'carrental card-link\'' -l dry-run -d 'print the request it would send (key masked); ask for no link'
 complete -c carrental -n '__carrental_at \'carrental card-link\'' -s h -l help -d 'display help for command'
 
 # carrental auth
@@ -316,6 +323,7 @@ complete -c carrental -n '__carrental_at \'carrental api\'' -s H -l header -x -d
 complete -c carrental -n '__carrental_at \'carrental api\'' -s i -l include -d 'print the status line and response headers to stderr'
 complete -c carrental -n '__carrental_at \'carrental api\'' -l anonymous -d 'send no credential (never sent on the anonymous operations anyway)'
 complete -c carrental -n '__carrental_at \'carrental api\'' -l paginate -d 'GET every page (offset until has_more is false) and print one merged document'
+complete -c carrental -n '__carrental_at \'carrental api\'' -l dry-run -d 'a write: print the request it would send (key masked) and, for create and cancel, what the journal would do; send nothing'
 complete -c carrental -n '__carrental_at \'carrental api\'' -s h -l help -d 'display help for command'
 complete -c carrental -n '__carrental_arg \'carrental api\' 0' -a 'GET POST PUT PATCH DELETE'
 
@@ -325,7 +333,9 @@ complete -c carrental -n '__carrental_at \'carrental status\'' -s h -l help -d '
 
 # carrental doctor
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -l require -x -a 'listCars getCar quote getProfile getVerification listCards cardAddLink listTrips getReservation listReservationInvoices getInvoice createReservation cancelReservation paymentLink extensionPrice extensionLink all' -d 'an operation id (see the report) or "all" that must be deployed and answer, else exit non-zero (repeatable; commas allowed)'
-complete -c carrental -n '__carrental_at \'carrental doctor\'' -l write -d 'fail unless the key can create and cancel reservations (booking_write)'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l write -d 'fail unless the key can create and cancel reservations (booking_write); with --contract: also reserve a far-future trip, read it back, get a pay link and cancel it'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l contract -d 'check every answer of the deployed reads against the spec (fields, types, cents, dates, value sets, Retry-After, 404s); exit 1 on a violation'
+complete -c carrental -n '__carrental_at \'carrental doctor\'' -l junit -r -F -d 'with --contract: write the findings as JUnit XML (one test case per operation and rule)'
 complete -c carrental -n '__carrental_at \'carrental doctor\'' -s h -l help -d 'display help for command'
 
 # carrental completion
@@ -334,6 +344,10 @@ complete -c carrental -n '__carrental_arg \'carrental completion\' 0' -a 'bash z
 
 # carrental mcp
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -l allow-booking -d 'also offer reserve and cancel_reservation (needs a booking_write key)'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l toolsets -x -d 'comma-separated: catalog, account, links, booking (default: the read-only ones, plus booking with --allow-booking)'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l http -d 'serve over Streamable HTTP on 127.0.0.1 instead of stdio; prints one JSON line with the URL'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l port -x -d 'with --http: the port (default 0: a free one)'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l token-file -x -d 'with --http: write the bearer token to this file (mode 0600) instead of stderr'
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -s h -l help -d 'display help for command'
 
 # carrental sandbox

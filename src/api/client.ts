@@ -216,6 +216,17 @@ export class ApiClient {
     return Math.max(jittered, retryAfter, policy.minDelayMs?.(failure) ?? 0);
   }
 
+  /**
+   * What `request(spec)` would send first, credentials masked (`--dry-run`). It throws
+   * what the request would throw before sending: no key, a key over plain http.
+   */
+  describe(spec: RequestSpec<unknown>): { method: string; url: string; headers: Record<string, string>; body?: unknown } {
+    const headers = this.headersFor(spec);
+    for (const [k, v] of Object.entries(headers)) headers[k] = redactHeader(k, v);
+    const body = spec.rawBody !== undefined ? JSON.parse(spec.rawBody) : spec.body;
+    return { method: spec.method, url: this.url(spec.path, spec.query), headers, ...(body === undefined ? {} : { body }) };
+  }
+
   private headersFor(spec: RequestSpec<unknown>): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...(spec.headers ?? {}) };
     // the client alone decides credentials: exactly one on a keyed call, none on an anonymous

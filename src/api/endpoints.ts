@@ -22,7 +22,7 @@ const seg = (value: string) => encodeURIComponent(value);
 export class Api {
   constructor(
     readonly client: ApiClient,
-    private readonly agentClient: string,
+    readonly agentClient: string,
   ) {}
 
   listCars(query: CarsQuery, extra: Extra = {}) {

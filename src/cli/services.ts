@@ -23,6 +23,8 @@ export interface Target {
   sandbox: boolean;
   /** The embedded sandbox of this command (not `sandbox serve`, not a remote API). */
   embedded?: EmbeddedLinks;
+  /** The key's capability, where it is known without a write: one of the embedded sandbox's demo keys. */
+  capability?: 'read_only' | 'booking_write';
 }
 
 /**
@@ -196,6 +198,7 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       appUrl: running.appUrl,
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
+      capability: apiKey === running.keys.read_only ? 'read_only' : apiKey === running.keys.booking_write ? 'booking_write' : undefined,
       sandbox: true,
       embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };

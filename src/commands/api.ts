@@ -11,7 +11,8 @@ import { arrayElementsAt } from '../render/json-scan.js';
 import type { Output } from '../render/output.js';
 import { rawPayload } from '../render/raw-json.js';
 import { clean, cleanText } from '../render/sanitize.js';
-import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
+import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from './dry-run.js';
 import { walkPages } from './page-walk.js';
 import { buildCreateRequest } from './reserve.js';
 
@@ -125,6 +126,8 @@ export interface ApiInput {
   include?: boolean;
   anonymous?: boolean;
   paginate?: boolean;
+  /** A write: print the request (and for create and cancel the journal's decision); send nothing. */
+  dryRun?: boolean;
 }
 
 export async function run(input: ApiInput, ctx: Context): Promise<number> {
@@ -134,6 +137,7 @@ export async function run(input: ApiInput, ctx: Context): Promise<number> {
   const rawBody = await readBody(input.body, ctx);
   const operation = operationFor(method, path);
   if (input.paginate && method !== 'GET') throw usageError('--paginate follows the pages of a GET (for example GET /cars)');
+  if (input.dryRun && (method === 'GET' || method === 'HEAD')) throw usageError(`--dry-run is for writes: a ${method} changes nothing, so send it`);
 
   const { client, out, target } = await services(ctx);
   // the spec: anonymous operations take no credentials, none are sent on them
@@ -143,6 +147,7 @@ export async function run(input: ApiInput, ctx: Context): Promise<number> {
 
   if (operation?.idempotent && !input.anonymous) return journaledWrite(ctx, { method, path, headers, rawBody, operation, input });
   if (input.paginate) return paginate(ctx, { path, headers, withKey, include: input.include });
+  if (input.dryRun) return printDryRun(out, { command: 'api', request: client.describe({ method, path, rawBody, headers, auth: withKey ? 'key' : 'none' }) });
 
   const res = await client.request<unknown>({
     method,
@@ -205,6 +210,12 @@ async function journaledWrite(
     command = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
   }
   const writer = new JournaledWrite(ctx, out, target);
+  if (req.input.dryRun) {
+    refuseReadOnly(target);
+    const journal = journalDecision(await writer.pending(command), ctx.now(), key);
+    const request = client.describe({ method: req.method, path: req.path, rawBody: body, headers: { ...headers, 'idempotency-key': decisionKey(journal) }, auth: 'key' });
+    return printDryRun(out, { command: 'api', request, journal });
+  }
   try {
     const res = await writer.run(command, (idempotencyKey, retry, onRetry) =>
       client.request<unknown>({ method: req.method, path: req.path, rawBody: body, headers: { ...headers, 'idempotency-key': idempotencyKey }, auth: 'key', envelope: false, retry, onRetry }),

@@ -1,7 +1,7 @@
 // `carrental cancel <uuid>`: show what will be cancelled, confirm, send the DELETE through
 // the journaled idempotent write, then read the reservation and show its
 // cancellation_outcome (the DELETE itself only says "OK").
-import type { ApiResponse } from '../api/client.js';
+import { NO_RETRY, type ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
@@ -12,15 +12,19 @@ import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
+import type { JournalEntry } from '../store/journal.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
+import { cancelCommand, commitCancel, planCancel } from '../booking/reservations.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
-import { readReservation } from './trips.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
 export interface CancelInput {
   uuid?: string;
   idempotencyKey?: string;
+  /** Print the DELETE and the journal's decision; send nothing. */
+  dryRun?: boolean;
 }
 
 export function run(input: CancelInput, ctx: Context): Promise<number> {
@@ -52,20 +56,19 @@ function printOutcome(out: Output, res: ApiResponse<Trip>, uuid: string): void {
 export async function cancel(input: CancelInput, ctx: Context, prompter: Prompter): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const key = parseWriteKey(input.idempotencyKey);
-  requireConfirmable(ctx, 'cancel');
+  if (!input.dryRun) requireConfirmable(ctx, 'cancel');
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
-  const command: WriteCommand = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
   const writer = new JournaledWrite(ctx, out, target);
-  const resuming = await writer.pending(command);
-  if (resuming) writer.announceResume(resuming);
-
-  const beforeRes = await readReservation(api, uuid, out);
+  if (input.dryRun) return dryCancel(ctx, uuid, key, await writer.pending(cancelCommand(uuid, key)));
+  const deps = { api, writer, out, now: () => ctx.now() };
+  const plan = await planCancel(deps, uuid, key);
+  const { before: beforeRes, resuming } = plan;
   const before = beforeRes.data;
-  if (!resuming && before.status === 'cancelled') {
+  if (plan.alreadyCancelled) {
     out.info(`reservation ${uuid} is already cancelled: nothing was sent`);
     printOutcome(out, beforeRes, uuid);
     return 0;
@@ -81,20 +84,29 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
     }
   }
 
-  await writer.run(command, (idempotencyKey, retry, onRetry) =>
-    api.cancelReservation(uuid, idempotencyKey, retry, { onRetry }).then((r) => r.data),
-  );
-
-  let after: ApiResponse<Trip>;
-  try {
-    after = await readReservation(api, uuid, out);
-  } catch (err) {
-    // The cancellation committed; only the follow-up read failed.
-    const why = err instanceof CliError ? err.message : String(err);
+  const { after, readError } = await commitCancel(deps, plan);
+  if (!after) {
+    const why = readError instanceof CliError ? readError.message : String(readError);
     out.warn(`cancelled, but the outcome could not be read (${why}); see \`${cliPrefix(ctx)} trips ${uuid}\``);
     return 0;
   }
   printOutcome(out, after, uuid);
   out.info(`\`${cliPrefix(ctx)} trips ${uuid}\` shows the invoices and the payment status`);
   return 0;
+}
+
+/** `cancel --dry-run`: the status from the trips list (tripFromList), then the DELETE it would send. */
+async function dryCancel(ctx: Context, uuid: string, key: string | undefined, resuming: JournalEntry | undefined): Promise<number> {
+  const { api, out, target } = await services(ctx);
+  refuseReadOnly(target);
+  const trip = await tripFromList(api, uuid, cliPrefix(ctx));
+  if (!resuming && trip.status === 'cancelled') {
+    out.info(`reservation ${uuid} is already cancelled: cancel would send nothing`);
+    if (out.json) out.printJson({ dry_run: true, command: 'cancel', request: null, journal: null, notes: ['already cancelled: nothing would be sent'] });
+    return 0;
+  }
+  const journal = journalDecision(resuming, ctx.now(), key);
+  const request = await previewOf(api, (a) => a.cancelReservation(uuid, decisionKey(journal), NO_RETRY));
+  const notes = [`reservation ${uuid}: ${clean(trip.status ?? 'status not stated')}${trip.car ? `, ${clean(trip.car.name)}` : ''}`];
+  return printDryRun(out, { command: 'cancel', request, journal, notes });
 }

@@ -5,10 +5,14 @@ import { openUrl } from '../cli/browser.js';
 import type { Context } from '../cli/context.js';
 import { sandboxLinkNote, services } from '../cli/services.js';
 import { printAction } from '../render/action.js';
+import { usageError } from '../errors.js';
 import { cliPrefix } from './confirm.js';
+import { LINK_NOTE, previewOf, printDryRun } from './dry-run.js';
 
-export async function run(input: { open?: boolean }, ctx: Context): Promise<number> {
+export async function run(input: { open?: boolean; dryRun?: boolean }, ctx: Context): Promise<number> {
+  if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');
   const { api, out, target } = await services(ctx);
+  if (input.dryRun) return printDryRun(out, { command: 'card-link', request: await previewOf(api, (a) => a.cardAddLink()), notes: [LINK_NOTE] });
   const res = await api.cardAddLink();
   let opened: boolean | string | undefined;
   if (input.open) {

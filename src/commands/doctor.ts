@@ -24,6 +24,9 @@ import { clean } from '../render/sanitize.js';
 export interface DoctorInput {
   require?: string[];
   write?: boolean;
+  /** Check every answer against the spec (src/commands/doctor-contract.ts). */
+  contract?: boolean;
+  junit?: string;
 }
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -215,6 +218,8 @@ export function classify(probe: Probe, sent: Sent, isMissingRoute: (a: Answer) =
 }
 
 export async function run(input: DoctorInput, ctx: Context): Promise<number> {
+  if (input.contract) return (await import('./doctor-contract.js')).run(input, ctx);
+  if (input.junit !== undefined) throw usageError('--junit writes the findings of --contract: give --contract too');
   const required = parseRequire(input.require);
   const out = output(ctx);
   const checks: CheckResult[] = [];

@@ -1,6 +1,6 @@
 // `carrental extend-link <uuid> [--to D] [--dry-run]`: with a target, preview what the
-// extension costs, then get the link where the customer confirms it (--dry-run: only the
-// preview, no link). The API never changes dates: the customer does, on the page.
+// extension costs, then get the link where the customer confirms it (--dry-run: the link
+// request is printed, not sent). The API never changes dates: the customer does, on the page.
 //
 // The link body names the target `checkout`, as the spec's machine-readable description
 // does (its prose says `date_checkout`). Generated clients and the server's request
@@ -19,6 +19,7 @@ import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from './confirm.js';
+import { LINK_NOTE, previewOf, printDryRun, tripFromList } from './dry-run.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
 import { checkPartialDates, clockNow, zoneOrRefuse } from './trip-dates.js';
@@ -27,7 +28,7 @@ export interface ExtendLinkInput {
   uuid?: string;
   to?: string;
   open?: boolean;
-  /** Preview the price of --to only: no link is asked for. */
+  /** Print the link request it would send (after the price preview of --to, a read); no link is asked for. */
   dryRun?: boolean;
 }
 
@@ -70,7 +71,6 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   // absolute, or relative (`+2d 10:00`) and read in the car's zone once the trip is read
   let to = input.to !== undefined ? checkPartialDates({ to: input.to }).to : undefined;
-  if (input.dryRun && !to) throw usageError('--dry-run previews the price of an extension to a date: give --to (YYYY-MM-DD HH:MM, or relative as "+5d 10:00")');
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');
 
   const { api, out, target } = await services(ctx);
@@ -80,9 +80,11 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   const cli = cliPrefix(ctx);
 
   let trip: Trip | undefined;
+  let price: unknown;
   if (to) {
-    // for the zone labels and the current check-out; a 404 stops here
-    trip = (await readReservation(api, uuid, out)).data;
+    // for the zone labels and the current check-out; a 404 stops here (a dry run reads the
+    // trips list: reading the reservation prepares a debt invoice when money is owed)
+    trip = input.dryRun ? await tripFromList(api, uuid, cli) : (await readReservation(api, uuid, out)).data;
     if (isRelativeDate(to)) to = resolveDateInput(to, '--to', { now: clockNow(ctx, target.sandbox), zone: zoneOrRefuse(trip.car?.city) });
     let priced: ApiResponse<ExtensionPrice>;
     try {
@@ -91,19 +93,16 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
       throw explain(err, uuid, to, trip, cli);
     }
     const preview = previewPairs(trip, to, priced.data);
-    if (input.dryRun) {
-      // the preview is this command's answer: stdout, and --json carries the price as received
-      if (out.json) out.printJson(payloadOf(priced));
-      else out.pairs(preview);
-      out.info(
-        `a preview only: no link was created, nothing changes and nothing is charged; \`${cli} extend-link ${uuid} --to ${to}\` gets the link where the customer confirms it (the page shows the price of that moment)`,
-      );
-      return 0;
-    }
+    price = (priced.body as { data?: unknown }).data; // as received, not as parsed
     ctx.io.stderr.write(renderPairs(preview, { tty: !!ctx.io.stderr.isTTY }));
     out.info('a preview: nothing changes and nothing is charged until the customer confirms on the page, which shows the current price');
   }
 
+  if (input.dryRun) {
+    const request = await previewOf(api, (a) => a.extensionLink(uuid, to));
+    const notes = [...(to ? ['the price above was read from the API (a read: it changes nothing)'] : []), LINK_NOTE];
+    return printDryRun(out, { command: 'extend-link', request, notes, extra: price === undefined ? undefined : { extension_price: price } });
+  }
   let res: ApiResponse<ManualAction>;
   try {
     res = await api.extensionLink(uuid, to);

@@ -17,6 +17,7 @@ import { clean } from '../render/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
 import { depositState } from '../render/trip-booking.js';
 import { cliPrefix } from './confirm.js';
+import { LINK_NOTE, previewOf, printDryRun } from './dry-run.js';
 import { parseSeconds } from './parse.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { askedWaitMs, readReservation } from './trips.js';
@@ -27,6 +28,8 @@ export interface PayLinkInput {
   open?: boolean;
   wait?: boolean;
   waitTimeout?: string;
+  /** Print the request it would send; send nothing. */
+  dryRun?: boolean;
 }
 
 /** The spec's polling guidance: not faster than every few seconds. */
@@ -58,12 +61,14 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   const type = input.type ?? 'rent';
   const timeoutS = parseSeconds(input.waitTimeout, '--wait-timeout', 1);
   if (timeoutS !== undefined && !input.wait) throw usageError('--wait-timeout goes with --wait');
+  if (input.dryRun && (input.open || input.wait)) throw usageError(`--dry-run creates no link, so there is nothing to ${input.open ? '--open' : '--wait'} for`);
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const cli = cliPrefix(ctx);
+  if (input.dryRun) return printDryRun(out, { command: 'pay-link', request: await previewOf(api, (a) => a.paymentLink(uuid, type)), notes: [LINK_NOTE] });
   const served = target.embedded?.links === 'shared' ? undefined : target.embedded;
   if (input.wait && served) {
     // the done page is honest about its own end: it closes with this command

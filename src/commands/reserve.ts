@@ -1,6 +1,7 @@
 // `carrental reserve`: validate, quote (with the key, so personal promo eligibility is
 // checked), show the quote, confirm, then create the reservation through the journaled,
 // idempotent write. A rerun of the same command after any failure reuses the same key.
+import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
@@ -11,7 +12,9 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { cliPrefix, requireConfirmable } from './confirm.js';
-import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from './idempotent-write.js';
+import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
+import { createCommand, createReservation } from '../booking/reservations.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
@@ -31,6 +34,10 @@ export interface ReserveInput {
   idempotencyKey?: string;
   /** Book again even though this same command booked within the replay window. */
   new?: boolean;
+  /** Print the request and the journal's decision; send nothing. */
+  dryRun?: boolean;
+  /** false (--no-quote): a dry run asks for no quote either. */
+  quote?: boolean;
 }
 
 export function run(input: ReserveInput, ctx: Context): Promise<number> {
@@ -129,7 +136,10 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   if (missing.length && !ctx.canPrompt()) {
     throw usageError(`missing ${missing.join(', ')}`, 'on a terminal `carrental reserve` asks for what is missing; in a script give the alias, --from and --to');
   }
-  requireConfirmable(ctx, 'reserve');
+  if (input.quote === false && !input.dryRun) throw usageError('--no-quote goes with --dry-run (a reservation is always quoted and confirmed first)');
+  // a dry run sends nothing, so there is nothing to confirm
+  if (!input.dryRun) requireConfirmable(ctx, 'reserve');
+  const dry = input.dryRun ? { quote: input.quote !== false } : undefined;
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
@@ -157,7 +167,7 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   try {
     for (;;) {
       try {
-        return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps });
+        return await book(ctx, prompter, settled, car, key, input.new === true, prompted && { prompted, deps: promptDeps }, dry);
       } catch (err) {
         // After prompts, the create itself may refuse an answer the quote accepted (the car
         // taken meanwhile, a one-time promo used): the server decided and nothing was booked
@@ -183,18 +193,19 @@ async function book(
   key: string | undefined,
   fresh: boolean,
   reask: { prompted: PromptedReservation; deps: Parameters<typeof reaskRefused>[2] } | undefined,
+  dry?: { quote: boolean },
 ): Promise<number> {
   const { api, out, target } = await services(ctx);
   let complete = settled.choice;
   let body = buildCreateRequest(complete);
-  let command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh };
+  let command = createCommand(body, { key, fresh });
   const writer = new JournaledWrite(ctx, out, target);
 
   let resuming = await writer.pending(command);
   const talk = stderrOutput(ctx);
   const carLine = `${clean(car.name)} (${clean(car.car_alias)})`;
   let confirmText: string | undefined;
-  if (!resuming) {
+  if (!resuming && (!dry || dry.quote)) {
     let quote: Quote | undefined;
     for (;;) {
       try {
@@ -212,7 +223,7 @@ async function book(
         reask.prompted = await reaskRefused(field, { ...reask.prompted, ...complete }, reask.deps);
         complete = settled.choice = reask.prompted;
         body = buildCreateRequest(complete);
-        command = { operation: 'createReservation', target: body.car_alias, request: body, key, fresh };
+        command = createCommand(body, { key, fresh });
       }
     }
     if (quote) {
@@ -226,7 +237,7 @@ async function book(
     }
   }
   if (resuming) {
-    writer.announceResume(resuming);
+    if (!dry) writer.announceResume(resuming);
     if (resuming.state === 'pending') {
       // If the earlier attempt committed, the car is now taken by that very reservation and
       // a fresh quote would be refused; the rerun must reach the server with the old key.
@@ -242,39 +253,38 @@ async function book(
     // A done entry needs no confirmation: the same key cannot book anything new.
   }
 
+  if (dry) {
+    refuseReadOnly(target);
+    const journal = journalDecision(resuming, ctx.now(), key);
+    const request = await previewOf(api, (a) => a.createReservation(body, decisionKey(journal), NO_RETRY));
+    const quoted = !resuming && dry.quote;
+    const notes = [quoted ? 'the quote above was read from the API (a read; --no-quote skips it)' : !resuming ? 'no quote was asked (--no-quote)' : 'no quote was asked: the journal already holds this command'];
+    if (journal.decision === 'replay' && journal.result) {
+      // the real run reads the replayed reservation and refuses to claim a cancelled one
+      const trip = await tripFromList(api, journal.result, cliPrefix(ctx)).catch(() => undefined);
+      if (trip?.status === 'cancelled') notes.push(`reservation ${journal.result} has been cancelled since: the real run books nothing and exits 5 (--new books anew)`);
+    }
+    return printDryRun(out, { command: 'reserve', request, journal, notes });
+  }
+
   if (confirmText !== undefined && !ctx.globals.yes && !(await prompter.confirm(confirmText, false))) {
     out.info('not reserved: nothing was sent');
     return 1;
   }
 
-  let cancelledSince: { uuid: string; age: string } | undefined;
-  await writer.run(command, (idempotencyKey, retry, onRetry) => api.createReservation(body, idempotencyKey, retry, { onRetry }), {
-    report: async (res, info) => {
-      const uuid = res.data;
-      let status: string | undefined;
-      if (info.reused) {
-        // The answer may be the original one: the reservation can have been paid or
-        // cancelled since, and a cancelled one must not be reported as a booking.
-        try {
-          status = (await api.reservation(uuid)).data.status;
-        } catch (err) {
-          out.warn(`could not read the reservation's current status (${err instanceof CliError ? err.message : String(err)})`);
-        }
+  const created = await createReservation({ api, writer, out, now: () => ctx.now() }, command, body, {
+    report: (c) => {
+      // a cancelled one is not a booking: reported below as the refusal it is
+      if (c.cancelledSince) return;
+      if (c.answeredByAnotherRun) {
+        out.info(`already reserved by this same command ${formatAge(ctx.now().getTime() - Date.parse(c.doneBefore!))} ago (another run): ${c.uuid}`);
       }
-      const since = info.doneBefore ?? (info.reused ? info.entry.createdAt : undefined);
-      if (status === 'cancelled') {
-        cancelledSince = { uuid, age: formatAge(ctx.now().getTime() - Date.parse(since ?? info.entry.createdAt)) };
-        return;
-      }
-      if (info.doneBefore && info.entry.state === 'pending') {
-        out.info(`already reserved by this same command ${formatAge(ctx.now().getTime() - Date.parse(info.doneBefore))} ago (another run): ${uuid}`);
-      }
-      printCreated(ctx, out, uuid, payloadOf(res), status);
+      printCreated(ctx, out, c.uuid, payloadOf(c.response), c.status);
     },
   });
-  if (cancelledSince) {
-    throw new CliError('conflict', `reservation ${cancelledSince.uuid}, made by this same command ${cancelledSince.age} ago, has been cancelled since: nothing new was booked`, {
-      hint: `to book this car again, rerun the command with --new (\`${cliPrefix(ctx)} trips ${cancelledSince.uuid}\` shows the cancelled one)`,
+  if (created.cancelledSince) {
+    throw new CliError('conflict', `reservation ${created.uuid}, made by this same command ${created.cancelledSince} ago, has been cancelled since: nothing new was booked`, {
+      hint: `to book this car again, rerun the command with --new (\`${cliPrefix(ctx)} trips ${created.uuid}\` shows the cancelled one)`,
     });
   }
   return 0;

@@ -1,8 +1,6 @@
 // `carrental trips [uuid] [--watch]`: the active and past trips, or one reservation with its
 // payment status, money, invoices and cancellation outcome; --watch re-reads it until the
 // status or the payment status changes.
-import type { RetryPolicy } from '../api/client.js';
-import { READ_RETRY } from '../api/client.js';
 import type { Api } from '../api/endpoints.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
@@ -25,32 +23,8 @@ export interface TripsInput {
 
 /** The spec: "do not poll faster than every few seconds"; --watch never goes below this. */
 export const MIN_WATCH_INTERVAL_S = 5;
-/** The spec: a 500 while a payment is in progress is temporary; wait a few seconds and read again. */
-export const PAYMENT_IN_PROGRESS_WAIT_MS = 3_000;
-
-/** Reading one reservation: the usual read retries, plus a 500 (payment in progress) after ≥ 3 s. */
-export const RESERVATION_READ_RETRY: RetryPolicy = {
-  maxAttempts: 5,
-  maxTotalMs: 60_000,
-  retryable: (f, method) => (f.kind === 'status' && f.status === 500) || READ_RETRY.retryable(f, method),
-  minDelayMs: (f) => (f.kind === 'status' && f.status === 500 ? PAYMENT_IN_PROGRESS_WAIT_MS : 0),
-};
-
-/** Reads a reservation, retrying a payment in progress; `--json` callers want `payloadOf(res)`. */
-export function readReservation(api: Api, uuid: string, out: Output) {
-  return api.reservation(uuid, {
-    retry: RESERVATION_READ_RETRY,
-    onRetry: ({ attempt, maxAttempts, delayMs, failure }) => {
-      const why =
-        failure.kind === 'status' && failure.status === 500
-          ? 'a payment may be in progress (HTTP 500)'
-          : failure.kind === 'status'
-            ? `HTTP ${failure.status}${failure.errorCode ? ` ${failure.errorCode}` : ''}`
-            : 'connection failed';
-      out.progress(`${why}: reading again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
-    },
-  });
-}
+export { PAYMENT_IN_PROGRESS_WAIT_MS, RESERVATION_READ_RETRY, readReservation } from '../booking/read.js';
+import { readReservation } from '../booking/read.js';
 
 /**
  * How long the API asked to wait before the next request (Retry-After, sent with 429 and

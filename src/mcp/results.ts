@@ -4,6 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecrets } from '../api/redact.js';
 import { CliError } from '../errors.js';
+import { ToolError } from './confirmation.js';
 import { safeJsonText } from '../render/json-text.js';
 
 /** Said with every action link: the API hands over to the customer, it never completes anything. */
@@ -20,16 +21,31 @@ export function okResult(structured: Record<string, unknown>, secrets: Array<str
 
 /** Next steps in the words of an agent's tools (the CLI's hints name commands and flags). */
 const NEXT_STEP: Record<string, string | ((retryAfter?: number) => string)> = {
-  invalid_credentials: 'the API key is invalid, revoked or inactive: the user configures a current key (`carrental auth login`, or CARRENTAL_API_KEY in the server environment) and restarts the server',
+  invalid_credentials: 'the API key is invalid, revoked or inactive: tell the user to configure a current key for this server and restart it',
   conflicting_credentials: 'a proxy added a second credential header; only one may be sent',
-  api_key_write_upgrade_required: 'this key is read_only: the customer creates a booking_write key in the account settings, and the server is restarted with it and --allow-booking',
+  api_key_write_upgrade_required: 'this key is read_only: the customer creates a booking_write key in the account settings, and the server is restarted with it and booking allowed',
   api_key_operation_not_enabled: 'this operation is not yet available to API keys on this deployment; nothing can be done from here',
   card_payments_not_enabled: 'card payments are not enabled for this account; the customer contacts support',
   rate_limited: (s) => `wait ${s ?? 'a few'} s, then call the tool again`,
   authentication_unavailable: (s) => `wait ${s ?? 1} s, then call the tool again`,
   rate_limit_unavailable: (s) => `wait ${s ?? 1} s, then call the tool again (the call was not executed)`,
   manual_action_unavailable: (s) => `no link was recorded; wait ${s ?? 1} s, then call the tool again`,
-  idempotency_mismatch: 'this idempotency_key was already used for a different request: leave idempotency_key out, or use a fresh one for a new request',
+  idempotency_mismatch: 'this confirmation was already used for a different request: call quote again for a new confirmation',
+  operation_in_progress: (s) => `the same booking or cancellation is still being processed: wait ${s ?? 2} s and call the tool again with the same arguments`,
+  date_in_past: 'the dates are in the past: give a later date_checkin (car-local), for example tomorrow at 10:00',
+  outside_operating_hours: 'a time is outside the opening hours: move date_checkin or date_checkout inside them, for example 10:00',
+  trip_too_short: 'the trip is too short: give a later date_checkout',
+  trip_too_long: 'the trip is too long: give an earlier date_checkout, or book it as two reservations',
+  invalid_date_range: 'the end must be after the start (date_checkout after date_checkin, date_to after date_from)',
+  invalid_extra: 'get_car lists the extras this car offers (prices.extras item_type)',
+  invalid_protection_plan: 'options.protection_plan takes minimum or standard',
+  delivery_address_required: 'give options.delivery_address with options.delivery_type delivery',
+  car_not_available: 'the car is taken then: search_cars with date_from and date_to shows which cars are free',
+  car_not_found: 'search_cars lists the car aliases',
+  invoice_not_found: 'list_invoices lists the invoices of a trip',
+  reservation_not_cancellable: 'get_trip shows its status and dates',
+  driver_not_approved: 'get_verification shows what the rental company still needs from the customer',
+  operation_outcome_unknown: 'call the tool again with the same arguments: it reuses the same idempotency key',
   active_reservation_exists: 'the customer already has the maximum number of active reservations: list_trips shows them',
   nothing_to_pay: 'there is no unpaid invoice of that payment type: get_trip shows the payment status',
   reservation_cancelled: 'the reservation is cancelled: there is nothing to pay; get_trip shows the cancellation outcome',
@@ -60,10 +76,13 @@ export function errorResult(err: unknown, ctx: ErrorContext): CallToolResult {
   const api = err.api;
   const code = api?.error_code;
   const step = code ? NEXT_STEP[code] : undefined;
+  // never err.hint: it speaks the command line (flags and commands), which an agent does not have
   let next = typeof step === 'function' ? step(api?.retryAfter) : step;
-  if (err.kind === 'usage') next = `${err.hint ? `${err.hint}; ` : ''}fix the argument and call the tool again: no request was sent`;
+  if (err.kind === 'usage' && !api) next = 'fix the argument and call the tool again: no request was sent';
+  if (err.kind === 'auth' && !api) next = 'no API key is configured for this server: the user configures one for its profile (or in its environment) and restarts it';
+  if (err instanceof ToolError) next = err.nextStep;
   if (ctx.resume) next = ctx.resume;
-  next ??= api?.status === 404 ? 'check the alias or uuid: search_cars lists cars, list_trips lists reservations' : err.hint;
+  if (!next && api?.status === 404) next = 'check the alias or uuid: search_cars lists cars, list_trips lists reservations';
   if (!next && (err.kind === 'unavailable' || (api && (api.status === 429 || api.status >= 500)))) {
     next = `the service is busy or failing; wait${api?.retryAfter ? ` ${api.retryAfter} s` : ' a few seconds'} and call the tool again`;
   }
@@ -76,6 +95,7 @@ export function errorResult(err: unknown, ctx: ErrorContext): CallToolResult {
     request_id: api?.request_id,
     retry_after_seconds: api?.retryAfter,
     next_step: next,
+    ...(err instanceof ToolError ? err.details : {}),
   };
   const tags = [code, api?.request_id && `request ${api.request_id}`].filter(Boolean);
   const lines = [`error: ${err.message}${tags.length ? ` (${tags.join(', ')})` : ''}`];

@@ -16,14 +16,35 @@ import { OPERATIONS, type Operation } from '../api/operations.js';
 import { scrubSecrets } from '../api/redact.js';
 import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';
-import { JournaledWrite } from '../commands/idempotent-write.js';
-import { CliError } from '../errors.js';
+import { JournaledWrite } from '../booking/journaled-write.js';
+import { parseIntOption } from '../commands/parse.js';
+import { configDir } from '../store/paths.js';
+import { installSecret } from '../store/install-secret.js';
+import { Confirmations } from './confirmation.js';
+import { serveHttp } from './http.js';
+import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
 import { errorResult, okResult } from './results.js';
-import { TOOLS, type ToolDef, type ToolDeps } from './tools.js';
+import { TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './tools.js';
 
 export interface McpInput {
   allowBooking?: boolean;
+  /** Streamable HTTP on loopback instead of stdio. */
+  http?: boolean;
+  port?: string;
+  /** Where the bearer token goes (0600) instead of stderr. */
+  tokenFile?: string;
+  /** Comma-separated toolset names (TOOLSETS); default: every read-only one. */
+  toolsets?: string;
+}
+
+/** The toolsets asked for; an unknown name fails start-up (a typo must not silently drop tools). */
+export function parseToolsets(text: string | undefined, allowBooking: boolean): Set<Toolset> {
+  if (text === undefined) return new Set<Toolset>(allowBooking ? TOOLSETS : TOOLSETS.filter((t) => t !== 'booking'));
+  const names = text.split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+  if (unknown.length || !names.length) throw usageError(`--toolsets takes a comma-separated list of ${TOOLSETS.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
+  return new Set(names as Toolset[]);
 }
 
 /** The tool of every operation; an operation without one is a bug caught at start-up (and by a test). */
@@ -94,6 +115,9 @@ function stderrOnly(ctx: Context): Context {
 export async function runMcpServer(input: McpInput, ctx: Context): Promise<number> {
   const stdin = ctx.io.stdin;
   const stdout = ctx.io.stdout;
+  const toolsets = parseToolsets(input.toolsets, !!input.allowBooking);
+  if (!input.http && (input.port !== undefined || input.tokenFile !== undefined)) throw usageError('--port and --token-file go with --http');
+  if (input.http) parseIntOption(input.port, '--port', { min: 0, max: 65535 });
   const quiet = stderrOnly(ctx);
   const { client, target } = await services(quiet);
   const out = new Output(quiet);
@@ -101,40 +125,53 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   const log = (line: string) => ctx.io.stderr.write(`carrental mcp: ${scrubSecrets(line, secrets)}\n`);
 
   let writes: { ok: boolean; why?: string } = { ok: false, why: 'read-only: start the server with --allow-booking to offer reserve and cancel_reservation' };
-  if (input.allowBooking) writes = await keyCanBook(client);
+  if (input.allowBooking && !toolsets.has('booking')) writes = { ok: false, why: 'the booking toolset is not in --toolsets' };
+  else if (input.allowBooking) writes = await keyCanBook(client);
+  else if (toolsets.has('booking')) writes = { ok: false, why: 'the booking toolset also needs --allow-booking' };
 
-  const server = new McpServer({ name: 'carrental', title: 'carrental', version: ctx.version }, { capabilities: { tools: {} } });
-  const deps: ToolDeps = {
-    api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)),
+  const shared = {
     target,
     out,
+    now: () => ctx.now(),
     writer: writes.ok ? new JournaledWrite(quiet, out, target) : undefined,
+    // only a server that may book issues confirmations (and so makes the install's secret)
+    confirmations: writes.ok ? new Confirmations(installSecret(configDir(ctx.env)), () => ctx.now()) : undefined,
   };
-
   const inflight = new Set<Promise<unknown>>();
-  const registered: string[] = [];
-  for (const [op, tool] of toolsByOperation()) {
-    if (isWrite(op) && !writes.ok) continue;
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input as never,
-        outputSchema: tool.output as never,
-        annotations: annotationsFor(op, tool.title),
-      },
-      ((args: unknown) => {
-        const call = callTool(tool, args, deps, secrets, log);
-        inflight.add(call);
-        void call.finally(() => inflight.delete(call));
-        return call;
-      }) as never,
-    );
-    registered.push(tool.name);
+  const offered = [...toolsByOperation()].filter(([op, tool]) => toolsets.has(tool.toolset) && (!isWrite(op) || writes.ok));
+
+  /** One MCP server (one per connection: stdio has one, HTTP one per session), all on the same tools, journal and secret. */
+  const createServer = (): McpServer => {
+    const server = new McpServer({ name: 'carrental', title: 'carrental', version: ctx.version }, { capabilities: { tools: {} } });
+    const deps: ToolDeps = {
+      ...shared,
+      api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)),
+      askCustomer: () => (server.server.getClientCapabilities()?.elicitation ? (message, field) => askThroughHost(server, message, field) : undefined),
+    };
+    for (const [op, tool] of offered) {
+      server.registerTool(
+        tool.name,
+        { title: tool.title, description: tool.description, inputSchema: tool.input as never, annotations: annotationsFor(op, tool.title) },
+        ((args: unknown) => {
+          const call = callTool(tool, args, deps, secrets, log);
+          inflight.add(call);
+          void call.finally(() => inflight.delete(call));
+          return call;
+        }) as never,
+      );
+    }
+    server.server.onerror = (err) => log(`protocol error: ${err.message}`);
+    return server;
+  };
+  if ((input.allowBooking || toolsets.has('booking')) && !writes.ok) log(`reserve and cancel_reservation are not offered: ${writes.why}`);
+  const serving = `${offered.length} tools (${[...toolsets].join(', ')})`;
+  const mode = `for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`;
+
+  if (input.http) {
+    return serveHttp({ ctx, port: input.port, tokenFile: input.tokenFile, needsToken: !target.sandbox, createServer, inflight, log, describe: `${serving} ${mode}` });
   }
-  if (input.allowBooking && !writes.ok) log(`reserve and cancel_reservation are not offered: ${writes.why}`);
-  log(`serving ${registered.length} tools over stdio for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`);
+  log(`serving ${serving} over stdio ${mode}`);
+  const server = createServer();
 
   const transport = new StdioServerTransport(stdin, stdout);
   // answers still being written when stdin closes must reach the host before we stop
@@ -148,8 +185,6 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
       sending--;
     }
   };
-  server.server.onerror = (err) => log(`protocol error: ${err.message}`);
-
   const stopped = new Promise<string>((resolve) => {
     stdin.once('end', () => resolve('stdin closed'));
     stdin.once('close', () => resolve('stdin closed'));
@@ -172,6 +207,20 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   return 0;
 }
 
+/** A yes/no form through the host (MCP elicitation): yes only when accepted and ticked. */
+async function askThroughHost(server: McpServer, message: string, field: string): Promise<'accept' | 'decline' | 'cancel'> {
+  const answer = await server.server.elicitInput({
+    message,
+    requestedSchema: {
+      type: 'object',
+      properties: { [field]: { type: 'boolean', title: field === 'reserve' ? 'Reserve it' : 'Cancel it', description: message } },
+      required: [field],
+    },
+  });
+  if (answer.action !== 'accept') return answer.action;
+  return answer.content?.[field] === true ? 'accept' : 'decline';
+}
+
 function describeTarget(target: Target): string {
   return target.embedded ? `the embedded sandbox (${target.baseUrl})` : target.baseUrl;
 }
@@ -186,7 +235,7 @@ async function callTool(tool: ToolDef, args: unknown, deps: ToolDeps, secrets: A
     if (!(err instanceof CliError)) log(`${tool.name} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     const resume =
       key && err instanceof CliError && err.kind === 'unavailable'
-        ? `the outcome is unknown; call ${tool.name} again with the same arguments: it reuses idempotency key ${key}, so it cannot ${tool.name === 'reserve' ? 'book' : 'cancel'} twice`
+        ? `the outcome is unknown; call ${tool.name} again with the same arguments and confirmation: it reuses idempotency key ${key}, so it cannot ${tool.name === 'reserve' ? 'book' : 'cancel'} twice`
         : undefined;
     return errorResult(err, { secrets, resume });
   }

@@ -1,26 +1,32 @@
 // The MCP tools: one per user-level operation of the API, keyed by the operation's id in
-// src/api/operations.ts. The server registers them from that table (its summary, its
-// capability decides read or write), inputs are built from the request schemas of
-// src/api/schemas.ts and checked again with the CLI's own parsers, outputs are the response
-// schemas with money and car-local dates made explicit (annotate.ts). A test fails when
-// an operation has no tool.
+// src/api/operations.ts, each in one toolset (catalog, account, links, booking). Inputs are
+// built from the request schemas of src/api/schemas.ts and checked again with the CLI's own
+// parsers; results are compact, for a model to read: money once per amount in integer
+// cents, car-local dates as the API sends them with the zone named once, a car as the few
+// fields an agent needs (more on request). Writes go through the booking core
+// (src/booking/) and need a confirmation the server issued (confirmation.ts).
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { NO_RETRY } from '../api/client.js';
 import type { Api, CarsQuery } from '../api/endpoints.js';
 import { BODY_TYPES, CITIES, ORDER_BY, PAYMENT_TYPES } from '../api/enums.js';
 import * as S from '../api/schemas.js';
+import { journalBaseUrl, type JournaledWrite } from '../booking/journaled-write.js';
+import { readReservation } from '../booking/read.js';
+import { cancelCommand, commitCancel, createCommand, createReservation, planCancel, type BookingDeps } from '../booking/reservations.js';
 import type { Target } from '../cli/services.js';
-import type { JournaledWrite, WriteCommand } from '../commands/idempotent-write.js';
-import { parseAlias, parseIntOption, parseUuid } from '../commands/parse.js';
 import { buildCreateRequest } from '../commands/reserve.js';
-import { readReservation } from '../commands/trips.js';
+import { parseAlias, parseIntOption, parseUuid } from '../commands/parse.js';
 import { usageError } from '../errors.js';
-import { parseLocalDateTime } from '../render/dates.js';
+import { parseLocalDateTime, zoneOf } from '../render/dates.js';
+import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { isValidIdempotencyKey } from '../store/journal.js';
-import { annotateSchema, annotateValue } from './annotate.js';
+import { credentialFingerprint } from '../store/journal.js';
+import { CONFIRMATION_MINUTES, Confirmations, ToolError } from './confirmation.js';
 import { LINK_REMINDER } from './results.js';
+
+export const TOOLSETS = ['catalog', 'account', 'links', 'booking'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
 
 /** What a tool needs; built once per server, `api()` once per call (it carries the host's name). */
 export interface ToolDeps {
@@ -28,9 +34,17 @@ export interface ToolDeps {
   target: Target;
   /** Progress and notes of the journaled writes: the server's stderr, never the protocol stream. */
   out: Output;
-  /** Present only when reserve and cancel are registered. */
+  now(): Date;
+  /** Present only when reserve and cancel_reservation are registered. */
   writer?: JournaledWrite;
-  /** Where a create or cancel whose outcome is unknown says how to finish it. */
+  /** Present only when reserve and cancel_reservation are registered: quote and get_trip issue confirmations. */
+  confirmations?: Confirmations;
+  /**
+   * Asks the human through the host (MCP elicitation), when the host declared it can: yes
+   * only when they accepted the form and ticked it. Undefined when the host cannot ask.
+   */
+  askCustomer?(): ((message: string, field: string) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
+  /** Where a create or cancel says its idempotency key, for a resume step when the outcome is unknown. */
   onWriteKey?: (key: string) => void;
 }
 
@@ -38,44 +52,49 @@ export interface ToolDef {
   name: string;
   /** The operation's id in OPERATIONS. */
   operation: string;
+  toolset: Toolset;
   title: string;
   description: string;
   input: $ZodType;
-  output: $ZodType;
   run(args: never, deps: ToolDeps): Promise<Record<string, unknown>>;
 }
 
-/** search_cars with all_pages stops after this many cars (documented in docs/agents.md). */
-export const ALL_PAGES_CAP = 500;
-const PAGE_SIZE = 200;
+/** Said once in the description of every tool that returns money, instead of a formatted copy of each amount. */
+const MONEY = 'Amounts are integer US cents (USD; 12345 is $123.45); _usd fields are whole dollars.';
+const LOCAL = 'car-local YYYY-MM-DDTHH:MM in the car’s city zone (la: America/Los_Angeles, miami: America/New_York); never UTC';
+
+/** search_cars: the default page size, small enough for an agent's context. */
+export const SEARCH_PAGE = 10;
+/** The compact car of search_cars; `fields` adds others. */
+export const COMPACT_CAR = ['car_alias', 'name', 'city', 'body_type', 'seats', 'discounted_day_rate_cents', 'display_trip_total_cents', 'is_available'] as const;
+const CAR_FIELDS = Object.keys((S.Car as unknown as { _zod: { def: { shape: Record<string, unknown> } } })._zod.def.shape) as [string, ...string[]];
 
 const describe = <T extends $ZodType>(schema: T, text: string): T => (schema as unknown as { check(c: unknown): T }).check(z.describe(text));
 const shape = (schema: $ZodType) => (schema as unknown as { _zod: { def: { shape: Record<string, $ZodType> } } })._zod.def.shape;
 
 const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const reservationUuid = describe(z.string().check(z.regex(UUID_RE, 'expected a UUID')), 'the reservation uuid (list_trips lists them)');
-const idempotencyKey = describe(
-  z.optional(z.string().check(z.regex(/^[\x21-\x7e][\x20-\x7e]{14,126}[\x21-\x7e]$/, 'expected 16 to 128 printable ASCII characters'))),
-  'optional Idempotency-Key (16 to 128 printable ASCII characters). Without it the server journals a fresh one; ' +
-    'calling again with the same arguments reuses it, so a retry never books or cancels twice',
-);
-const LOCAL = 'car-local wall-clock date and time YYYY-MM-DDTHH:MM, in the time zone of the car’s city (la: America/Los_Angeles, miami: America/New_York); never UTC';
+const reservationUuid = describe(z.string().check(z.regex(UUID_RE, 'expected a UUID')), 'reservation uuid (list_trips)');
 
 const Q = shape(S.QuoteRequest);
 const O = shape(S.ReservationOptions);
-const pick = <K extends string>(from: Record<string, $ZodType>, ...keys: K[]) => Object.fromEntries(keys.map((k) => [k, from[k]])) as Record<K, $ZodType>;
-/** The QuoteRequest of the API, field by field, with what an agent needs to know. */
 const tripInput = {
-  car_alias: describe(Q.car_alias, 'the car alias (from search_cars)'),
+  car_alias: describe(Q.car_alias, 'car alias (search_cars)'),
   date_checkin: describe(Q.date_checkin, `check-in, ${LOCAL}`),
-  date_checkout: describe(Q.date_checkout, 'check-out, same form; after check-in'),
+  date_checkout: describe(Q.date_checkout, 'check-out, same form, after check-in'),
   options: describe(
     // closed, so that a misspelt option is an error rather than silently the default
-    z.optional(z.strictObject({ ...pick(O, 'protection_plan', 'mileage_type', 'delivery_type'), delivery_address: z.optional(z.string()) })),
-    'protection_plan (minimum by default, or standard), mileage_type (limited by default, or unlimited), delivery_type (pickup by default, or delivery with delivery_address)',
+    z.optional(
+      z.strictObject({
+        protection_plan: describe(z.optional(O.protection_plan), 'minimum (default) or standard'),
+        mileage_type: describe(z.optional(O.mileage_type), 'limited (default) or unlimited'),
+        delivery_type: describe(z.optional(O.delivery_type), 'pickup (default) or delivery'),
+        delivery_address: describe(z.optional(z.string()), 'required with delivery_type delivery'),
+      }),
+    ),
+    'trip options; defaults: minimum, limited, pickup',
   ),
-  extras: describe(Q.extras, 'extra item types from the car’s prices.extras (get_car)'),
-  promo_code: describe(Q.promo_code, 'a promo code'),
+  extras: describe(Q.extras, 'extra item types from get_car prices.extras'),
+  promo_code: describe(Q.promo_code, 'promo code'),
 };
 
 interface TripArgs {
@@ -87,6 +106,12 @@ interface TripArgs {
   promo_code?: string;
 }
 
+/** The CLI's alias check, in the tools' words for an empty one (the CLI's names a command). */
+function alias(value: string): string {
+  if (!value.trim()) throw usageError('car_alias is empty: search_cars lists the car aliases');
+  return parseAlias(value);
+}
+
 /** A car-local date checked as the CLI checks it (a real calendar date), named by its field. */
 const localDate = (value: string, field: string) => parseLocalDateTime(value, field);
 
@@ -96,7 +121,7 @@ function checkOrder(from: string, to: string, fromName: string, toName: string):
 
 /** The canonical ReservationCreateRequest, the same the `reserve` command builds (same journal entry). */
 function tripRequest(args: TripArgs): S.ReservationCreateRequest {
-  const alias = parseAlias(args.car_alias);
+  const carAlias = alias(args.car_alias);
   const from = localDate(args.date_checkin, 'date_checkin');
   const to = localDate(args.date_checkout, 'date_checkout');
   checkOrder(from, to, 'date_checkin', 'date_checkout');
@@ -110,7 +135,7 @@ function tripRequest(args: TripArgs): S.ReservationCreateRequest {
   const promo = args.promo_code?.trim();
   if (args.promo_code !== undefined && !promo) throw usageError('promo_code is empty');
   return buildCreateRequest({
-    alias,
+    alias: carAlias,
     from,
     to,
     protection: o.protection_plan,
@@ -121,12 +146,21 @@ function tripRequest(args: TripArgs): S.ReservationCreateRequest {
   });
 }
 
-function writeKey(value: string | undefined): string | undefined {
-  if (value !== undefined && !isValidIdempotencyKey(value)) {
-    throw usageError('idempotency_key must be 16 to 128 printable ASCII characters, without spaces at either end');
-  }
-  return value;
+/** What a confirmation is bound to besides the request: this API and this credential. */
+function binding(deps: ToolDeps, request: unknown): string {
+  return Confirmations.binding([journalBaseUrl(deps.target), credentialFingerprint(deps.target.apiKey ?? ''), request]);
 }
+
+/** A write the customer declined in the host's form: nothing was sent. */
+const declined = (answer: 'decline' | 'cancel', what: string) => ({
+  sent: false,
+  confirmed_by: 'elicitation',
+  customer_answer: answer,
+  note: `The customer ${answer === 'decline' ? 'declined' : 'dismissed'} the confirmation: nothing was ${what}.`,
+});
+
+const QUOTE_AGAIN = 'call quote again with the same arguments, show the customer the new total and deposit, and once they agree call reserve with the new confirmation';
+const READ_AGAIN = 'call get_trip for this reservation again, confirm the cancellation with the customer, and call cancel_reservation with its cancel_confirmation';
 
 /** A note under the links of the embedded sandbox: its pages live as long as their server. */
 function sandboxNote(target: Target): string | undefined {
@@ -137,32 +171,22 @@ function sandboxNote(target: Target): string | undefined {
   return `Sandbox: this MCP server serves the page on port ${e.linkPort}${taken} for as long as it runs.`;
 }
 
-const linkOutput = (extra: Record<string, $ZodType> = {}) =>
-  annotateSchema(
-    z.extend(S.ManualAction, {
-      ...extra,
-      reminder: describe(z.string(), 'opening the link is not completion'),
-      next_step: z.string(),
-      note: z.optional(z.string()),
-    }),
-  );
-
 function linkResult(action: S.ManualAction, target: Target, nextStep: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const note = sandboxNote(target);
   return { ...action, ...extra, reminder: LINK_REMINDER, next_step: nextStep, ...(note ? { note } : {}) };
 }
 
 const searchInput = z.strictObject({
-  city: describe(z.optional(z.enum(CITIES)), 'la (America/Los_Angeles) or miami (America/New_York)'),
-  date_from: describe(z.optional(S.LocalDateTime), `trip start, ${LOCAL}; with date_to, each car says is_available and its trip totals`),
-  date_to: describe(z.optional(S.LocalDateTime), 'trip end, same form; after date_from; goes with date_from'),
-  body_type: z.optional(z.enum(BODY_TYPES)),
-  make_id: z.optional(z.int().check(z.minimum(0))),
-  model_id: z.optional(z.int().check(z.minimum(0))),
+  city: describe(z.optional(z.enum(CITIES)), 'la or miami'),
+  date_from: describe(z.optional(S.LocalDateTime), `trip start, ${LOCAL}; with date_to each car says is_available and its trip total`),
+  date_to: describe(z.optional(S.LocalDateTime), 'trip end, same form, after date_from'),
+  body_type: describe(z.optional(z.enum(BODY_TYPES)), 'body type'),
+  make_id: describe(z.optional(z.int().check(z.minimum(0))), 'numeric make id (make filter)'),
+  model_id: describe(z.optional(z.int().check(z.minimum(0))), 'numeric model id (model filter)'),
   order_by: describe(z.optional(z.enum(ORDER_BY)), 'order by price'),
-  limit: describe(z.optional(z.int().check(z.minimum(1), z.maximum(200))), 'cars per page, 1..200 (default 50)'),
-  offset: describe(z.optional(z.int().check(z.minimum(0))), 'skip this many cars (default 0); page until has_more is false'),
-  all_pages: describe(z.optional(z.boolean()), `fetch every page, up to ${ALL_PAGES_CAP} cars (then truncated is true and next_offset says where to go on)`),
+  limit: describe(z.optional(z.int().check(z.minimum(1), z.maximum(200))), `cars per page, 1..200 (default ${SEARCH_PAGE})`),
+  offset: describe(z.optional(z.int().check(z.minimum(0))), 'skip this many cars; next_offset of the previous page'),
+  fields: describe(z.optional(z.array(z.enum(CAR_FIELDS))), `more car fields than the default ${COMPACT_CAR.join(', ')}`),
 });
 type SearchArgs = z.infer<typeof searchInput>;
 
@@ -181,7 +205,7 @@ function searchQuery(args: SearchArgs, defaultCity: string | undefined): CarsQue
     city: args.city ?? defaultCity,
     date_from: from,
     date_to: to,
-    limit: int(args.limit, 'limit', { min: 1, max: 200 }),
+    limit: int(args.limit, 'limit', { min: 1, max: 200 }) ?? SEARCH_PAGE,
     offset: int(args.offset, 'offset', { min: 0 }),
     body_type: args.body_type,
     make_id: int(args.make_id, 'make_id', { min: 0 }),
@@ -190,28 +214,23 @@ function searchQuery(args: SearchArgs, defaultCity: string | undefined): CarsQue
   };
 }
 
-/** Pages of PAGE_SIZE from the query's offset until the catalog ends or the cap is reached. */
-async function searchAllPages(api: Api, query: CarsQuery) {
-  const start = query.offset ?? 0;
-  const cars: S.Car[] = [];
-  const seen = new Set<string>();
-  let total = 0;
-  let offset = start;
-  let more = true;
-  while (more && cars.length < ALL_PAGES_CAP) {
-    const page = (await api.listCars({ ...query, offset, limit: PAGE_SIZE })).data;
-    total = page.total;
-    // the catalog can shift while we page; never list a car twice
-    for (const car of page.cars) if (!seen.has(car.car_alias)) {
-      seen.add(car.car_alias);
-      cars.push(car);
-    }
-    offset += page.cars.length;
-    more = page.has_more && page.cars.length > 0;
-  }
-  const truncated = more || cars.length > ALL_PAGES_CAP;
-  const kept = cars.slice(0, ALL_PAGES_CAP);
-  return { cars: kept, total, has_more: truncated, truncated, next_offset: truncated ? start + kept.length : undefined };
+function pickFields(value: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (value[f] !== undefined) out[f] = value[f];
+  return out;
+}
+
+/** A car as a trip names it. */
+const carRef = (car: S.Car | undefined) => (car ? { car_alias: car.car_alias, name: car.name, city: car.city } : undefined);
+
+/** A trip without the whole car (get_car has it) or invoice line items (list_invoices has them). */
+function compactTrip(trip: S.Trip): Record<string, unknown> {
+  const { car, invoices, ...rest } = trip;
+  return {
+    ...rest,
+    ...(car ? { car: carRef(car), time_zone: zoneOf(car.city) } : {}),
+    ...(invoices ? { invoices: invoices.map(({ items: _items, status: _legacy, currency: _usd, ...inv }) => inv) } : {}),
+  };
 }
 
 const tripReminder = 'An unpaid reservation is not a paid booking and not a guaranteed hold.';
@@ -220,57 +239,47 @@ export const TOOLS: readonly ToolDef[] = [
   {
     name: 'search_cars',
     operation: 'listCars',
+    toolset: 'catalog',
     title: 'Search cars',
     description:
-      'Search the catalog by city, dates and type. With date_from and date_to each car says whether it is available and what the trip costs (rent plus trip fee). ' +
-      `One page by default (limit, offset, has_more); all_pages fetches up to ${ALL_PAGES_CAP} cars. Anonymous: no credential is sent.`,
+      `Search the catalog by city, dates and type. With date_from and date_to each car says is_available and display_trip_total_cents (rent plus trip fee). ` +
+      `Compact cars (add fields for more), ${SEARCH_PAGE} per page by default; has_more and next_offset page on. ${MONEY} Anonymous.`,
     input: searchInput,
-    output: annotateSchema(
-      z.extend(S.CarsPage, {
-        truncated: describe(z.optional(z.boolean()), `all_pages stopped at ${ALL_PAGES_CAP} cars`),
-        next_offset: describe(z.optional(z.int()), 'where the next page starts'),
-      }),
-    ),
     async run(args: SearchArgs, deps) {
       const query = searchQuery(args, deps.target.profileData.city);
-      const api = deps.api();
-      if (args.all_pages) {
-        const page = await searchAllPages(api, query);
-        return annotateValue(page, S.CarsPage) as Record<string, unknown>;
-      }
-      const page = (await api.listCars(query)).data;
+      const page = (await deps.api().listCars(query)).data;
+      const fields = [...COMPACT_CAR, ...(args.fields ?? [])];
       const next = page.has_more ? (query.offset ?? 0) + page.cars.length : undefined;
-      return annotateValue({ ...page, ...(next !== undefined ? { next_offset: next } : {}) }, S.CarsPage) as Record<string, unknown>;
+      return {
+        cars: page.cars.map((car) => pickFields(car, fields)),
+        total: page.total,
+        has_more: page.has_more,
+        ...(next !== undefined ? { next_offset: next } : {}),
+      };
     },
   },
   {
     name: 'get_car',
     operation: 'getCar',
+    toolset: 'catalog',
     title: 'Car detail',
-    description: 'One car: specs, prices (integer cents, with dollars), extras, protection plans, and the car-local date ranges it is blocked. Anonymous.',
-    input: z.strictObject({ car_alias: describe(Q.car_alias, 'the car alias (from search_cars)') }),
-    output: annotateSchema(S.Car),
+    description: `One car: specs, prices (deposit, extras, protection plans per day), and the car-local ranges it is blocked. ${MONEY} Anonymous.`,
+    input: z.strictObject({ car_alias: describe(Q.car_alias, 'car alias (search_cars)') }),
     async run(args: { car_alias: string }, deps) {
-      const car = (await deps.api().getCar(parseAlias(args.car_alias))).data;
-      return annotateValue(car, S.Car) as Record<string, unknown>;
+      const { photos, previews: _previews, ...car } = (await deps.api().getCar(alias(args.car_alias))).data;
+      return { ...car, time_zone: zoneOf(car.city), photo: photos?.[0] };
     },
   },
   {
     name: 'quote',
     operation: 'quote',
+    toolset: 'catalog',
     title: 'Price a trip',
     description:
-      'The price of a trip, line by line, in integer cents with dollars. final_total is the trip price; the refundable deposit (deposit_cents) is in no total. ' +
-      'A quote reserves nothing and fixes no price: reserve revalidates both. Show it to the customer before reserving.',
+      `The price of a trip, line by line. final_total is the trip price; deposit_cents is refundable and in no total. ${MONEY} ` +
+      'A quote reserves nothing and fixes no price. When booking is offered it returns a confirmation for exactly this request and total: ' +
+      `show the customer the total and deposit, and only once they agree pass it to reserve (valid ${CONFIRMATION_MINUTES} minutes, for one booking).`,
     input: z.strictObject(tripInput),
-    output: annotateSchema(
-      z.extend(S.Quote, {
-        car_alias: z.string(),
-        date_checkin: S.LocalDateTime,
-        date_checkout: S.LocalDateTime,
-        note: z.string(),
-      }),
-    ),
     async run(args: TripArgs, deps) {
       const body = tripRequest(args);
       const api = deps.api();
@@ -278,113 +287,153 @@ export const TOOLS: readonly ToolDef[] = [
       const car = api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
       const quote = (await api.quote(body, !!deps.target.apiKey)).data;
       const city = (await car)?.city ?? undefined;
-      const value = {
+      const confirm = deps.confirmations?.issue('reserve', binding(deps, body), { total: quote.final_total, deposit: quote.deposit_cents });
+      return {
         car_alias: body.car_alias,
         date_checkin: body.date_checkin,
         date_checkout: body.date_checkout,
+        time_zone: zoneOf(city),
+        options: body.options,
+        ...(body.extras?.length ? { extras: body.extras } : {}),
         ...quote,
-        note: 'A quote reserves nothing and fixes no price: reserve checks price and availability again.',
+        ...(confirm ? { confirmation: confirm.confirmation, confirmation_expires_at: confirm.expires_at } : {}),
+        note: confirm
+          ? 'Show the customer final_total and deposit_cents; call reserve with these same arguments and the confirmation only once they agree.'
+          : 'A quote reserves nothing and fixes no price.',
       };
-      return annotateValue(value, z.extend(S.Quote, { date_checkin: S.LocalDateTime, date_checkout: S.LocalDateTime }), city) as Record<string, unknown>;
     },
   },
   {
     name: 'list_trips',
     operation: 'listTrips',
+    toolset: 'account',
     title: 'Trips',
-    description: 'The customer’s trips: active (upcoming and in progress) and history (completed and cancelled), each with its financial summary.',
+    description: `The customer’s trips: active (upcoming, in progress) and history (completed, cancelled), each with its financial summary. ${MONEY}`,
     input: z.strictObject({}),
-    output: annotateSchema(S.TripsList),
     async run(_args, deps) {
-      return annotateValue((await deps.api().trips()).data, S.TripsList) as Record<string, unknown>;
+      const trips = (await deps.api().trips()).data;
+      return { active: trips.active.map(compactTrip), history: trips.history.map(compactTrip) };
     },
   },
   {
     name: 'get_trip',
     operation: 'getReservation',
+    toolset: 'account',
     title: 'Trip detail',
     description:
-      'One reservation: status, payment status (settled, to_pay with the amount, or refund), financial summary, invoices and cancellation outcome. ' +
-      'Read it again after the customer used a link: that is how an outcome is learned. Do not read it more often than every few seconds.',
+      `One reservation: status, payment_status (settled, to_pay with amount, or refund), financial summary, invoices, cancellation outcome. ${MONEY} ` +
+      'Read it again after the customer used a link, at most every few seconds. When cancelling is offered and the trip can be cancelled it returns a cancel_confirmation for cancel_reservation.',
     input: z.strictObject({ reservation_uuid: reservationUuid }),
-    output: annotateSchema(S.Trip),
     async run(args: { reservation_uuid: string }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
-      return annotateValue((await readReservation(deps.api(), uuid, deps.out)).data, S.Trip) as Record<string, unknown>;
+      const trip = (await readReservation(deps.api(), uuid, deps.out)).data;
+      const confirm = trip.status === 'new' ? deps.confirmations?.issue('cancel', binding(deps, { uuid })) : undefined;
+      return {
+        ...compactTrip(trip),
+        ...(confirm
+          ? {
+              cancel_confirmation: confirm.confirmation,
+              cancel_confirmation_expires_at: confirm.expires_at,
+              cancel_note: 'Cancelling may charge a cancellation fee. Pass cancel_confirmation to cancel_reservation only once the customer asked to cancel.',
+            }
+          : {}),
+      };
     },
   },
   {
     name: 'list_invoices',
     operation: 'listReservationInvoices',
+    toolset: 'account',
     title: 'Invoices of a trip',
-    description: 'Every invoice of the customer on a reservation, across types and states, with line items (cents; discounts negative). created_at is UTC.',
+    description: `Every invoice of the customer on a reservation with line items (discounts negative). created_at is UTC. ${MONEY}`,
     input: z.strictObject({ reservation_uuid: reservationUuid }),
-    output: annotateSchema(z.object({ reservation_uuid: z.string(), invoices: S.InvoiceList })),
     async run(args: { reservation_uuid: string }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
-      const invoices = (await deps.api().reservationInvoices(uuid)).data;
-      return { reservation_uuid: uuid, invoices: annotateValue(invoices, S.InvoiceList) };
+      return { reservation_uuid: uuid, invoices: (await deps.api().reservationInvoices(uuid)).data };
     },
   },
   {
     name: 'get_invoice',
     operation: 'getInvoice',
+    toolset: 'account',
     title: 'Invoice',
-    description: 'One invoice with its line items. billing_status is the real state (HOLD is a card authorisation, not a charge).',
-    input: z.strictObject({ invoice_uuid: describe(z.string().check(z.regex(UUID_RE, 'expected a UUID')), 'the invoice uuid (from list_invoices or get_trip)') }),
-    output: annotateSchema(S.Invoice),
+    description: `One invoice with its line items. billing_status is the real state (HOLD is a card authorisation, not a charge). created_at is UTC. ${MONEY}`,
+    input: z.strictObject({ invoice_uuid: describe(z.string().check(z.regex(UUID_RE, 'expected a UUID')), 'invoice uuid (list_invoices, get_trip)') }),
     async run(args: { invoice_uuid: string }, deps) {
-      const uuid = parseUuid(args.invoice_uuid, 'invoice_uuid');
-      return annotateValue((await deps.api().invoice(uuid)).data, S.Invoice) as Record<string, unknown>;
+      return (await deps.api().invoice(parseUuid(args.invoice_uuid, 'invoice_uuid'))).data;
     },
   },
   {
     name: 'get_profile',
     operation: 'getProfile',
+    toolset: 'account',
     title: 'Profile',
-    description: 'Who the key belongs to: first name, whether they are approved to drive, and the saved card (masked).',
+    description: 'Who the key belongs to: first name, whether they are approved to drive, the saved card (masked).',
     input: z.strictObject({}),
-    output: annotateSchema(S.Profile),
     async run(_args, deps) {
-      return annotateValue((await deps.api().profile()).data, S.Profile) as Record<string, unknown>;
+      return (await deps.api().profile()).data;
     },
   },
   {
     name: 'get_verification',
     operation: 'getVerification',
+    toolset: 'account',
     title: 'Verification status',
-    description:
-      'Identity verification and driver’s licence status (expired, expiring within 30 days). Verification itself is never started here: the customer does it in the app.',
+    description: 'Identity verification and driver’s licence status (expired, expiring within 30 days). Verification is never started here: the customer does it in the app.',
     input: z.strictObject({}),
-    output: annotateSchema(S.VerificationStatus),
     async run(_args, deps) {
-      return annotateValue((await deps.api().verification()).data, S.VerificationStatus) as Record<string, unknown>;
+      return (await deps.api().verification()).data;
     },
   },
   {
     name: 'get_saved_card',
     operation: 'listCards',
+    toolset: 'account',
     title: 'Saved card',
-    description: 'The saved payment card (masked: brand, last 4 digits, expiry), or null when there is none. card_link hands over adding or replacing one.',
+    description: 'The saved payment card (masked), or null. card_link hands over adding or replacing one.',
     input: z.strictObject({}),
-    output: z.object({ card: z.nullable(S.Card), note: z.string() }),
     async run(_args, deps) {
       const cards = (await deps.api().cards()).data;
       return { card: cards[0] ?? null, note: 'A saved card does not guarantee that a future payment succeeds.' };
     },
   },
   {
+    name: 'extension_price',
+    operation: 'extensionPrice',
+    toolset: 'account',
+    title: 'Extension price preview',
+    description: `What extending a reservation to a later check-out would cost. A preview: nothing changes, nothing is charged. ${MONEY}`,
+    input: z.strictObject({
+      reservation_uuid: reservationUuid,
+      new_checkout: describe(shape(S.ExtensionPriceRequest).new_checkout_date_time_local, `new check-out, ${LOCAL}; later than the current one`),
+    }),
+    async run(args: { reservation_uuid: string; new_checkout: string }, deps) {
+      const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
+      const to = localDate(args.new_checkout, 'new_checkout');
+      const api = deps.api();
+      // the car's zone and the current check-out; a 404 stops here
+      const trip = (await readReservation(api, uuid, deps.out)).data;
+      const price = (await api.extensionPrice(uuid, to)).data;
+      return {
+        reservation_uuid: uuid,
+        current_checkout: trip.date_checkout,
+        new_checkout: to,
+        time_zone: zoneOf(trip.car?.city),
+        ...price,
+        note: 'Nothing changes until the customer confirms on the extension page (extension_link), which shows the current price.',
+      };
+    },
+  },
+  {
     name: 'payment_link',
     operation: 'paymentLink',
+    toolset: 'links',
     title: 'Payment link',
-    description:
-      'A link to the page where the customer pays the rent (default) or the deposit of a reservation. Nothing is paid here: no tool can pay. ' +
-      'Give the link to the customer; afterwards get_trip tells whether it is settled.',
+    description: 'A link to the page where the customer pays the rent (default) or the deposit. No tool can pay. Give the link to the customer; get_trip tells afterwards whether it is settled.',
     input: z.strictObject({
       reservation_uuid: reservationUuid,
       payment_type: describe(z.optional(shape(S.PaymentLinkRequest).payment_type), 'rent (default) or deposit'),
     }),
-    output: linkOutput({ reservation_uuid: z.string(), payment_type: z.enum(PAYMENT_TYPES) }),
     async run(args: { reservation_uuid: string; payment_type?: (typeof PAYMENT_TYPES)[number] }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
       const type = args.payment_type ?? 'rent';
@@ -398,58 +447,25 @@ export const TOOLS: readonly ToolDef[] = [
   {
     name: 'card_link',
     operation: 'cardAddLink',
+    toolset: 'links',
     title: 'Card link',
-    description: 'A link to the page where the customer adds a card (or reviews and replaces the saved one). No card is added here: no tool can add one.',
+    description: 'A link to the page where the customer adds a card (or reviews and replaces the saved one). No tool can add one.',
     input: z.strictObject({}),
-    output: linkOutput(),
     async run(_args, deps) {
       const action = (await deps.api().cardAddLink()).data;
       return linkResult(action, deps.target, 'after the customer saved a card on the page, call get_saved_card');
     },
   },
   {
-    name: 'extension_price',
-    operation: 'extensionPrice',
-    title: 'Extension price preview',
-    description: 'What extending a reservation to a later check-out would cost. A preview: no dates change and nothing is charged. extension_link hands the extension to the customer.',
-    input: z.strictObject({
-      reservation_uuid: reservationUuid,
-      new_checkout: describe(shape(S.ExtensionPriceRequest).new_checkout_date_time_local, `the new check-out, ${LOCAL}; later than the current one`),
-    }),
-    output: annotateSchema(
-      z.extend(S.ExtensionPrice, { reservation_uuid: z.string(), current_checkout: S.LocalDateTime, new_checkout: S.LocalDateTime, note: z.string() }),
-    ),
-    async run(args: { reservation_uuid: string; new_checkout: string }, deps) {
-      const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
-      const to = localDate(args.new_checkout, 'new_checkout');
-      const api = deps.api();
-      // the car's zone and the current check-out; a 404 stops here
-      const trip = (await readReservation(api, uuid, deps.out)).data;
-      const price = (await api.extensionPrice(uuid, to)).data;
-      const value = {
-        reservation_uuid: uuid,
-        current_checkout: trip.date_checkout,
-        new_checkout: to,
-        ...price,
-        note: 'A preview: nothing changes and nothing is charged until the customer confirms on the extension page, which shows the current price.',
-      };
-      return annotateValue(value, z.extend(S.ExtensionPrice, { current_checkout: S.LocalDateTime, new_checkout: S.LocalDateTime }), trip.car?.city ?? undefined) as Record<
-        string,
-        unknown
-      >;
-    },
-  },
-  {
     name: 'extension_link',
     operation: 'extensionLink',
+    toolset: 'links',
     title: 'Extension link',
-    description:
-      'A link to the page where the customer reviews and confirms an extension, optionally starting at a target check-out. No dates change here, even for a zero-cost extension.',
+    description: 'A link to the page where the customer reviews and confirms an extension. No dates change here, even for a zero-cost extension.',
     input: z.strictObject({
       reservation_uuid: reservationUuid,
       checkout: describe(shape(S.ExtensionLinkRequest).checkout, `optional target check-out, ${LOCAL}; the page starts there`),
     }),
-    output: linkOutput({ reservation_uuid: z.string(), checkout: z.optional(z.string()) }),
     async run(args: { reservation_uuid: string; checkout?: string }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
       const to = args.checkout === undefined ? undefined : localDate(args.checkout, 'checkout');
@@ -463,138 +479,139 @@ export const TOOLS: readonly ToolDef[] = [
   {
     name: 'reserve',
     operation: 'createReservation',
+    toolset: 'booking',
     title: 'Reserve a car',
     description:
-      'Creates a real unpaid reservation (quote first, and have the customer agree to the price). Price, eligibility and availability are checked again. ' +
-      `${tripReminder} Payment is separate: payment_link. Safe to retry: the same arguments (or the same idempotency_key) never book twice, even after a restart.`,
-    input: z.strictObject({ ...tripInput, idempotency_key: idempotencyKey }),
-    output: annotateSchema(
-      z.object({
-        reservation_uuid: z.string(),
-        status: z.string(),
-        car_alias: z.string(),
-        date_checkin: S.LocalDateTime,
-        date_checkout: S.LocalDateTime,
-        options: describe(z.optional(S.ReservationOptions), 'the options booked (absent when nothing was sent)'),
-        sent: describe(z.boolean(), 'false when this customer already held this reservation (the same request made before): nothing was sent'),
-        idempotency_key: z.optional(z.string()),
-        resumed: describe(z.boolean(), 'true when an earlier attempt of this same request was finished with its idempotency key'),
-        note: z.string(),
-        next_step: z.string(),
-      }),
-    ),
-    async run(args: TripArgs & { idempotency_key?: string }, deps) {
+      'Creates a real unpaid reservation. Needs the confirmation quote returned for exactly these arguments, after the customer agreed to its total ' +
+      '(a host that supports elicitation may leave it out: the server then asks the customer itself); ' +
+      `without it, or when it expired or the price changed, nothing is booked. ${tripReminder} Payment is separate: payment_link. ` +
+      'Safe to retry: the same confirmation never books twice, even after a restart.',
+    input: z.strictObject({
+      ...tripInput,
+      confirmation: describe(z.optional(z.string().check(z.minLength(1))), 'the confirmation from quote for these same arguments'),
+    }),
+    async run(args: TripArgs & { confirmation?: string }, deps) {
       const body = tripRequest(args);
-      const key = writeKey(args.idempotency_key);
-      const writer = deps.writer!;
+      const confirmations = deps.confirmations!;
       const api = deps.api();
-      const command: WriteCommand = { operation: 'createReservation', target: body.car_alias, request: body, key };
-      const resumed = !!(await writer.pending(command));
-      // the city names the dates' zone; best effort, the reservation exists whatever this read says
-      const city = () => api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data.city ?? undefined, () => undefined);
-      const dates = z.object({ date_checkin: S.LocalDateTime, date_checkout: S.LocalDateTime });
-      if (!resumed) {
-        // The journal lets a finished create go once it has its answer, and an unpaid
-        // reservation holds no calendar slot, so the same call again (a host that timed out
-        // and retried) would book the same car twice. The customer's own trips say whether
-        // this very reservation exists already.
-        const existing = (await api.trips()).data.active.find(
-          (t) => t.status === 'new' && t.car?.car_alias === body.car_alias && t.date_checkin === body.date_checkin && t.date_checkout === body.date_checkout,
+      const booking: BookingDeps = { api, writer: deps.writer!, out: deps.out, now: deps.now };
+      const bound = binding(deps, body);
+      let confirmedBy = 'confirmation';
+      let confirmation = args.confirmation;
+      if (confirmation === undefined) {
+        const ask = deps.askCustomer?.();
+        if (!ask) throw new ToolError('usage', 'reserve needs a confirmation: nothing was booked', QUOTE_AGAIN.replace('call quote again', 'call quote'));
+        // the host can ask the human: the server shows them the price it just quoted
+        const quote = (await api.quote(body, true)).data;
+        const car = await api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
+        const zone = zoneOf(car?.city);
+        const answer = await ask(
+          `Reserve ${car?.name ?? body.car_alias} (${body.car_alias}) from ${body.date_checkin.replace('T', ' ')} to ${body.date_checkout.replace('T', ' ')}` +
+            `${zone ? ` ${zone}` : ''} for ${formatCents(quote.final_total)}, plus a ${formatCents(quote.deposit_cents)} refundable deposit? ` +
+            'It is an unpaid reservation until paid on the payment page.',
+          'reserve',
         );
-        if (existing) {
-          const value = {
-            reservation_uuid: existing.uuid,
-            status: existing.status,
-            car_alias: body.car_alias,
-            date_checkin: body.date_checkin,
-            date_checkout: body.date_checkout,
-            sent: false,
-            resumed,
-            note:
-              'This customer already holds a reservation of this car for these dates (this same request, made before), with the options it was made with: nothing was sent. ' +
-              `To change its options, cancel it and reserve again. ${tripReminder}`,
-            next_step: `call get_trip with ${existing.uuid} for its payment status, or payment_link to hand over paying it`,
-          };
-          return annotateValue(value, dates, existing.car?.city ?? undefined) as Record<string, unknown>;
+        if (answer !== 'accept') return { car_alias: body.car_alias, ...declined(answer, 'booked') };
+        confirmation = confirmations.issue('reserve', bound, { total: quote.final_total, deposit: quote.deposit_cents }).confirmation;
+        confirmedBy = 'elicitation';
+      }
+      const opened = confirmations.open('reserve', bound, confirmation, QUOTE_AGAIN);
+      let command = createCommand(body, { key: opened.key });
+      const journaled = await booking.writer.pending(createCommand(body));
+      if (journaled?.state === 'pending') {
+        // An earlier attempt of this same request has an unknown outcome: finish it with its
+        // key (it may have booked) instead of sending a second booking under a new one.
+        command = createCommand(body, { key: journaled.key });
+      } else if (journaled?.key !== opened.key && confirmedBy === 'confirmation') {
+        if (opened.expired) throw new ToolError('usage', `this confirmation expired (they last ${CONFIRMATION_MINUTES} minutes): nothing was booked`, QUOTE_AGAIN);
+        // a quote holds no price: the total the customer agreed to must still be the price
+        const now = (await api.quote(body, true)).data;
+        if (now.final_total !== opened.total || now.deposit_cents !== opened.deposit) {
+          throw new ToolError('conflict', 'the price changed since the quote the customer agreed to: nothing was booked', QUOTE_AGAIN, {
+            confirmed_total: opened.total,
+            confirmed_deposit_cents: opened.deposit,
+            final_total: now.final_total,
+            deposit_cents: now.deposit_cents,
+          });
         }
       }
-      let used = '';
-      const res = await writer.run(command, (k, retry, onRetry) => {
-        used = k;
-        deps.onWriteKey?.(k);
-        return api.createReservation(body, k, retry, { onRetry });
-      });
-      const value = {
-        reservation_uuid: res.data,
-        status: 'new',
+      const created = await createReservation(booking, command, body, { alwaysReadBack: true, onKey: deps.onWriteKey });
+      if (created.cancelledSince) {
+        throw new ToolError(
+          'conflict',
+          `reservation ${created.uuid}, booked with this confirmation ${created.cancelledSince} ago, has been cancelled since: nothing new was booked`,
+          `to book this car again, ${QUOTE_AGAIN}`,
+          { reservation_uuid: created.uuid, status: 'cancelled' },
+        );
+      }
+      const live = created.status === 'new';
+      return {
+        reservation_uuid: created.uuid,
+        status: created.status ?? 'unknown (could not be read: call get_trip)',
         car_alias: body.car_alias,
         date_checkin: body.date_checkin,
         date_checkout: body.date_checkout,
         options: body.options,
-        sent: true,
-        idempotency_key: used,
-        resumed,
-        note: `${tripReminder} It is unpaid until the customer pays on the payment page.`,
-        next_step: `call payment_link with reservation_uuid ${res.data} and give the link to the customer`,
+        replayed: created.reused,
+        confirmed_by: confirmedBy,
+        note: created.reused
+          ? `This confirmation had already been used: this is that booking, not a new one. ${tripReminder}`
+          : `${tripReminder} It is unpaid until the customer pays on the payment page.`,
+        next_step: live
+          ? `call payment_link with reservation_uuid ${created.uuid} and give the link to the customer`
+          : `call get_trip with ${created.uuid} for its state`,
       };
-      return annotateValue(value, dates, await city()) as Record<string, unknown>;
     },
   },
   {
     name: 'cancel_reservation',
     operation: 'cancelReservation',
+    toolset: 'booking',
     title: 'Cancel a reservation',
     description:
-      'Cancels a reservation under the normal rules: a cancellation fee may apply and an eligible deposit hold is released. Returns the reservation with its cancellation_outcome ' +
-      '(cancelled does not mean money was returned). Safe to retry: the same reservation (or the same idempotency_key) is never cancelled twice.',
-    input: z.strictObject({ reservation_uuid: reservationUuid, idempotency_key: idempotencyKey }),
-    output: z.object({
-      reservation_uuid: z.string(),
-      cancelled: z.boolean(),
-      sent: describe(z.boolean(), 'false when the reservation was already cancelled and nothing was sent'),
-      idempotency_key: z.optional(z.string()),
-      resumed: z.boolean(),
-      reservation: z.nullable(annotateSchema(S.Trip)),
-      note: z.string(),
+      'Cancels a reservation: a cancellation fee may apply; an eligible deposit hold is released. Needs the cancel_confirmation get_trip returned, once the customer asked to cancel ' +
+      '(a host that supports elicitation may leave it out: the server then asks the customer itself). ' +
+      'Returns the cancellation_outcome (cancelled does not mean money was returned). Safe to retry: never cancels twice.',
+    input: z.strictObject({
+      reservation_uuid: reservationUuid,
+      confirmation: describe(z.optional(z.string().check(z.minLength(1))), 'the cancel_confirmation from get_trip for this reservation'),
     }),
-    async run(args: { reservation_uuid: string; idempotency_key?: string }, deps) {
+    async run(args: { reservation_uuid: string; confirmation?: string }, deps) {
       const uuid = parseUuid(args.reservation_uuid, 'reservation_uuid');
-      const key = writeKey(args.idempotency_key);
-      const writer = deps.writer!;
-      const api = deps.api();
-      const command: WriteCommand = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
-      const resumed = !!(await writer.pending(command));
-      const before = (await readReservation(api, uuid, deps.out)).data;
-      if (!resumed && before.status === 'cancelled') {
-        return {
-          reservation_uuid: uuid,
-          cancelled: true,
-          sent: false,
-          resumed,
-          reservation: annotateValue(before, S.Trip),
-          note: 'The reservation was already cancelled: nothing was sent.',
-        };
+      const booking: BookingDeps = { api: deps.api(), writer: deps.writer!, out: deps.out, now: deps.now };
+      const bound = binding(deps, { uuid });
+      let confirmedBy = 'confirmation';
+      let confirmation = args.confirmation;
+      if (confirmation === undefined) {
+        const ask = deps.askCustomer?.();
+        if (!ask) throw new ToolError('usage', 'cancel_reservation needs a confirmation: nothing was cancelled', READ_AGAIN);
+        const trip = (await readReservation(booking.api, uuid, deps.out)).data;
+        const answer = await ask(
+          `Cancel the reservation of ${trip.car?.name ?? 'this car'} from ${(trip.date_checkin ?? '?').replace('T', ' ')} to ${(trip.date_checkout ?? '?').replace('T', ' ')}? ` +
+            'A cancellation fee may apply; an eligible deposit hold is released.',
+          'cancel',
+        );
+        if (answer !== 'accept') return { reservation_uuid: uuid, ...declined(answer, 'cancelled') };
+        confirmation = deps.confirmations!.issue('cancel', bound).confirmation;
+        confirmedBy = 'elicitation';
       }
-      let used = '';
-      await writer.run(command, (k, retry, onRetry) => {
-        used = k;
-        deps.onWriteKey?.(k);
-        return api.cancelReservation(uuid, k, retry, { onRetry }).then((r) => r.data);
-      });
-      const after = await readReservation(api, uuid, deps.out).then(
-        (r) => r.data,
-        () => null,
-      );
+      const opened = deps.confirmations!.open('cancel', bound, confirmation, READ_AGAIN);
+      const journaled = await booking.writer.pending(cancelCommand(uuid));
+      const resume = journaled?.state === 'pending' || journaled?.key === opened.key;
+      if (!resume && opened.expired) throw new ToolError('usage', `this confirmation expired (they last ${CONFIRMATION_MINUTES} minutes): nothing was cancelled`, READ_AGAIN);
+      const plan = await planCancel(booking, uuid, journaled?.state === 'pending' ? journaled.key : opened.key);
+      if (plan.alreadyCancelled) {
+        return { reservation_uuid: uuid, status: plan.before.data.status, sent: false, cancellation_outcome: plan.before.data.cancellation_outcome, note: 'It was already cancelled: nothing was sent.' };
+      }
+      const { after } = await commitCancel(booking, plan, { onKey: deps.onWriteKey });
       return {
         reservation_uuid: uuid,
-        cancelled: true,
+        status: after ? after.data.status : 'unknown (could not be read: call get_trip)',
         sent: true,
-        idempotency_key: used,
-        resumed,
-        reservation: after ? annotateValue(after, S.Trip) : null,
-        note: after
-          ? 'Cancelled. cancellation_outcome says what happens to the deposit hold and any refund; cancelled does not mean money was returned.'
-          : 'Cancelled, but the reservation could not be read afterwards: call get_trip for the cancellation outcome.',
+        replayed: !!plan.resuming,
+        confirmed_by: confirmedBy,
+        ...(after ? { cancellation_outcome: after.data.cancellation_outcome, financial_summary: after.data.financial_summary } : {}),
+        note: 'cancellation_outcome says what happens to the deposit hold and any refund; cancelled does not mean money was returned.',
       };
     },
   },

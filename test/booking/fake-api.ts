@@ -10,7 +10,7 @@ import { StubServer, stubCar, type Recorded, type StubResponse } from '../helper
 export const ALIAS = 'tesla-model-3-la-001';
 export const KEYS = { write: 'svc_write_0123456789abcdef', readOnly: 'svc_read_0123456789abcdef' };
 
-export type Op = 'getCar' | 'listCars' | 'quote' | 'create' | 'cancel' | 'reservation' | 'paymentLink' | 'extensionPrice' | 'extensionLink';
+export type Op = 'getCar' | 'listCars' | 'quote' | 'create' | 'cancel' | 'trips' | 'reservation' | 'paymentLink' | 'extensionPrice' | 'extensionLink';
 
 export interface FakeReservation {
   uuid: string;
@@ -183,6 +183,10 @@ export class FakeBookingApi {
       this.idempotency.set(key, { fingerprint, ...result });
       return result;
     }
+    if (op === 'trips') {
+      const all = [...this.reservations.values()].map((r) => this.trip(r));
+      return { json: { data: { active: all.filter((t) => t.status === 'new'), history: all.filter((t) => t.status !== 'new') } } };
+    }
     if (!reservation) return err(404, 'reservation_not_found', 'Reservation not found');
     if (op === 'reservation') return { json: { data: this.trip(reservation) } };
     const flow = randomUUID();
@@ -225,6 +229,7 @@ export function opOf(req: Recorded): Op | undefined {
   if (req.method === 'POST' && p === '/reservation/quote') return 'quote';
   if (req.method === 'POST' && p === '/my/reservation') return 'create';
   if (req.method === 'DELETE' && /^\/my\/reservation\/[^/]+$/.test(p)) return 'cancel';
+  if (req.method === 'GET' && p === '/my/trips') return 'trips';
   if (req.method === 'GET' && /^\/my\/reservation\/[^/]+$/.test(p)) return 'reservation';
   if (req.method === 'POST' && /^\/my\/reservation\/[^/]+\/payment-link$/.test(p)) return 'paymentLink';
   if (req.method === 'POST' && /^\/my\/billing\/reservation\/[^/]+\/extension\/price$/.test(p)) return 'extensionPrice';

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/errors.js';
 import type { Context } from '../../src/cli/context.js';
 import type { Target } from '../../src/cli/services.js';
-import { JournaledWrite, type RunInfo, type WriteCommand } from '../../src/commands/idempotent-write.js';
+import { JournaledWrite, type RunInfo, type WriteCommand } from '../../src/booking/journaled-write.js';
 import { Output } from '../../src/render/output.js';
 import { credentialFingerprint, Journal } from '../../src/store/journal.js';
 import { FakeOut } from '../helpers/cli.js';

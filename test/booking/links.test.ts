@@ -144,31 +144,33 @@ describe('extend-link', () => {
     expect(inactive.stderr).toContain('cannot be extended (it is cancelled): only a reservation in status new can (reservation_not_active');
   });
 
-  test('--dry-run: the preview on stdout, no link asked for; --json is the price payload as received', async ({ fake, cli }) => {
+  test('--dry-run: the price preview (a read) on stderr, the link request on stdout, no link asked for; --json carries the price as received', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run']);
     expect(res.code, res.stderr).toBe(0);
     expect(fake.requestsOf('extensionPrice')).toHaveLength(1);
     expect(fake.requestsOf('extensionLink')).toHaveLength(0);
-    expect(res.stdout).toMatch(/additional days\s+2/);
-    expect(res.stdout).toMatch(/extension total\s+\$210\.00/);
-    expect(res.stdout).toContain('new check-out\t2026-12-06 10:00 America/Los_Angeles');
-    expect(res.stdout).not.toContain('http');
-    expect(res.stderr).toContain(`a preview only: no link was created, nothing changes and nothing is charged; \`carrental extend-link ${r.uuid} --to 2026-12-06T10:00\` gets the link`);
+    expect(res.stderr).toMatch(/additional days\s+2/);
+    expect(res.stderr).toMatch(/extension total\s+\$210\.00/);
+    expect(res.stdout).toContain(`POST ${fake.baseUrl}/my/reservation/${r.uuid}/extension-link`);
+    expect(res.stdout).toContain('"checkout": "2026-12-06T10:00"');
+    expect(res.stderr).toContain('dry run: nothing was sent and nothing was written');
 
     const json = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run', '--json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ additional_days: 2, total_amount: 21000, currency: 'USD' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ dry_run: true, extension_price: { additional_days: 2, total_amount: 21000, currency: 'USD' } });
     expect(fake.requestsOf('extensionLink')).toHaveLength(0);
   });
 
-  test('--dry-run without --to, or with --open, is a usage error before any request', async ({ fake, cli }) => {
+  test('--dry-run without --to prints the bare link request; with --open it is a usage error before any request', async ({ fake, cli }) => {
     const r = fake.seed();
-    const noTo = await cli(['extend-link', r.uuid, '--dry-run']);
     const open = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run', '--open']);
-    expect([noTo.code, open.code]).toEqual([2, 2]);
-    expect(noTo.stderr).toContain('--dry-run previews the price of an extension to a date: give --to');
+    expect(open.code).toBe(2);
     expect(open.stderr).toContain('--dry-run creates no link');
+    expect(fake.requests).toHaveLength(0);
+    const noTo = await cli(['extend-link', r.uuid, '--dry-run']);
+    expect(noTo.code, noTo.stderr).toBe(0);
+    expect(noTo.stdout).toContain(`/my/reservation/${r.uuid}/extension-link`);
     expect(fake.requests).toHaveLength(0);
   });
 

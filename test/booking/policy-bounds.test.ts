@@ -11,7 +11,7 @@ import {
   parseWriteKey,
   replayWindowMs,
   writeRetryPolicy,
-} from '../../src/commands/idempotent-write.js';
+} from '../../src/booking/journaled-write.js';
 import { CliError } from '../../src/errors.js';
 
 const apiError = (status: number, error_code?: string) => new CliError('api', 'x', { api: { status, error_code } });

@@ -2,7 +2,7 @@
 // key, which answers end a command, the retry bounds, the request body, the rerun line.
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/errors.js';
-import { formatAge, isDefinitiveRefusal, isOutcomeUnknown, journalBaseUrl, writeRetryPolicy } from '../../src/commands/idempotent-write.js';
+import { formatAge, isDefinitiveRefusal, isOutcomeUnknown, journalBaseUrl, writeRetryPolicy } from '../../src/booking/journaled-write.js';
 import { rerunCommand, shellWord } from '../../src/commands/pending.js';
 import { buildCreateRequest, parseReserveInput } from '../../src/commands/reserve.js';
 import type { JournalEntry } from '../../src/store/journal.js';

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { describeFailure } from '../../src/commands/idempotent-write.js';
+import { describeFailure } from '../../src/booking/journaled-write.js';
 import { Journal } from '../../src/store/journal.js';
 import { runCommand } from '../helpers/cli.js';
 import { ALIAS, KEYS, test as fakeTest } from './fake-api.js';

@@ -51,8 +51,8 @@ afterEach(async () => {
   for (const s of sessions.splice(0)) await s.close().catch(() => undefined);
 });
 
-async function start(opts: { key?: string; allowBooking?: boolean; extra?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Session> {
-  const argv = ['--base-url', serve.info.base_url, ...(opts.extra ?? []), 'mcp', ...(opts.allowBooking ? ['--allow-booking'] : [])];
+async function start(opts: { key?: string; allowBooking?: boolean; extra?: string[]; toolsetArgs?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Session> {
+  const argv = ['--base-url', serve.info.base_url, ...(opts.extra ?? []), 'mcp', ...(opts.allowBooking ? ['--allow-booking'] : []), ...(opts.toolsetArgs ?? [])];
   const s = await connect(argv, home.env({ CARRENTAL_API_KEY: opts.key ?? serve.info.keys.booking_write, ...opts.env }));
   sessions.push(s);
   return s;
@@ -65,13 +65,12 @@ async function freeCar(s: Session): Promise<string> {
 }
 
 describe('registration', () => {
-  it('is read-only by default: the 14 read tools, each annotated readOnlyHint, with input and output schemas', async () => {
+  it('is read-only by default: the 14 read tools, each annotated readOnlyHint, with an input schema', async () => {
     const s = await start();
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
     for (const t of tools) {
       expect(t.annotations?.readOnlyHint, t.name).toBe(true);
-      expect(t.outputSchema?.type, t.name).toBe('object');
       expect(t.inputSchema.type, t.name).toBe('object');
     }
     const write = await s.call('reserve', { car_alias: 'x', date_checkin: FROM, date_checkout: TO });
@@ -108,6 +107,21 @@ describe('registration', () => {
     expect(text(trips)).toMatch(/needs an API key/);
   });
 
+  it('--toolsets registers only those toolsets; booking still needs --allow-booking; an unknown toolset fails start-up with exit 2', async () => {
+    const catalog = await start({ extra: [], toolsetArgs: ['--toolsets', 'catalog'] });
+    expect((await catalog.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_car', 'quote', 'search_cars']);
+    const noFlag = await start({ toolsetArgs: ['--toolsets', 'catalog,booking'] });
+    expect((await noFlag.client.listTools()).tools.map((t) => t.name)).not.toContain('reserve');
+    expect(noFlag.stderr()).toMatch(/not offered: the booking toolset also needs --allow-booking/);
+    const booking = await start({ allowBooking: true, toolsetArgs: ['--toolsets', 'booking'] });
+    expect((await booking.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['cancel_reservation', 'reserve']);
+    const bad = spawn(process.execPath, [BIN, '--base-url', serve.info.base_url, 'mcp', '--toolsets', 'catalog,bookings'], { env: home.env() });
+    let stderr = '';
+    bad.stderr.on('data', (d) => (stderr += d));
+    expect(await new Promise((r) => bad.once('exit', r))).toBe(2);
+    expect(stderr).toMatch(/--toolsets takes a comma-separated list of catalog, account, links, booking; unknown: bookings/);
+  });
+
   it('one tool per operation of the operations table', async () => {
     const { toolsByOperation } = await import('../../src/mcp/server.js');
     const map = toolsByOperation();
@@ -117,7 +131,7 @@ describe('registration', () => {
 });
 
 describe('read tools', () => {
-  it('search_cars, get_car and quote: integer cents with dollars, car-local dates with their zone', async () => {
+  it('search_cars, get_car and quote: compact, integer cents once, car-local dates with their zone named', async () => {
     const s = await start();
     const page = await s.call('search_cars', { city: 'la', date_from: FROM, date_to: TO, limit: 3 });
     expect(page.isError).toBeFalsy();
@@ -127,42 +141,37 @@ describe('read tools', () => {
     expect(p.next_offset).toBe(3);
     const car = p.cars[0];
     expect(Number.isInteger(car.display_trip_total_cents)).toBe(true);
-    expect(car.display_trip_total_cents_formatted).toMatch(/^\$[\d,]+\.\d\d$/);
-    expect(car.prices.protection_formatted.minimum).toMatch(/^\$/);
+    expect(car.prices).toBeUndefined();
 
     const detail = (await s.call('get_car', { car_alias: car.car_alias })).structuredContent as any;
     expect(detail.car_alias).toBe(car.car_alias);
-    for (const range of detail.blocked_ranges ?? []) expect(range.from_formatted).toMatch(/ America\/Los_Angeles$/);
+    expect(detail.time_zone).toBe('America/Los_Angeles');
+    expect(Number.isInteger(detail.prices.car.price_deposit)).toBe(true);
 
     const quote = await s.call('quote', { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'standard' } });
     expect(quote.isError).toBeFalsy();
     const q = quote.structuredContent as any;
-    expect(q.final_total_formatted).toBe(`$${(q.final_total / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`);
-    expect(q.deposit_cents_formatted).toMatch(/^\$/);
-    expect(q.date_checkin_formatted).toBe(`${FROM.replace('T', ' ')} America/Los_Angeles`);
+    expect(Number.isInteger(q.final_total)).toBe(true);
+    expect(q).toMatchObject({ date_checkin: FROM, time_zone: 'America/Los_Angeles', options: { protection_plan: 'standard' } });
+    // a read-only server issues no confirmation
+    expect(q.confirmation).toBeUndefined();
     expect(q.note).toMatch(/reserves nothing/);
   });
 
-  it('search_cars all_pages walks every page of a catalog under the cap', async () => {
+  it('search_cars pages with next_offset until has_more is false, never listing a car twice', async () => {
     const s = await start();
-    const all = (await s.call('search_cars', { all_pages: true })).structuredContent as any;
-    expect(all.cars.length).toBe(all.total);
-    expect(new Set(all.cars.map((c: any) => c.car_alias)).size).toBe(all.total);
-    expect(all).toMatchObject({ has_more: false, truncated: false });
-  });
-
-  it('search_cars all_pages stops at the documented cap of 500 cars and says where to go on', async () => {
-    const big = await Serve.start(home, ['--fleet-size', '700'], 'big.json');
-    try {
-      const s = await connect(['--base-url', big.info.base_url, 'mcp'], home.env());
-      sessions.push(s);
-      const all = (await s.call('search_cars', { all_pages: true, offset: 10 })).structuredContent as any;
-      expect(all.cars).toHaveLength(500);
-      expect(new Set(all.cars.map((c: any) => c.car_alias)).size).toBe(500);
-      expect(all).toMatchObject({ has_more: true, truncated: true, next_offset: 510 });
-    } finally {
-      await big.stop();
+    const seen: string[] = [];
+    let offset: number | undefined = 0;
+    let total = 0;
+    while (offset !== undefined) {
+      const page = (await s.call('search_cars', { limit: 200, offset })).structuredContent as any;
+      seen.push(...page.cars.map((c: any) => c.car_alias));
+      total = page.total;
+      offset = page.next_offset;
+      if (offset === undefined) expect(page.has_more).toBe(false);
     }
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
   });
 
   it('account and trip tools, and the three link tools with their reminder and X-Agent-Client naming the host', async () => {
@@ -178,7 +187,7 @@ describe('read tools', () => {
     const trips = (await s.call('list_trips')).structuredContent as any;
     const all = [...trips.active, ...trips.history];
     expect(all.length).toBeGreaterThan(0);
-    for (const t of all) expect(t.date_checkin_formatted).toMatch(/ America\/(Los_Angeles|New_York)$/);
+    for (const t of all) expect(t.time_zone).toMatch(/^America\/(Los_Angeles|New_York)$/);
     const withInvoices = all.find((t: any) => t.status !== 'new') ?? all[0];
     const trip = (await s.call('get_trip', { reservation_uuid: withInvoices.uuid })).structuredContent as any;
     expect(trip.uuid).toBe(withInvoices.uuid);
@@ -186,8 +195,8 @@ describe('read tools', () => {
     const invoices = (await s.call('list_invoices', { reservation_uuid: trip.uuid })).structuredContent as any;
     expect(invoices.invoices.length).toBeGreaterThan(0);
     const inv = invoices.invoices[0];
-    expect(inv.created_at_formatted).toMatch(/ UTC$/);
-    expect(inv.amount_formatted).toMatch(/\$/);
+    expect(Number.isInteger(inv.amount)).toBe(true);
+    expect(JSON.stringify(invoices)).not.toContain('_formatted');
     const one = (await s.call('get_invoice', { invoice_uuid: inv.id })).structuredContent as any;
     expect(one.id).toBe(inv.id);
 
@@ -203,8 +212,8 @@ describe('read tools', () => {
     const preview = await s.call('extension_price', { reservation_uuid: active.uuid, new_checkout: newCheckout });
     expect(preview.isError, text(preview)).toBeFalsy();
     const pr = preview.structuredContent as any;
-    expect(pr.total_amount_formatted).toMatch(/\$/);
-    expect(pr.new_checkout_formatted).toMatch(/ America\//);
+    expect(Number.isInteger(pr.total_amount)).toBe(true);
+    expect(pr.time_zone).toMatch(/^America\//);
     const extend = (await s.call('extension_link', { reservation_uuid: active.uuid, checkout: newCheckout })).structuredContent as any;
     expect(extend.action).toBe('extend_reservation');
     expect(extend.url).toContain('checkout=');
@@ -229,18 +238,23 @@ describe('read tools', () => {
   });
 });
 
+/** A quote's confirmation for these arguments (the customer agreed to its total). */
+async function confirmed(s: Session, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const q = await s.call('quote', args);
+  expect(q.isError, text(q)).toBeFalsy();
+  return { ...args, confirmation: (q.structuredContent as any).confirmation };
+}
+
 describe('booking', () => {
   it('sandbox end to end: search, quote, reserve, payment link, the customer pays, the trip reads settled', async () => {
     const s = await start({ allowBooking: true });
     const alias = await freeCar(s);
-    const quote = await s.call('quote', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
-    expect(quote.isError).toBeFalsy();
-    const reserved = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    const args = await confirmed(s, { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    const reserved = await s.call('reserve', args);
     expect(reserved.isError, text(reserved)).toBeFalsy();
     const r = reserved.structuredContent as any;
     expect(r.reservation_uuid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(r.resumed).toBe(false);
-    expect(r.date_checkin_formatted).toBe(`${FROM.replace('T', ' ')} America/Los_Angeles`);
+    expect(r).toMatchObject({ status: 'new', replayed: false, date_checkin: FROM });
     expect(r.next_step).toMatch(/payment_link/);
 
     const link = await s.call('payment_link', { reservation_uuid: r.reservation_uuid });
@@ -258,43 +272,41 @@ describe('booking', () => {
     expect(after.payment_status.type).toBe('settled');
 
     // the same call again never books twice
-    const again = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
-    if (!again.isError) expect((again.structuredContent as any).reservation_uuid).toBe(r.reservation_uuid);
+    const again = await s.call('reserve', args);
+    expect((again.structuredContent as any).reservation_uuid).toBe(r.reservation_uuid);
     const mine = (await serve.reservations()).filter((x) => x.car_alias === alias && x.date_checkin === FROM);
     expect(mine).toHaveLength(1);
   });
 
-  it('the same reserve again, once the first has answered: the journal replays the same key, one reservation, also from a new server', async () => {
+  it('the same reserve and confirmation again, also from a new server: the same key, one reservation', async () => {
     const s = await start({ allowBooking: true });
     const alias = await freeCar(s);
-    const args = { car_alias: alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'standard' } };
+    const args = await confirmed(s, { car_alias: alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'standard' } });
     const first = (await s.call('reserve', args)).structuredContent as any;
-    expect(first.sent).toBe(true);
+    expect(first.replayed).toBe(false);
     const again = await s.call('reserve', args);
     expect(again.isError, text(again)).toBeFalsy();
-    expect(again.structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, resumed: true });
+    expect(again.structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, replayed: true });
     await s.close();
     const restarted = await start({ allowBooking: true });
-    expect((await restarted.call('reserve', args)).structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, resumed: true });
+    expect((await restarted.call('reserve', args)).structuredContent).toMatchObject({ reservation_uuid: first.reservation_uuid, replayed: true });
     expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
-    // within the replay window every call sends the first call's key, and the server answers with the original
     const creates = (await serve.requests()).filter((x) => x.operation === 'createReservation');
     expect(creates.length).toBeGreaterThanOrEqual(1);
     expect(new Set(creates.map((x) => x.idempotency_key)).size).toBe(1);
   });
 
-  it('cancel_reservation cancels once and shows the outcome; again, it replays the same key', async () => {
+  it('cancel_reservation with the cancel_confirmation of get_trip cancels once and shows the outcome; again, it replays the same key', async () => {
     const s = await start({ allowBooking: true });
     const alias = await freeCar(s);
-    const r = (await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO })).structuredContent as any;
-    const cancelled = await s.call('cancel_reservation', { reservation_uuid: r.reservation_uuid });
+    const r = (await s.call('reserve', await confirmed(s, { car_alias: alias, date_checkin: FROM, date_checkout: TO }))).structuredContent as any;
+    const { cancel_confirmation: confirmation } = (await s.call('get_trip', { reservation_uuid: r.reservation_uuid })).structuredContent as any;
+    const cancelled = await s.call('cancel_reservation', { reservation_uuid: r.reservation_uuid, confirmation });
     expect(cancelled.isError, text(cancelled)).toBeFalsy();
     const c = cancelled.structuredContent as any;
-    expect(c).toMatchObject({ cancelled: true, sent: true });
-    expect(c.reservation.status).toBe('cancelled');
-    expect(c.reservation.cancellation_outcome.status).toBe('cancelled');
-    const again = (await s.call('cancel_reservation', { reservation_uuid: r.reservation_uuid })).structuredContent as any;
-    expect(again).toMatchObject({ cancelled: true });
+    expect(c).toMatchObject({ status: 'cancelled', sent: true, cancellation_outcome: { status: 'cancelled' } });
+    const again = (await s.call('cancel_reservation', { reservation_uuid: r.reservation_uuid, confirmation })).structuredContent as any;
+    expect(again).toMatchObject({ status: 'cancelled' });
     // (the other DELETE of the log is the start-up capability probe, on a uuid that cannot exist)
     const cancels = (await serve.requests()).filter((x) => x.operation === 'cancelReservation' && x.path.includes(r.reservation_uuid));
     expect(new Set(cancels.map((x) => x.idempotency_key)).size).toBe(1);
@@ -303,9 +315,10 @@ describe('booking', () => {
   it('a reserve retried after the MCP server was killed mid-call books once and answers the first reservation', async () => {
     const first = await start({ allowBooking: true });
     const alias = await freeCar(first);
+    const args = await confirmed(first, { car_alias: alias, date_checkin: FROM, date_checkout: TO });
     // the server commits, then takes 4 s to answer: time to kill the MCP server in between
     await serve.admin('POST', '/faults', { kind: 'latency', operation: 'createReservation', ms: 4000, when: 'after_commit', times: 1 });
-    const pending = first.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO }).catch((err: Error) => err);
+    const pending = first.call('reserve', args).catch((err: Error) => err);
     const deadline = Date.now() + 10_000;
     while ((await serve.reservations()).filter((x) => x.car_alias === alias).length === 0) {
       if (Date.now() > deadline) throw new Error('the reservation was never committed');
@@ -317,27 +330,15 @@ describe('booking', () => {
     expect(committed).toHaveLength(1);
 
     const second = await start({ allowBooking: true });
-    const retried = await second.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    const retried = await second.call('reserve', args);
     expect(retried.isError, text(retried)).toBeFalsy();
     const r = retried.structuredContent as any;
-    expect(r.reservation_uuid).toBe(committed[0].uuid);
-    expect(r.resumed).toBe(true);
+    expect(r).toMatchObject({ reservation_uuid: committed[0].uuid, replayed: true, status: 'new' });
+    // the state it claims is the one get_trip reads
+    expect(((await second.call('get_trip', { reservation_uuid: r.reservation_uuid })).structuredContent as any).status).toBe(r.status);
     expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
     const creates = (await serve.requests()).filter((x) => x.operation === 'createReservation');
     expect(new Set(creates.map((x) => x.idempotency_key)).size).toBe(1);
-  });
-
-  it('the same caller-supplied idempotency_key with different arguments is refused, and nothing is booked', async () => {
-    const s = await start({ allowBooking: true });
-    const alias = await freeCar(s);
-    const key = 'agent-chosen-key-0001';
-    const one = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO, idempotency_key: key });
-    expect(one.isError, text(one)).toBeFalsy();
-    expect((one.structuredContent as any).idempotency_key).toBe(key);
-    const other = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: daysAhead(34), idempotency_key: key });
-    expect(other.isError).toBe(true);
-    expect(text(other)).toMatch(/idempotency_mismatch/);
-    expect((await serve.reservations()).filter((x) => x.car_alias === alias)).toHaveLength(1);
   });
 });
 
@@ -472,7 +473,7 @@ describe('stdio', () => {
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name)).toContain('reserve');
     const alias = await freeCar(s);
-    const r = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO });
+    const r = await s.call('reserve', await confirmed(s, { car_alias: alias, date_checkin: FROM, date_checkout: TO }));
     expect(r.isError, text(r)).toBeFalsy();
     const link = (await s.call('payment_link', { reservation_uuid: (r.structuredContent as any).reservation_uuid })).structuredContent as any;
     expect(link.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/app\/trips\//);

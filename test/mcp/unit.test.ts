@@ -1,71 +1,72 @@
-// The pure parts of `carrental mcp`: money and dates made explicit from the schemas, the
+// The pure parts of `carrental mcp`: confirmations and the install's secret, toolsets, the
 // X-Agent-Client value, annotations from the operations table, and tool errors.
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod/mini';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { OPERATIONS } from '../../src/api/operations.js';
-import * as S from '../../src/api/schemas.js';
 import { CliError, usageError } from '../../src/errors.js';
-import { annotateSchema, annotateValue } from '../../src/mcp/annotate.js';
+import { CONFIRMATION_MINUTES, Confirmations, ToolError } from '../../src/mcp/confirmation.js';
 import { errorResult, okResult } from '../../src/mcp/results.js';
-import { agentClientName, annotationsFor } from '../../src/mcp/server.js';
+import { agentClientName, annotationsFor, parseToolsets } from '../../src/mcp/server.js';
+import { installSecret, SECRET_FILE } from '../../src/store/install-secret.js';
 
-const trip = {
-  uuid: '0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e10',
-  status: 'new',
-  date_checkin: '2026-12-01T10:00',
-  date_checkout: '2026-12-04T10:00',
-  days: 3,
-  balance_cents: 123456,
-  extra_field: 'kept',
-  car: {
-    car_alias: 'a',
-    name: 'A',
-    city: 'miami',
-    insurance_coverage_usd: 25000,
-    prices: { car: { miles_included: 200, min_age: 21, min_age_without_young_driver_fee: 25, price_delivery: 0, price_deposit: 20000, price_extra_mile: 45, price_unlimited_mileage: 1000 }, extras: [], protection: { minimum: 0 }, trip_fee: 3500 },
-  },
-  financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: -500 },
-  payment_status: { type: 'refund', date: '2026-12-10' },
-  invoices: [{ id: '0b0e3f7e-4c1a-4d2b-9a55-2f1f6c1d9e11', created_at: '2026-11-20T18:00', currency: 'USD', type: 'RENT', status: 'PAID', billing_status: 'PAID', amount: 15000, description: 'Rent', items: [] }],
-};
+describe('confirmations', () => {
+  const secret = Buffer.alloc(32, 7);
+  let now = new Date('2026-11-20T18:00:00Z');
+  const c = new Confirmations(secret, () => now);
+  const binding = Confirmations.binding(['sandbox', 'fp', { car_alias: 'a' }]);
 
-describe('annotate', () => {
-  const value = annotateValue(S.Trip.parse(trip), S.Trip) as any;
-
-  it('adds dollars next to every cents field and keeps the raw integers', () => {
-    expect(value.balance_cents).toBe(123456);
-    expect(value.balance_cents_formatted).toBe('$1,234.56');
-    expect(value.financial_summary.deposit_cents_formatted).toBe('-$5.00');
-    expect(value.financial_summary.trip_total_cents_formatted).toBe('unknown');
-    expect(value.car.prices.car.price_extra_mile_formatted).toBe('$0.45');
-    expect(value.car.prices.protection_formatted).toEqual({ minimum: '$0.00' });
-    expect(value.car.insurance_coverage_usd_formatted).toBe('$25,000');
-    expect(value.invoices[0].amount_formatted).toBe('$150.00');
-    // counts are not money
-    expect(value.days_formatted).toBeUndefined();
-    expect(value.car.prices.car.miles_included_formatted).toBeUndefined();
+  it('opens only what it issued, for that operation and binding, with the amounts it carried', () => {
+    const { confirmation } = c.issue('reserve', binding, { total: 18500, deposit: 20000 });
+    expect(c.open('reserve', binding, confirmation, 'again')).toMatchObject({ total: 18500, deposit: 20000, expired: false });
+    expect(() => c.open('cancel', binding, confirmation, 'again')).toThrow(/issued for another reservation/);
+    expect(() => c.open('reserve', Confirmations.binding(['other']), confirmation, 'again')).toThrow(/issued for another request/);
+    expect(() => new Confirmations(Buffer.alloc(32, 8), () => now).open('reserve', binding, confirmation, 'again')).toThrow(/not one this server issued/);
+    expect(() => c.open('reserve', binding, `${confirmation}x`, 'again')).toThrow(ToolError);
   });
 
-  it("labels car-local dates with the car's zone, and invoice created_at with UTC", () => {
-    expect(value.date_checkin_formatted).toBe('2026-12-01 10:00 America/New_York');
-    expect(value.payment_status.date_formatted).toBe('2026-12-10 America/New_York');
-    expect(value.invoices[0].created_at_formatted).toBe('2026-11-20 18:00 UTC');
-    expect(value.extra_field).toBe('kept');
+  it('one confirmation, one idempotency key: the same again, another for a second quote', () => {
+    const a = c.issue('reserve', binding, { total: 1, deposit: 2 }).confirmation;
+    const b = c.issue('reserve', binding, { total: 1, deposit: 2 }).confirmation;
+    const key = c.open('reserve', binding, a, '').key;
+    expect(key).toMatch(/^mcp-[A-Za-z0-9_-]{32}$/);
+    expect(c.open('reserve', binding, a, '').key).toBe(key);
+    expect(c.open('reserve', binding, b, '').key).not.toBe(key);
   });
 
-  it('names no zone it does not know', () => {
-    const v = annotateValue({ status: 'verified', is_approved_to_drive: true, drivers_license: { status: 'approved', expires_at: '2027-01-01', expired: false, expiring_soon: false } }, S.VerificationStatus) as any;
-    expect(v.drivers_license.expires_at_formatted).toBeUndefined();
-    expect(annotateValue({ date_checkin: '2026-12-01T10:00' }, z.object({ date_checkin: S.LocalDateTime }), 'la')).toEqual({
-      date_checkin: '2026-12-01T10:00',
-      date_checkin_formatted: '2026-12-01 10:00 America/Los_Angeles',
-    });
+  it(`expires after ${CONFIRMATION_MINUTES} minutes, not before`, () => {
+    const { confirmation } = c.issue('cancel', binding);
+    now = new Date(now.getTime() + CONFIRMATION_MINUTES * 60_000);
+    expect(c.open('cancel', binding, confirmation, '').expired).toBe(false);
+    now = new Date(now.getTime() + 1000);
+    expect(c.open('cancel', binding, confirmation, '').expired).toBe(true);
   });
+});
 
-  it('the annotated schema accepts exactly what annotateValue builds', () => {
-    const schema = annotateSchema(S.Trip) as unknown as z.ZodMiniType;
-    expect(z.safeParse(schema, value).success).toBe(true);
-    expect(z.safeParse(schema, { ...value, balance_cents_formatted: 5 }).success).toBe(false);
+describe('install secret', () => {
+  it('is made once, 0600, and read back the same; a corrupt one is a clear error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secret-'));
+    try {
+      const a = installSecret(join(dir, 'config'));
+      expect(installSecret(join(dir, 'config')).equals(a)).toBe(true);
+      expect(statSync(join(dir, 'config', SECRET_FILE)).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(dir, 'config'))).toEqual([SECRET_FILE]);
+      writeFileSync(join(dir, 'config', SECRET_FILE), 'short');
+      expect(() => installSecret(join(dir, 'config'))).toThrow(/is not 64 hex digits/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('toolsets', () => {
+  it('default to the read-only ones (booking too with --allow-booking); an unknown name fails start-up', () => {
+    expect([...parseToolsets(undefined, false)]).toEqual(['catalog', 'account', 'links']);
+    expect([...parseToolsets(undefined, true)]).toEqual(['catalog', 'account', 'links', 'booking']);
+    expect([...parseToolsets(' catalog,booking ', false)]).toEqual(['catalog', 'booking']);
+    expect(() => parseToolsets('catalog,bookings', false)).toThrow('--toolsets takes a comma-separated list of catalog, account, links, booking; unknown: bookings');
+    expect(() => parseToolsets('', false)).toThrow(/--toolsets takes/);
   });
 });
 
@@ -113,6 +114,15 @@ describe('results', () => {
     expect(text).toContain('next step: wait 7 s, then call the tool again');
     expect(JSON.stringify(r)).not.toContain(key);
     expect(JSON.parse((r.content[1] as { text: string }).text).error).toMatchObject({ http_status: 429, retry_after_seconds: 7, error_code: 'rate_limited' });
+  });
+
+  it('never passes on the CLI hint of an API error (it names flags and commands)', () => {
+    const err = new CliError('api', 'Dates in the past', { api: { status: 400, error_code: 'date_in_past' }, hint: 'give a later --from' });
+    const next = JSON.parse((errorResult(err, { secrets: [] }).content[1] as { text: string }).text).error.next_step;
+    expect(next).toContain('date_checkin');
+    expect(next).not.toContain('--');
+    const unknownCode = new CliError('api', 'Odd', { api: { status: 400, error_code: 'something_new' }, hint: 'run `carrental doctor`' });
+    expect(JSON.stringify(errorResult(unknownCode, { secrets: [] }))).not.toContain('carrental doctor');
   });
 
   it('a usage error says no request was sent; an unexpected failure is still a tool error', () => {

@@ -8,12 +8,11 @@ import config from '../../stryker.config.mjs';
 const lines = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n');
 
 describe('mutation testing config', () => {
-  it('its line ranges cover exactly writeKey, the reserve and cancel_reservation tools and callTool', () => {
+  it('its line ranges cover exactly the reserve and cancel_reservation tools and callTool', () => {
     const ranges = ((config as { mutate: string[] }).mutate).filter((m) => m.includes(':'));
     const expected: Array<[RegExp, RegExp]> = [
-      [/^function writeKey\(/, /^}$/],
-      [/^ {4}async run\(args: TripArgs & \{ idempotency_key/, /^ {4}},$/],
-      [/^ {4}async run\(args: \{ reservation_uuid: string; idempotency_key/, /^ {4}},$/],
+      [/^ {4}async run\(args: TripArgs & \{ confirmation\?/, /^ {4}},$/],
+      [/^ {4}async run\(args: \{ reservation_uuid: string; confirmation\?/, /^ {4}},$/],
       [/^async function callTool\(/, /^}$/],
     ];
     expect(ranges).toHaveLength(expected.length);
