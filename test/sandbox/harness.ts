@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test as base } from 'vitest';
-import { ApiErrorBody } from '../../src/api/schemas.js';
+import { ApiErrorBody, TripsList } from '../../src/api/schemas.js';
 import { type RunningSandbox, type SandboxOptions, sandboxExtraCredentials, startSandbox } from '../../src/sandbox/index.js';
 
 /** 11:00 in Los Angeles (PDT), 14:00 in Miami (EDT); the anchor day is 2026-03-10. */
@@ -129,3 +129,14 @@ export const test = base
     return h;
   })
   .extend('key', async ({ h }) => h.sb.keys.booking_write);
+
+/** The demo customer's (dana's) fixture trips by state: one unpaid, one paid, one cancelled, one complete. */
+export async function danaTrips(h: Harness, key: string) {
+  const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
+  return {
+    unpaid: trips.active.find((t) => t.balance_cents! > 0)!,
+    paid: trips.active.find((t) => t.balance_cents === 0)!,
+    cancelled: trips.history.find((t) => t.status === 'cancelled')!,
+    complete: trips.history.find((t) => t.status === 'complete')!,
+  };
+}

@@ -1,20 +1,12 @@
 import { describe, expect } from 'vitest';
-import { CardList, ExtensionPrice, ManualAction, Profile, Quote, TripsList, VerificationStatus } from '../../src/api/schemas.js';
-import { availableCar, expectError, reserve, test as harnessTest, tripBody } from './harness.js';
+import { CardList, ExtensionPrice, ManualAction, Profile, Quote, VerificationStatus } from '../../src/api/schemas.js';
+import { availableCar, danaTrips, expectError, reserve, test as harnessTest, tripBody } from './harness.js';
 
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-const test = harnessTest.extend('danaTrips', async ({ h, key }) => async () => {
-  const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
-  return {
-    unpaid: trips.active.find((t) => t.balance_cents! > 0)!,
-    paid: trips.active.find((t) => t.balance_cents === 0)!,
-    cancelled: trips.history.find((t) => t.status === 'cancelled')!,
-    complete: trips.history.find((t) => t.status === 'complete')!,
-  };
-});
+const test = harnessTest.extend('danaTrips', async ({ h, key }) => () => danaTrips(h, key));
 
 describe('POST /my/reservation/{uuid}/payment-link', () => {
   test('returns the pay page link for rent (spelled reservation on the page) and for the deposit', async ({ h, key, danaTrips }) => {
