@@ -15,7 +15,7 @@ __carrental_subcommands() {
 }
 
 __carrental_options() {
-  local globals='--profile --base-url --sandbox --json --jq --no-color --no-input --yes -y --debug --timeout'
+  local globals='--profile --base-url --sandbox --json --jq --wide --no-pager --no-color --no-input --yes -y --debug --timeout'
   case "$1" in
     'carrental') echo '--help -h --version -V' ;;
     'carrental cars') echo '--city --from --to --days --body-type --make-id --model-id --sort --limit --offset --all --parallel --available --help -h' ;;

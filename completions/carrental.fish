@@ -127,6 +127,8 @@ complete -c carrental -l base-url -x -d 'API base address ending in /v1 (env CAR
 complete -c carrental -l sandbox -d 'use the embedded sandbox instead of a remote API (env CARRENTAL_SANDBOX=1)'
 complete -c carrental -l json -d 'print the response payload as received, as JSON on stdout; with fields (a,b,c) only those, of each item of a list'
 complete -c carrental -l jq -x -d 'filter the JSON output with a jq expression (no jq needed)'
+complete -c carrental -l wide -d 'on a terminal, show ids whole and every column of a table, even wider than the screen'
+complete -c carrental -l no-pager -d 'never page long output (also CARRENTAL_PAGER=cat; a pipe, CI or an AI agent never gets a pager)'
 complete -c carrental -l no-color -d 'no colour (also NO_COLOR; off whenever stdout is not a terminal)'
 complete -c carrental -l no-input -d 'never prompt; a missing value is a usage error (also when CI is set)'
 complete -c carrental -s y -l yes -d 'answer yes to confirmations'

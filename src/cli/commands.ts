@@ -32,6 +32,11 @@ export interface CommandSpec {
   /** Left out of help, suggestions and completions (plumbing for the completion scripts). */
   hidden?: boolean;
   module?: () => Promise<unknown>;
+  /**
+   * Its output may go through a pager on a terminal (pager.ts): it prints a finished
+   * document and never prompts or waits; a function decides from the parsed options.
+   */
+  pager?: boolean | ((input: Record<string, unknown>) => boolean);
 }
 
 /** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
@@ -81,6 +86,7 @@ export const COMMANDS: CommandSpec[] = [
       'carrental cars --city la --json car_alias,name',
     ],
     module: () => import('../commands/cars.js'),
+    pager: true,
   },
   {
     name: 'car',
@@ -88,6 +94,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ syntax: '<alias>', key: 'alias', description: 'the car alias (see `carrental cars`)', complete: 'car-alias' }],
     examples: ['carrental car toyota-camry-1001', 'carrental car toyota-camry-1001 --json'],
     module: () => import('../commands/car.js'),
+    pager: true,
   },
   {
     name: 'quote',
@@ -99,6 +106,7 @@ export const COMMANDS: CommandSpec[] = [
       'carrental quote toyota-rav4-hybrid-1003 --from "+7d 10:00" --to "+14d 10:00" --protection standard --extra child_seat --promo SAVE50',
     ],
     module: () => import('../commands/quote.js'),
+    pager: true,
   },
   {
     name: 'trips',
@@ -111,6 +119,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['carrental trips', 'carrental trips <uuid>', 'carrental trips <uuid> --watch'],
     module: () => import('../commands/trips.js'),
+    pager: (input) => !input.watch,
   },
   {
     name: 'reserve',
@@ -174,6 +183,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [uuidArg('the reservation uuid, or a unique prefix of one of yours')],
     examples: ['carrental invoices <reservation-uuid>', "carrental invoices <reservation-uuid> --json | jq '.[].amount'"],
     module: () => import('../commands/invoices.js'),
+    pager: true,
   },
   {
     name: 'invoice',
@@ -181,6 +191,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ syntax: '<uuid>', key: 'uuid', description: 'the invoice uuid, or a unique prefix of one of yours', complete: 'invoice-uuid' }],
     examples: ['carrental invoice <invoice-uuid>'],
     module: () => import('../commands/invoice.js'),
+    pager: true,
   },
   {
     name: 'profile',
@@ -325,6 +336,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [{ flags: '--exit-status', description: 'exit 8 when something needs you (for a CI gate)' }],
     examples: ['carrental status', 'carrental status --exit-status || echo "something needs paying"', "carrental status --jq '.trips[] | select(.needs_action) | .items[].next'"],
     module: () => import('../commands/status.js'),
+    pager: true,
   },
   {
     name: 'doctor',
@@ -347,6 +359,7 @@ export const COMMANDS: CommandSpec[] = [
       'CARRENTAL_API_KEY=... carrental doctor --contract --junit contract.xml',
     ],
     module: () => import('../commands/doctor.js'),
+    pager: true,
   },
   {
     name: 'completion',
@@ -511,5 +524,6 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['carrental help', 'carrental help reserve', 'carrental help exit-codes', 'carrental help environment | less'],
     module: () => import('../commands/help.js'),
+    pager: true,
   },
 ];

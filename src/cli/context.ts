@@ -4,6 +4,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { CliError, usageError } from '../errors.js';
 import { parseJsonFields } from '../render/json-select.js';
+import { agentName, isAccessible } from './agent.js';
 
 export interface InStream extends Readable {
   isTTY?: boolean;
@@ -35,6 +36,17 @@ export interface Globals {
   yes: boolean;
   debug: boolean;
   timeoutMs: number;
+  /** --wide: tables show ids whole and every column. */
+  wide: boolean;
+  /** Long output on a terminal may go through a pager (--no-pager turns it off). */
+  pager: boolean;
+  /**
+   * Run by an AI agent (agent.ts): the terminal is treated as a pipe (no prompt, colour,
+   * progress, pager; tab-separated tables), whatever stdout is.
+   */
+  agent: boolean;
+  /** Accessible mode: numbered prompts, no spinner, progress as plain lines (accessible.ts). */
+  accessible: boolean;
 }
 
 export interface RawGlobals {
@@ -49,6 +61,8 @@ export interface RawGlobals {
   yes?: boolean;
   debug?: boolean;
   timeout?: string;
+  wide?: boolean;
+  pager?: boolean;
 }
 
 const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
@@ -68,7 +82,8 @@ export function resolveGlobals(raw: RawGlobals, env: NodeJS.ProcessEnv, io: IO):
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(profile)) {
     throw usageError(`invalid profile name "${profile}" (letters, digits, ".", "_" and "-" only)`);
   }
-  let color = raw.color !== false && !!io.stdout.isTTY;
+  const agent = agentName(env) !== undefined;
+  let color = raw.color !== false && !!io.stdout.isTTY && !agent;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') color = false;
   if (raw.color !== false && env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') {
     color = true;
@@ -81,10 +96,15 @@ export function resolveGlobals(raw: RawGlobals, env: NodeJS.ProcessEnv, io: IO):
     jsonFields: typeof raw.json === 'string' && raw.json !== '' ? parseJsonFields(raw.json) : undefined,
     jq: raw.jq,
     color,
-    input: raw.input !== false && !truthy(env.CI),
+    input: raw.input !== false && !truthy(env.CI) && !agent,
     yes: raw.yes === true,
     debug: raw.debug === true || truthy(env.CARRENTAL_DEBUG),
     timeoutMs,
+    wide: raw.wide === true,
+    // a screen reader reads the terminal's lines as they come: no pager in the accessible mode
+    pager: raw.pager !== false && !truthy(env.CI) && !agent && !isAccessible(env),
+    agent,
+    accessible: isAccessible(env),
   };
 }
 

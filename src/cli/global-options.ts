@@ -9,6 +9,8 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { flags: '--sandbox', description: 'use the embedded sandbox instead of a remote API (env CARRENTAL_SANDBOX=1)' },
   { flags: '--json [fields]', description: 'print the response payload as received, as JSON on stdout; with fields (a,b,c) only those, of each item of a list' },
   { flags: '--jq <expr>', description: 'filter the JSON output with a jq expression (no jq needed)' },
+  { flags: '--wide', description: 'on a terminal, show ids whole and every column of a table, even wider than the screen' },
+  { flags: '--no-pager', description: 'never page long output (also CARRENTAL_PAGER=cat; a pipe, CI or an AI agent never gets a pager)' },
   { flags: '--no-color', description: 'no colour (also NO_COLOR; off whenever stdout is not a terminal)' },
   { flags: '--no-input', description: 'never prompt; a missing value is a usage error (also when CI is set)' },
   { flags: '-y, --yes', description: 'answer yes to confirmations' },

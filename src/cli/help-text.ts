@@ -11,7 +11,16 @@ import { HELP_TOPICS } from './help-topics.js';
 
 export const PROGRAM_DESCRIPTION = 'Command-line client for the car-rental customer and agent API';
 
-export const ROOT_HELP_AFTER = `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from "tomorrow 10:00" --days 3 --jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}`;
+/**
+ * The last lines of `carrental --help`, for an AI agent reading it (shown to everyone: the
+ * help path detects nothing, and an agent no variable reveals needs it most).
+ */
+export const AGENT_NOTE =
+  'For AI agents and scripts: --json (or --json fields, --jq) prints machine-readable\n' +
+  'output, --no-input never waits for a prompt, and `carrental mcp` serves the same\n' +
+  'operations as MCP tools.\n';
+
+export const ROOT_HELP_AFTER = `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from "tomorrow 10:00" --days 3 --jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}\n${AGENT_NOTE}`;
 
 function topicList(): string {
   const width = Math.max(...HELP_TOPICS.map((t) => t.name.length));

@@ -140,23 +140,40 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
     const globals = resolveGlobals(raw, env, io);
     jsonErrors = globals.json;
+    // an AI agent gets what a pipe gets, even on a pseudo-terminal
+    const seen = globals.agent ? asPipes(io) : io;
+    const held = globals.pager && seen.stdout.isTTY && pages(spec, input) ? new (await import('./pager.js')).HeldOutput(seen.stdout, seen.stderr) : undefined;
+    const cio: IO = held
+      ? {
+          get stdin() {
+            return seen.stdin;
+          },
+          stdout: held.stdout,
+          stderr: held.stderr,
+        }
+      : seen;
     const ctx: Context = {
-      io,
+      io: cio,
       env,
       globals,
       version: VERSION,
       now: options.now ?? (() => new Date()),
       sleep: options.sleep ?? makeSleep(controller.signal),
       signal: controller.signal,
-      canPrompt: () => globals.input && !!io.stdin.isTTY && !!io.stdout.isTTY,
+      canPrompt: () => globals.input && !!cio.stdin.isTTY && !!cio.stdout.isTTY,
       onCleanup: (fn) => cleanups.push(fn),
       activeKey,
     };
     // a bad field list or jq expression is a usage error before anything is sent
     if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);
     const mod = (await spec.module!()) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
-    const code = await mod.run(input, ctx);
-    return code ?? 0;
+    try {
+      const code = await mod.run(input, ctx);
+      return code ?? 0;
+    } finally {
+      // what was printed before a failure is shown too, before the error line
+      if (held) await held.finish((await import('./pager.js')).pagerCommand(env), env);
+    }
   };
 
   const { buildProgram, CommanderError } = await import('./program.js');
@@ -181,6 +198,38 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       }
     }
   }
+}
+
+/** Whether a command's output may go through a pager (`pager` in the command tree). */
+function pages(spec: CommandSpec, input: Record<string, unknown>): boolean {
+  return typeof spec.pager === 'function' ? spec.pager(input) : spec.pager === true;
+}
+
+/**
+ * The streams as a pipe would show them (no terminal, no width): what an AI agent's
+ * pseudo-terminal gets, so no prompt, colour, progress, redraw or pager reaches it.
+ */
+function asPipes(io: IO): IO {
+  const pipe = <T extends object>(stream: T): T =>
+    new Proxy(stream, {
+      get(target, key) {
+        if (key === 'isTTY') return false;
+        if (key === 'columns' || key === 'rows') return undefined;
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  return {
+    get stdin() {
+      return pipe(io.stdin);
+    },
+    get stdout() {
+      return pipe(io.stdout);
+    },
+    get stderr() {
+      return pipe(io.stderr);
+    },
+  };
 }
 
 /**

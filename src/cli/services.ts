@@ -249,7 +249,7 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
           : `connection failed${failure.code ? ` (${failure.code})` : ''}`;
     out.progress(`${why}: retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
   };
-  const spinner = ctx.io.stderr.isTTY && !ctx.globals.debug ? new Spinner(out) : undefined;
+  const spinner = out.redraws && !ctx.globals.debug ? new Spinner(out) : undefined;
   const client = new ApiClient({
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,

@@ -29,6 +29,18 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 }
 
 async function promptForKey(ctx: Context): Promise<string> {
+  if (ctx.globals.accessible) {
+    // a plain question, asked again until the key has the right shape
+    const { readSecret } = await import('./plain-prompts.js');
+    for (;;) {
+      const typed = (await readSecret(ctx, 'API key (svc_…, from your account settings)')).trim();
+      try {
+        return checkKeyShape(typed);
+      } catch (err) {
+        ctx.io.stderr.write(`${(err as Error).message}\n`);
+      }
+    }
+  }
   const { password } = await import('@inquirer/prompts');
   // inquirer ends the stream it writes to when the prompt closes; ours must stay open
   const stderr = ctx.io.stderr;

@@ -86,17 +86,16 @@ export function printCar(car: Car, out: Output): void {
   out.line();
   out.heading('Extras');
   if (p.extras?.length) {
-    out.table(['TYPE', 'TITLE', 'PER DAY'], p.extras.map((e) => [e.item_type, e.title, cell(e.price_day, formatCents)]), [2]);
+    out.table(['TYPE', 'TITLE', 'PER DAY'], p.extras.map((e) => [e.item_type, e.title, cell(e.price_day, formatCents)]), { alignRight: [2], ids: [0], text: [1] });
   } else out.line(p.extras ? 'none' : NOT_STATED);
 
   out.line();
   out.heading(`Blocked dates${zone ? ` (${zone})` : ' (car-local)'}`);
   const ranges = car.blocked_ranges ?? [];
   if (ranges.length) {
-    out.table(
-      ['FROM', 'TO', 'KIND'],
-      ranges.map((r) => [cell(r.from, (d) => formatLocal(d, car.city)), r.to === null ? 'open-ended' : cell(r.to, (d) => formatLocal(d, car.city)), r.kind]),
-    );
+    // the zone is in the heading, so each date fits its column whole on a narrow terminal
+    const local = (d: string) => d.replace('T', ' ');
+    out.table(['FROM', 'TO', 'KIND'], ranges.map((r) => [cell(r.from, local), r.to === null ? 'open-ended' : cell(r.to, local), r.kind]), { text: [2] });
   } else out.line('none');
 }
 

@@ -122,7 +122,9 @@ function printTable(out: Output, cars: Car[], dated: boolean): void {
   const headers = [...TABLE_HEADERS];
   if (dated) headers.push('AVAILABLE', 'TRIP TOTAL');
   headers.push('HOT DEAL');
-  out.table(headers, cars.map((car) => carRow(car, dated)), { alignRight: dated ? [4, 5, 7] : [4, 5], ids: [0], text: [1] });
+  // a narrow terminal leaves out the hot deal, seats, type, city, then (with dates) the day rate
+  const optional = dated ? [8, 4, 3, 2, 5] : [6, 4, 3, 2];
+  out.table(headers, cars.map((car) => carRow(car, dated)), { alignRight: dated ? [4, 5, 7] : [4, 5], ids: [0], text: [1], optional });
 }
 
 const isAvailable = (car: Car) => car.is_available === true;

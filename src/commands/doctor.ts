@@ -470,8 +470,8 @@ function print(out: Output, report: DoctorReport): void {
           OP_WORDS[r.status],
           r.detail,
         ]),
-        // the operation id is what --require takes: never cut
-        { ids: [0], text: [2, 4], paint: (col, t) => (col === 3 ? paintResult(out, t) : t) },
+        // the operation id is what --require takes: never cut; the spec's marks go first on a narrow terminal
+        { ids: [0], text: [1, 2, 4], optional: [2], paint: (col, t) => (col === 3 ? paintResult(out, t) : t) },
       );
       out.info('* required: marked available in the spec, or named with --require');
     }

@@ -11,6 +11,7 @@ import { addLocalDays, isPastLocal, localNow, resolveDateInput } from '../render
 import { formatCents } from '../render/money.js';
 import { clean } from '../render/sanitize.js';
 import { fetchAll } from './cars.js';
+import { plainPrompter } from './plain-prompts.js';
 import { resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 
 export interface Choice<T> {
@@ -39,9 +40,12 @@ function promptError(err: unknown): never {
 
 /**
  * @inquirer/prompts on the command's own streams. Prompts draw on stdout, except with
- * --json, where stdout carries only the payload and they draw on stderr.
+ * --json, where stdout carries only the payload and they draw on stderr. In the
+ * accessible mode, plain-prompts.ts instead.
  */
 export function inquirerPrompter(ctx: Context): Prompter {
+  // the accessible mode asks in plain lines instead: numbered lists and typed answers
+  if (ctx.globals.accessible) return plainPrompter(ctx);
   const context = { input: ctx.io.stdin, output: ctx.globals.json ? ctx.io.stderr : ctx.io.stdout, signal: ctx.signal };
   const load = () => import('@inquirer/prompts');
   return {

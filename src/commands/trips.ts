@@ -113,6 +113,8 @@ async function list(api: Api, out: Output, cli: string): Promise<number> {
     ['Active', res.data.active],
     ['History', res.data.history],
   ];
+  // a short uuid is unique among all the trips listed, not only within its own table
+  const layout = { ...TRIP_LAYOUT, uuidsAmong: [...res.data.active, ...res.data.history].flatMap((t) => (t.uuid ? [t.uuid] : [])) };
   sections.forEach(([title, trips], i) => {
     if (i > 0) out.line();
     if (trips.length === 0) {
@@ -124,7 +126,7 @@ async function list(api: Api, out: Output, cli: string): Promise<number> {
     groupByZone(trips).forEach(([zone, group], j) => {
       if (j > 0) out.line();
       out.heading(zone === 'car-local' ? `${title} · car-local times (the car's city is not stated)` : `${title} · times in ${zone}`);
-      out.table(TRIP_HEADERS, group.map(tripRow), TRIP_LAYOUT);
+      out.table(TRIP_HEADERS, group.map(tripRow), layout);
     });
   });
   if (out.tty && res.data.active.length + res.data.history.length > 0) out.info(`details: \`${cli} trips <uuid>\``);

@@ -1,4 +1,4 @@
-// cli-table3 (with its string-width and colours) loads when a boxed table is first drawn
+// cli-table3 (with its string-width and colours) loads when a table is first drawn
 // on a terminal, not with every command: --json and pipes never need it. A CommonJS
 // require inside a function is what lets the bundler keep the load lazy.
 exports.loadTable = () => require('cli-table3');

@@ -29,7 +29,8 @@ export function renderInvoiceTable(out: Output, invoices: Invoice[]): void {
     ['INVOICE', 'TYPE', 'BILLING STATUS', 'AMOUNT', 'CREATED', 'DESCRIPTION'],
     // in a pipe the billing status alone: one value per field
     invoices.map((inv) => [inv.id, inv.type, out.tty ? describeBillingStatus(inv) : inv.billing_status, formatCents(inv.amount), formatUtc(inv.created_at), inv.description]),
-    { alignRight: [3], ids: [0], text: [2, 5] },
+    // a narrow terminal leaves out the creation time first (`invoice <id>` has it)
+    { alignRight: [3], ids: [0], text: [2, 5], optional: [4] },
   );
   // the spec marks no member of a line item required: a missing one is a dash
   const items = invoices.flatMap((inv) => inv.items.map((item) => [inv.id, item.description, cell(item.amount, formatCents)]));

@@ -2,7 +2,7 @@
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
 import type { Context } from '../cli/context.js';
-import { renderPairs, renderTable, type Pair, type TableLayout } from './table.js';
+import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
 import { makeStyle, type Style } from './style.js';
 import { safeJsonItems, safeJsonText } from './json-text.js';
@@ -17,6 +17,8 @@ export class Output {
   readonly color: Style;
   private progressShown = false;
   private progressText: string | undefined;
+  /** The last progress written as a line of its own (plain progress), not repeated. */
+  private plainText: string | undefined;
   /** The active key: never printed, whatever field it hides in. */
   private secrets: Array<string | undefined> = [];
 
@@ -119,14 +121,15 @@ export class Output {
   }
 
   /**
-   * A table fitted to the terminal. `layout` marks the id columns (never cut) and the free
-   * text (narrowed first); a bare array is the right-aligned columns.
+   * A table fitted to the terminal, one line per row. `layout` marks the id columns (never
+   * cut), the free text (cut with …) and the optional columns (left out on a narrow
+   * terminal); a bare array is the right-aligned columns.
    */
   table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();
     const marks = Array.isArray(layout) ? { alignRight: layout } : layout;
     this.ctx.io.stdout.write(
-      renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, style: (h) => this.color.bold(h) }),
+      renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, wide: this.ctx.globals.wide, style: (h) => this.color.bold(h) }),
     );
   }
 
@@ -140,11 +143,33 @@ export class Output {
     this.line(clean(url));
   }
 
-  /** Progress on stderr, only on a terminal, overwritten in place; often names a server string, so cleaned. */
+  /**
+   * Whether progress is redrawn in place: stderr is a terminal of known width and the
+   * accessible mode is off. Otherwise each new progress text is a line of its own (a screen
+   * reader reads it, nothing is left half-erased), and no spinner is drawn.
+   */
+  get redraws(): boolean {
+    const err = this.ctx.io.stderr;
+    return !!err.isTTY && !!err.columns && !this.ctx.globals.accessible;
+  }
+
+  /**
+   * Progress on stderr, only on a terminal; often names a server string, so cleaned.
+   * Redrawn in place, cut to the terminal's width (a line that wrapped could not be erased
+   * by the next one and would stay on the screen), or written as plain lines (`redraws`).
+   */
   progress(text: string): void {
-    if (!this.ctx.io.stderr.isTTY) return;
-    this.progressText = clean(text);
-    this.ctx.io.stderr.write(`\r\u001b[2K${this.progressText}`);
+    const err = this.ctx.io.stderr;
+    if (!err.isTTY) return;
+    const line = clean(text);
+    this.progressText = line;
+    if (!this.redraws) {
+      if (line !== this.plainText) err.write(`${line}\n`);
+      this.plainText = line;
+      return;
+    }
+    // one column short of the width: a line that fills the last column wraps on some terminals
+    err.write(`\r\u001b[2K${truncate(line, err.columns! - 1)}`);
     this.progressShown = true;
   }
 

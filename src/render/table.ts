@@ -1,6 +1,7 @@
-// Tables: fitted to the terminal with headers (never cutting an id), tab-separated lines
-// without headers in a pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the
-// output: one record a line, one value a field.
+// Tables: borderless and fitted to the terminal with headers, one line per row (go-gh's
+// tableprinter: ids never cut, free text cut with …), tab-separated lines without headers
+// in a pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the output: one
+// record a line, one value a field.
 import { loadStringWidth, loadTable } from './cli-table3.cjs';
 import { clean } from './sanitize.js';
 
@@ -25,72 +26,172 @@ export interface TableLayout {
   alignRight?: number[];
   /**
    * Ids the user types next (a car alias, a reservation uuid, an invoice id, an operation
-   * id): never wrapped, never cut, on any terminal (go-gh's tableprinter does the same).
+   * id): never cut (go-gh's tableprinter does the same). A column of full uuids shows each
+   * as its shortest unique prefix of at least 8 characters, which every command accepts.
    */
   ids?: number[];
-  /** Free text (names, descriptions): the first columns to give up width and wrap. */
+  /**
+   * Every uuid a short one must be told apart from, when the table shows only some of them
+   * (`trips` draws a table per section and zone): the table's own uuids otherwise.
+   */
+  uuidsAmong?: string[];
+  /** Free text (names, descriptions): the columns cut with "…" to fit the terminal. */
   text?: number[];
   /**
-   * Colour for a cell's text on a terminal (doctor's ok/FAILED), applied to each line of it
-   * after the layout is fitted, so styles never count toward a column's width.
+   * Columns a narrow terminal may leave out, the first listed first (amounts a detail
+   * command shows again): a cut amount or date would be a wrong one, so such a column
+   * goes whole or not at all. `--wide` keeps every column.
+   */
+  optional?: number[];
+  /**
+   * Colour for a cell's text on a terminal (doctor's ok/FAILED), applied after the layout
+   * is fitted, so styles never count toward a column's width.
    */
   paint?: (column: number, text: string) => string;
 }
 
 export interface TableOptions extends TableLayout {
   tty: boolean;
-  /** The terminal's width: a wider table wraps its free text, then its other columns, to fit. */
+  /** The terminal's width: every row fits on one line of it. */
   columns?: number;
+  /** `--wide`: uuids whole and every column, even when a row is then wider than the terminal. */
+  wide?: boolean;
   style?: (header: string) => string;
 }
 
-/**
- * How a table is drawn, from the most to the least room it needs: boxed (cli-table3, each
- * column "│ value "), plain (gh's look: columns two spaces apart, for a narrow terminal),
- * then one record per row when even plain does not fit without cutting an id.
- */
-export type Frame = 'boxed' | 'plain';
-const chromeOf = (frame: Frame, n: number) => (frame === 'boxed' ? 3 * n + 1 : 2 * (n - 1));
-/** Free text never gets narrower than this (a word longer than that wraps inside itself). */
+/** Columns are two spaces apart (gh's look), no borders, no rules. */
+const GAP = 2;
+/** Free text keeps this much before an optional column is left out. */
 export const MIN_TEXT_COLUMN = 10;
+/** The shortest uuid prefix shown (git's and gh's short ids are 7 or 8). */
+export const MIN_ID_PREFIX = 8;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NO_CHARS = Object.fromEntries(
+  ['top', 'top-mid', 'top-left', 'top-right', 'bottom', 'bottom-mid', 'bottom-left', 'bottom-right', 'left', 'left-mid', 'mid', 'mid-mid', 'right', 'right-mid'].map((k) => [k, '']),
+);
 
+/**
+ * On a terminal: borderless, one line per row whatever the data, fitted to the width (free
+ * text cut with "…", then optional columns left out, then any value but an id cut); in a
+ * pipe: tab-separated lines without headers, every value whole.
+ */
 export function renderTable(headers: string[], rows: unknown[][], opts: TableOptions): string {
   const cells = rows.map((row) => headers.map((_, i) => clean(row[i] ?? MISSING)));
   if (!opts.tty) {
     return cells.map((row) => row.join('\t')).join('\n') + (cells.length ? '\n' : '');
   }
-  const boxed = fitWidths(headers, cells, opts.columns, opts, 'boxed');
-  if (boxed) return renderBoxed(headers, cells, boxed, opts);
-  const plain = fitWidths(headers, cells, opts.columns, opts, 'plain');
-  if (plain) return renderPlain(headers, cells, plain, opts);
-  return renderRecords(headers, cells, opts);
-}
-
-function renderBoxed(headers: string[], cells: string[][], widths: number[], opts: TableOptions): string {
-  const tall = cells.some((row) => row.some((c, i) => wrap(c, widths[i]).length > 1));
+  // a row is one line: a value that held a line break reads as one with a space
+  const flat = cells.map((row) => row.map((c) => c.replace(/\s*\n\s*/g, ' ')));
+  const shown = opts.wide ? flat : shortenUuids(flat, opts.ids ?? [], opts.uuidsAmong);
+  const { keep, widths } = fitColumns(headers, shown, opts.wide ? undefined : opts.columns, opts);
   const Table = loadTable();
+  const style = opts.style ?? ((s: string) => s);
   const table = new Table({
-    head: headers.map((h, i) => wrap(h, widths[i]).join('\n')).map((h) => (opts.style ? opts.style(h) : h)),
-    // compact: no rule between rows, so a 50-car list stays 50 lines, not 100; rows of
-    // several lines keep their rules, or they would run into each other
-    style: { head: [], border: [], compact: !tall },
-    colAligns: headers.map((_, i) => (opts.alignRight?.includes(i) ? 'right' : 'left')),
-    colWidths: widths.map((w) => w + 2),
-    // wrapped here, not by cli-table3, which cuts a word longer than its column with "…"
+    head: keep.map((c, k) => style(truncate(headers[c], widths[k]))),
+    chars: { ...NO_CHARS, middle: ' '.repeat(GAP) },
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+    colAligns: keep.map((c) => (opts.alignRight?.includes(c) ? 'right' : 'left')),
+    colWidths: widths,
     wordWrap: false,
   });
-  const paint = opts.paint ?? ((_i: number, t: string) => t);
-  for (const row of cells) table.push(row.map((c, i) => wrap(c, widths[i]).map((l) => (l ? paint(i, l) : l)).join('\n')));
-  return table.toString() + '\n';
+  for (const row of shown) {
+    table.push(
+      keep.map((c, k) => {
+        const text = truncate(row[c], widths[k]);
+        return text && opts.paint ? opts.paint(c, text) : text;
+      }),
+    );
+  }
+  return (
+    table
+      .toString()
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .join('\n') + '\n'
+  );
 }
 
-const lines = (text: string) => text.split('\n');
+/**
+ * Full uuids in an id column as their shortest unique prefix (at least MIN_ID_PREFIX
+ * characters) among the column's values and `among`: what gh and git do with long ids. A
+ * column with any other value is left whole.
+ */
+export function shortenUuids(cells: string[][], ids: number[], among: string[] = []): string[][] {
+  const columns = ids.filter((c) => cells.length > 0 && cells.every((row) => UUID_RE.test(row[c]) || row[c] === MISSING));
+  if (columns.length === 0) return cells;
+  const short = new Map<number, Map<string, string>>();
+  for (const c of columns) {
+    const values = [...new Set(cells.map((row) => row[c].toLowerCase()).filter((v) => v !== MISSING))];
+    const all = [...new Set([...values, ...among.map((v) => v.toLowerCase())])];
+    short.set(c, new Map(values.map((v) => [v, shortestPrefix(v, all)])));
+  }
+  return cells.map((row) => row.map((v, c) => short.get(c)?.get(v.toLowerCase()) ?? v));
+}
+
+function shortestPrefix(value: string, all: string[]): string {
+  let n = MIN_ID_PREFIX;
+  const clash = (len: number) => all.some((o) => o !== value && o.startsWith(value.slice(0, len)));
+  while (n < value.length && (clash(n) || value[n - 1] === '-')) n += 1;
+  return value.slice(0, n);
+}
+
+/** Cuts text to `width` columns, the last one an ellipsis. */
+export function truncate(text: string, width: number): string {
+  if (widthOf(text) <= width) return text;
+  if (width <= 0) return '';
+  let out = '';
+  for (const ch of text) {
+    if (widthOf(out + ch) > width - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
+
+/**
+ * Which columns a terminal of `columns` shows (by index) and their widths, so that a row is
+ * one line: free text gives up width first (down to MIN_TEXT_COLUMN), then the optional
+ * columns go, in their order, then free text shrinks further, then any column but an id is
+ * cut. Each stage takes from the widest column first, one character at a time. Without a
+ * width (or with --wide) every column keeps its natural width.
+ */
+export function fitColumns(headers: string[], cells: string[][], columns: number | undefined, layout: TableLayout = {}): { keep: number[]; widths: number[] } {
+  const natural = headers.map((h, i) => Math.max(widthOf(h), ...cells.map((row) => widthOf(row[i] ?? ''))));
+  let keep = headers.map((_, i) => i);
+  if (!columns || columns <= 0) return { keep, widths: natural };
+  const isText = (i: number) => !!layout.text?.includes(i);
+  const isId = (i: number) => !!layout.ids?.includes(i);
+  const shrink = (widths: number[], excess: number, may: (i: number) => boolean, floor: (i: number) => number) => {
+    while (excess > 0) {
+      let widest = -1;
+      keep.forEach((c, k) => {
+        if (may(c) && widths[k] > floor(c) && (widest < 0 || widths[k] > widths[widest])) widest = k;
+      });
+      if (widest < 0) break;
+      widths[widest] -= 1;
+      excess -= 1;
+    }
+    return excess;
+  };
+  const textFloor = (c: number) => Math.min(natural[c], MIN_TEXT_COLUMN);
+  const excessOf = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1) - columns;
+  const attempt = () => {
+    const widths = keep.map((c) => natural[c]);
+    return { widths, excess: shrink(widths, excessOf(widths), isText, textFloor) };
+  };
+  let fit = attempt();
+  for (const drop of layout.optional ?? []) {
+    if (fit.excess <= 0) break;
+    keep = keep.filter((c) => c !== drop);
+    fit = attempt();
+  }
+  const { widths } = fit;
+  shrink(widths, shrink(widths, fit.excess, isText, () => 1), (c) => !isId(c), () => 1);
+  return { keep, widths };
+}
+
 /** Columns a string takes on a terminal: ASCII as is, anything else as cli-table3 measures it. */
 const widthOf = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text.length : loadStringWidth()(text));
-const padEnd = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - widthOf(text)));
-const padStart = (text: string, width: number) => ' '.repeat(Math.max(0, width - widthOf(text))) + text;
-const longestLine = (text: string) => Math.max(...lines(text).map(widthOf));
-const longestWord = (text: string) => Math.max(0, ...text.split(/[\s]+/).map(widthOf));
+const lines = (text: string) => text.split('\n');
 
 /** Splits a word wider than `width` into pieces that fit, by characters (never inside a surrogate pair). */
 function splitWord(word: string, width: number): string[] {
@@ -106,37 +207,7 @@ function splitWord(word: string, width: number): string[] {
   return [...pieces, piece];
 }
 
-/**
- * Content widths (padding excluded) that fit `columns`, or null when even the narrowest
- * layout that cuts no id and no date is wider (the caller then draws one record per row).
- * Free text gives up width first, down to MIN_TEXT_COLUMN; then the other columns, down to
- * their longest word, so a date wraps between day and time but is never cut; ids never
- * give up any. The widest column gives first, one character at a time.
- */
-export function fitWidths(headers: string[], cells: string[][], columns: number | undefined, layout: TableLayout = {}, frame: Frame = 'boxed'): number[] | null {
-  const natural = headers.map((h, i) => Math.max(longestLine(h), ...cells.map((row) => longestLine(row[i] ?? ''))));
-  if (!columns || columns <= 0) return natural;
-  const wordFloor = headers.map((h, i) => Math.max(longestWord(h), ...cells.map((row) => longestWord(row[i] ?? ''))));
-  const floor = natural.map((n, i) =>
-    layout.ids?.includes(i) ? n : layout.text?.includes(i) ? Math.min(n, Math.max(MIN_TEXT_COLUMN, longestWord(headers[i]))) : wordFloor[i],
-  );
-  const widths = [...natural];
-  let excess = widths.reduce((a, b) => a + b, 0) + chromeOf(frame, headers.length) - columns;
-  for (const stage of [(i: number) => !!layout.text?.includes(i), (i: number) => !layout.ids?.includes(i)]) {
-    while (excess > 0) {
-      let widest = -1;
-      widths.forEach((w, i) => {
-        if (stage(i) && w > floor[i] && (widest < 0 || w > widths[widest])) widest = i;
-      });
-      if (widest < 0) break;
-      widths[widest] -= 1;
-      excess -= 1;
-    }
-  }
-  return excess > 0 ? null : widths;
-}
-
-/** Greedy word wrap to `width`; a word longer than the width is split (only free text has one). */
+/** Greedy word wrap to `width` (a label/value block's long value); a word longer than the width is split. */
 export function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   for (const line of lines(text)) {
@@ -163,46 +234,6 @@ export function wrap(text: string, width: number): string[] {
     out.push(current);
   }
   return out;
-}
-
-/** Columns two spaces apart, no borders: what fits a narrow terminal when boxes do not. */
-function renderPlain(headers: string[], cells: string[][], widths: number[], opts: TableOptions): string {
-  const style = opts.style ?? ((s: string) => s);
-  const draw = (row: string[], styled: boolean) => {
-    const wrapped = row.map((c, i) => wrap(c, widths[i]));
-    const height = Math.max(...wrapped.map((w) => w.length));
-    return Array.from({ length: height }, (_, l) =>
-      wrapped
-        .map((w, i) => {
-          const text = w[l] ?? '';
-          const padded = opts.alignRight?.includes(i) ? padStart(text, widths[i]) : padEnd(text, widths[i]);
-          if (!text) return padded;
-          return padded.replace(text, styled ? style(text) : opts.paint ? opts.paint(i, text) : text);
-        })
-        .join('  ')
-        .trimEnd(),
-    );
-  };
-  return [...draw(headers, true), ...cells.flatMap((row) => draw(row, false))].join('\n') + '\n';
-}
-
-/**
- * A table too wide for the terminal even when narrowed, drawn as one block per row, each
- * value beside its header (psql's expanded display): nothing is cut and nothing overflows.
- */
-function renderRecords(headers: string[], cells: string[][], opts: TableOptions): string {
-  const labelWidth = Math.max(...headers.map(widthOf));
-  const valueWidth = Math.max(MIN_TEXT_COLUMN, (opts.columns ?? 80) - labelWidth - 2);
-  const style = opts.style ?? ((s: string) => s);
-  const blocks = cells.map((row, r) => {
-    const rule = `── ${r + 1} of ${cells.length} `;
-    const body = row.flatMap((value, i) => {
-      const wrapped = opts.ids?.includes(i) ? lines(value) : wrap(value, valueWidth);
-      return wrapped.map((l, j) => `${j === 0 ? style(padEnd(headers[i], labelWidth)) : ' '.repeat(labelWidth)}  ${l && opts.paint ? opts.paint(i, l) : l}`.trimEnd());
-    });
-    return [rule.padEnd(Math.min(opts.columns ?? 40, 40), '─'), ...body].join('\n');
-  });
-  return blocks.join('\n') + '\n';
 }
 
 /**

@@ -47,7 +47,8 @@ export function tripRow(trip: Trip): unknown[] {
 }
 
 export const TRIP_HEADERS = ['UUID', 'CAR', 'CHECK-IN', 'CHECK-OUT', 'DAYS', 'STATUS', 'TRIP TOTAL', 'DEPOSIT', 'BALANCE'];
-export const TRIP_LAYOUT: TableLayout = { ids: [0], text: [1], alignRight: [4, 6, 7, 8] };
+// a narrow terminal leaves out the amounts, then the days, then the check-out (`trips <uuid>` has them all)
+export const TRIP_LAYOUT: TableLayout = { ids: [0], text: [1], alignRight: [4, 6, 7, 8], optional: [7, 8, 6, 4, 3] };
 
 /** The zone a trip's dates are in: the car city's, or "car-local" when the city is unknown. */
 export const tripZone = (trip: Pick<Trip, 'car'>): string => zoneOf(trip.car?.city) ?? 'car-local';
@@ -168,7 +169,7 @@ export function renderCancellationOutcome(out: Output, outcome: CancellationOutc
       r.confirmed_at === null ? '' : cell(r.confirmed_at, formatRecordTime),
     ]);
     // in a pipe, a record line each, named by its first field: refund, id, amount, status, confirmed
-    if (out.tty) out.table(['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows, { alignRight: [1], ids: [0] });
+    if (out.tty) out.table(['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows, { alignRight: [1], ids: [0], text: [2] });
     else out.table(['', 'REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows.map((r) => ['refund', ...r]));
   }
   out.info('note: "cancelled" records the cancellation; it does not mean money was returned. Only the refunds listed are known.');

@@ -2,11 +2,11 @@
 // tmux pane against a sandbox served from this process; the test types the answers
 // (send-keys) and reads the screen (capture-pane). Needs tmux and `npm run build`.
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, freeCars, reservations } from './sandbox.js';
+import { FROM, SANDBOX_NOW, TO, freeCars, reservations, resetSandbox } from './sandbox.js';
 
 const SOCKET = `carrental-test-${process.pid}`;
 const SESSION = 'reserve';
@@ -15,10 +15,11 @@ let sb: RunningSandbox;
 let home: TestHome;
 
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
-const keys = (...k: string[]) => tmux('send-keys', '-t', SESSION, ...k);
+let session = SESSION;
+const screen = () => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200');
+const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 /** Literal text (no key-name lookup), then nothing else. */
-const type = (text: string) => tmux('send-keys', '-t', SESSION, '-l', text);
+const type = (text: string) => tmux('send-keys', '-t', session, '-l', text);
 
 async function waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
@@ -94,4 +95,56 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
   expect(done).toContain(`carrental pay-link ${booked[0].uuid}`);
   // after prompts, the same reservation as one command
   expect(done).toMatch(new RegExp(`the same without prompts: carrental reserve ${alias} --from '${FROM.replace('T', ' ')}' --to '${TO.replace('T', ' ')}' --protection standard`));
+}, 60_000);
+
+it('in the accessible mode, completes by typing numbers and text only: numbered lists, nothing redrawn', async () => {
+  await resetSandbox(sb);
+  const [alias] = await freeCars(sb, 1);
+  session = 'accessible';
+  // a home of its own: the journal of the first test would replay its booking of the same car
+  const own = new TestHome();
+  onTestFinished(() => own.cleanup());
+  const env = own.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color', CARRENTAL_ACCESSIBLE: '1' });
+  const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
+  const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(BIN)} --base-url ${shellQuote(sb.baseUrl)} reserve; echo "EXIT:$?"; sleep 60`;
+  tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '60', command);
+  // every answer is typed text and Enter: no arrow keys, no space bar
+  const answer = (text: string) => {
+    if (text) type(text);
+    keys('Enter');
+  };
+
+  await waitFor(/City:\n {2}1\. la \(America\/Los_Angeles\)\n {2}2\. miami \(America\/New_York\)\nType a number from 1 to 2, or press Enter for 1: $/m);
+  answer('1');
+  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 10:00, \+3d 10:00; America\/Los_Angeles\) \[Enter for [^\]]+\]: $/m);
+  answer(FROM.replace('T', ' '));
+  await waitFor(/Check-out .*: $/m);
+  answer(TO.replace('T', ' '));
+  await waitFor(/Car \(\d+ available; type to filter\):\n\d+ to choose from: type words to narrow the list/);
+  answer(alias);
+  await waitFor(new RegExp(`1 match "${alias}":\\n {2}1\\. .*\\(${alias}\\)`));
+  answer('1');
+  await waitFor(/Protection plan:\n {2}1\. minimum/);
+  answer('2');
+  await waitFor(/Mileage:\n {2}1\. limited/);
+  answer('1');
+  await waitFor(/Pickup or delivery:\n {2}1\. pickup/);
+  answer('1');
+  const next = await waitFor(/Type the numbers you want|Promo code/);
+  if (/Type the numbers you want/.test(next)) {
+    answer('1');
+    await waitFor(/Promo code/);
+  }
+  answer('');
+  const quote = await waitFor(/Reserve .* for \$[\d,]+\.\d\d \(plus a \$[\d,]+\.\d\d refundable deposit\)\? Type yes or no \(Enter for no\):/);
+  expect(quote).toMatch(/Protection \(standard\)/);
+  answer('yes');
+
+  const done = await waitFor(/EXIT:\d+/, 20_000);
+  expect(done).toContain('EXIT:0');
+  const booked = await reservations(sb, alias);
+  expect(booked).toHaveLength(1);
+  expect(done).toMatch(new RegExp(`reservation\\s+${booked[0].uuid}`));
+  // inquirer's pointer, checkbox marks and spinner frames never appear: nothing was drawn over
+  expect(done).not.toMatch(/[❯◯◉⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
 }, 60_000);

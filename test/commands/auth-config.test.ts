@@ -81,6 +81,17 @@ describe('auth login', () => {
     expect(ci.code).toBe(2);
   });
 
+  it('in the accessible mode asks a plain question, reads the key unechoed, asks again after a bad one', async () => {
+    const key = sb.keys.booking_write;
+    const r = await cli(['--base-url', sb.baseUrl, 'auth', 'login'], { tty: true, stdinTty: true, stdin: `not-a-key\r${key}\r`, env: { CARRENTAL_ACCESSIBLE: '1' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(plain(r.stderr)).toContain('API key (svc_…, from your account settings) (typing is not shown; press Enter when done): \n9 characters read.\n');
+    expect(plain(r.stderr)).toContain('an API key starts with "svc_"');
+    expect(plain(r.stderr)).toContain(`Logged in as Dana: key svc_…${key.slice(-4)} saved`);
+    expect(r.stderr).not.toContain(key);
+    expect(r.stderr).not.toContain('\u001b[');
+  });
+
   it('prompts on a terminal with the input masked', async () => {
     const key = sb.keys.booking_write;
     const r = await cli(['--base-url', sb.baseUrl, 'auth', 'login'], { tty: true, stdinTty: true, stdin: `${key}\r` });

@@ -4,7 +4,7 @@ import type { Globals, InStream } from '../../src/cli/context.js';
 import { Output } from '../../src/render/output.js';
 import { FakeOut } from './cli.js';
 
-export function fakeOutput(opts: { tty?: boolean; json?: boolean } = {}) {
+export function fakeOutput(opts: { tty?: boolean; json?: boolean; accessible?: boolean } = {}) {
   const stdout = new FakeOut(!!opts.tty);
   const stderr = new FakeOut(!!opts.tty);
   const globals: Globals = {
@@ -16,7 +16,11 @@ export function fakeOutput(opts: { tty?: boolean; json?: boolean } = {}) {
     yes: false,
     debug: false,
     timeoutMs: 30_000,
+    wide: false,
+    pager: false,
+    agent: false,
+    accessible: !!opts.accessible,
   };
   const out = new Output({ io: { stdin: new PassThrough() as unknown as InStream, stdout, stderr }, globals });
-  return { out, stdout: () => stdout.text(), stderr: () => stderr.text() };
+  return { out, stdout: () => stdout.text(), stderr: () => stderr.text(), stderrStream: stderr };
 }

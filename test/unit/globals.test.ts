@@ -17,6 +17,10 @@ describe('resolveGlobals: flags win over environment variables', () => {
       yes: false,
       debug: false,
       timeoutMs: 30_000,
+      wide: false,
+      pager: true,
+      agent: false,
+      accessible: false,
     });
   });
 

@@ -22,7 +22,7 @@ describe('missing values', () => {
 
   it('a table draws an absent cell as a dash, on a terminal and in a pipe', () => {
     expect(renderTable(['A', 'B', 'C'], [['x', undefined, null]], { tty: false })).toBe(`x\t${MISSING}\t${MISSING}\n`);
-    expect(renderTable(['A', 'B'], [['x', undefined]], { tty: true })).toMatch(/│ x │ - │/);
+    expect(renderTable(['A', 'B'], [['x', undefined]], { tty: true })).toBe('A  B\nx  -\n');
   });
 
   it('an empty trip (the spec requires no member) renders as a row of dashes and a detail of "not stated"', () => {

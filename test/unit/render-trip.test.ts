@@ -85,7 +85,7 @@ describe('trip rows', () => {
 
   it('on a terminal each date is one line in its own column, the zone left to the heading', () => {
     const tty = renderTable(TRIP_HEADERS, [tripRow(trip())], { tty: true, columns: 160, ...TRIP_LAYOUT });
-    expect(tty).toMatch(/│ 2026-12-01 10:00 │ 2026-12-04 10:00 │/);
+    expect(tty).toMatch(/ 2026-12-01 10:00  2026-12-04 10:00 /);
     expect(tty).not.toContain('America/Los_Angeles');
   });
 
@@ -170,7 +170,7 @@ describe('renderCancellationOutcome', () => {
     expect(tty.stdout()).toMatch(/^deposit hold +released \(the deposit hold was released\)$/m);
     expect(tty.stdout()).toMatch(/^refund review +pending \(a refund review is open\)$/m);
     expect(tty.stdout()).toMatch(/^refunds +2 known$/m);
-    expect(tty.stdout()).toMatch(/│ rf_1 +│ +\$345\.67 │ recorded, not confirmed │/);
+    expect(tty.stdout()).toMatch(/^rf_1 +\$345\.67 {2}recorded, not confirmed/m);
     expect(o.stderr()).toContain('"cancelled" records the cancellation; it does not mean money was returned');
   });
 

@@ -57,11 +57,11 @@ describe('tables', () => {
     expect(renderTable(['ALIAS', 'NAME', 'PRICE'], rows, { tty: false })).toBe('car-1\tEvil red\t$1,234.56\ncar-2\tTab here\t-$5.00\n');
     expect(renderTable(['A'], [], { tty: false })).toBe('');
   });
-  it('are boxed with headers on a terminal, money right-aligned', () => {
+  it('are borderless with headers on a terminal, money right-aligned', () => {
     const text = renderTable(['ALIAS', 'NAME', 'PRICE'], rows, { tty: true, alignRight: [2] });
-    expect(text).toContain('ALIAS');
-    expect(text).toContain('│ $1,234.56 │');
-    expect(text).toContain('│    -$5.00 │');
+    expect(text).toMatch(/^ALIAS  NAME +PRICE\n/);
+    expect(text).toMatch(/ \$1,234\.56\n/);
+    expect(text).toMatch(/ {5}-\$5\.00\n/);
     expect(text).not.toContain(ESC);
   });
   it('pairs: label<TAB>value in a pipe, aligned on a terminal, undefined values skipped', () => {

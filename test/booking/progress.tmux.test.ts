@@ -1,0 +1,103 @@
+// Progress lines in a real terminal at 60 and 80 columns: the built CLI runs in a tmux pane
+// against a sandbox served from this process while the test pays the rent (or lets a fault
+// pass); once the command ends, the screen holds no progress row. A progress line longer
+// than the terminal used to wrap, and `\r\e[2K` erased only its last row, so every poll left
+// the rest behind. Needs tmux and `npm run build`.
+import { execFileSync } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { assertBuilt, BIN } from '../helpers/bin.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
+import { admin, faults, freeCars, FROM, resetSandbox, SANDBOX_NOW, TO } from './sandbox.js';
+
+const SOCKET = `carrental-progress-${process.pid}`;
+let sb: RunningSandbox;
+let home: TestHome;
+let session = 0;
+
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const env = () => home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
+
+/**
+ * Runs `carrental <args>` in a pane `width` columns wide; once `progress` shows on the
+ * screen, runs `then` (the customer pays); returns the screen after the command exits.
+ */
+async function pane(width: number, args: string[], progress: RegExp, then: () => Promise<unknown> = async () => {}): Promise<string> {
+  const name = `p${++session}`;
+  const assignments = Object.entries(env()).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
+  const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, ...args].map(shellQuote).join(' ');
+  tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '40', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
+  const capture = () => tmux('capture-pane', '-p', '-t', name, '-S', '-200');
+  const deadline = Date.now() + 25_000;
+  let acted = false;
+  for (;;) {
+    const text = capture();
+    if (/EXIT:\d+/.test(text)) {
+      tmux('kill-session', '-t', name);
+      if (!acted) throw new Error(`carrental ${args.join(' ')} ended before its progress showed:\n${text}`);
+      return text.replace(/\s+$/gm, '');
+    }
+    if (!acted && progress.test(text)) {
+      acted = true;
+      await then();
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for carrental ${args.join(' ')}:\n${text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A fresh unpaid reservation of the cheapest free car. */
+async function reserve(): Promise<string> {
+  const [alias] = await freeCars(sb, 1);
+  const r = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env: env() });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
+
+const pay = (uuid: string) => admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
+
+beforeAll(async () => {
+  assertBuilt();
+  tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
+  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
+});
+beforeEach(async () => {
+  home = new TestHome();
+  await resetSandbox(sb);
+});
+afterEach(() => home.cleanup());
+afterAll(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // no server left
+  }
+  await sb?.close();
+});
+
+describe.each([60, 80])('at %i columns', (width) => {
+  it('pay-link --wait: the waiting line is cut to the width and gone once paid', async () => {
+    const uuid = await reserve();
+    const text = await pane(width, ['pay-link', uuid, '--wait'], /waiting for/, () => pay(uuid));
+    expect(text).toContain('EXIT:0');
+    expect(text).toContain(`settled: reservation ${uuid}`);
+    expect(text).not.toMatch(/waiting for|Ctrl-C to stop|checked \d/);
+  }, 40_000);
+
+  it('trips --watch: the watching line is cut to the width and gone once the payment changes', async () => {
+    const uuid = await reserve();
+    const text = await pane(width, ['trips', uuid, '--watch'], /watching /, () => pay(uuid));
+    expect(text).toContain('EXIT:0');
+    expect(text).not.toMatch(/watching |next in \d|Ctrl-C to stop/);
+  }, 40_000);
+
+  it('a retried reserve: the retry lines are cut to the width and gone once it books', async () => {
+    const [alias] = await freeCars(sb, 1);
+    await faults(sb, { kind: 'error', operation: 'createReservation', code: 'internal_error', times: 2 });
+    const text = await pane(width, ['reserve', alias, '--from', FROM, '--to', TO, '-y'], /retrying/);
+    expect(text).toContain('EXIT:0');
+    expect(text).toMatch(/^reservation +[0-9a-f]{8}-[0-9a-f-]{27}$/m);
+    expect(text).not.toMatch(/retrying|idempotency key in|attempt \d/);
+  }, 40_000);
+});
