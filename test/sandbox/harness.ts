@@ -77,13 +77,6 @@ export function expectError(res: CallResult, status: number, code: string): void
   expect(res.headers.get('x-request-id')).toBe(body.request_id);
 }
 
-/** A fixture (test.extend): `dir`, a temporary directory per test, removed after it. */
-export const dirTest = base.extend('dir', async ({}, { onCleanup }) => {
-  const { dir, cleanup } = tempDir();
-  onCleanup(cleanup);
-  return dir;
-});
-
 export function tempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'carrental-sandbox-test-'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
