@@ -8,7 +8,8 @@
 //   command or a usage error;
 // - THIRD-PARTY-NOTICES, from esbuild's metafile (scripts/notices.mjs), and the metafile in
 //   .tmp/ for test/e2e/startup.e2e.test.ts.
-// Two start-up measures shape the chunks (scripts/tree-core.ts, scripts/command-core.ts);
+// Two start-up measures shape the chunks (scripts/tree-core.ts, scripts/command-core.ts),
+// and one plugin leaves undici's HTTP/2 client out;
 // docs/development.md ("What start-up costs") says what each saves. The output is plain
 // JavaScript for every Node of the engines range, the same from every build.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,22 @@ const commandCore = {
   },
 };
 
+/**
+ * undici's HTTP/2 client (lib/dispatcher/client-h2.js) loads node:http2, and with it tls
+ * and fs/promises: ~17 ms of CPU of every command that sends a request (Node 22). carrental
+ * never enables HTTP/2 (undici's allowH2 stays off), so the build puts a stub in its place
+ * that throws if it is ever called. test/unit/undici-pin.test.ts pins the undici version
+ * this was checked on.
+ */
+const noHttp2Client = {
+  name: 'no-http2-client',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: source('scripts/undici-no-h2.cjs') } : undefined,
+    );
+  },
+};
+
 const pkg = JSON.parse(readFileSync(source('package.json'), 'utf8'));
 rmSync(source('dist'), { recursive: true, force: true });
 
@@ -62,7 +79,7 @@ const result = await build({
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // the modules the command tree shares with the commands, in one chunk (scripts/tree-core.ts)
   inject: ['scripts/tree-core.ts'],
-  plugins: [commandCore],
+  plugins: [commandCore, noHttp2Client],
   logLevel: 'warning',
 });
 

@@ -5,7 +5,7 @@
 // and the server answers with the original result instead of booking or cancelling twice;
 // and for the replay window after a 2xx the same command, even started at the same moment
 // in another terminal, replays that key too (see docs/reliability.md).
-import type { Failure, RetryPolicy } from '../api/client.js';
+import { isCertificateError, type Failure, type RetryPolicy } from '../api/client.js';
 import type { Context } from '../cli/context.js';
 import type { Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
@@ -251,6 +251,13 @@ export class JournaledWrite {
       // The client refuses some requests before sending anything (a key over plain http to
       // a remote host): that is a usage error, exit 2, not an unknown outcome.
       if (err instanceof CliError && err.kind === 'usage') throw err;
+      // A certificate that cannot be trusted stops the connection before the request is
+      // sent: the outcome is known (nothing happened), and a rerun fails the same way until
+      // the trust changes. A first attempt's entry goes; an earlier unknown outcome stays.
+      if (isCertificateError(err)) {
+        if (!reused) await this.journal.settle(entry.id);
+        throw err;
+      }
       const cause = err instanceof Error ? err.message : String(err);
       const api = err instanceof CliError ? err.api : undefined;
       throw new CliError('unavailable', `the outcome of this ${noun} is unknown: ${cause}`, { hint: rerun, api, cause: err });

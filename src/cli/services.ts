@@ -3,6 +3,7 @@
 // commands, so none of this loads for --help.
 import { join, resolve } from 'node:path';
 import { ApiClient, insecureKeyTransport, keySafeOver, type RequestSpec } from '../api/client.js';
+import { proxySettings } from '../api/proxy.js';
 import { Api } from '../api/endpoints.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
@@ -260,6 +261,7 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
     onRetry,
     maxResponseBytes: maxResponseBytes(ctx.env),
+    proxy: proxySettings(ctx.env),
     // a spinner for a slow request, on a terminal; not between --debug's trace lines
     onRequest: spinner && ((label) => spinner.start(label)),
   });
