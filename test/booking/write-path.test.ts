@@ -7,7 +7,7 @@ import { describe, expect } from 'vitest';
 import { describeFailure } from '../../src/booking/journaled-write.js';
 import { Journal } from '../../src/store/journal.js';
 import { runCommand } from '../helpers/cli.js';
-import { ALIAS, KEYS, test as fakeTest } from './fake-api.js';
+import { ALIAS, FAKE_NOW, KEYS, test as fakeTest } from './fake-api.js';
 
 const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'];
 const ESC = '\u001b';
@@ -18,6 +18,7 @@ const test = fakeTest
   .extend('sleeps', async () => [] as number[])
   .extend('cli', async ({ fake, home, sleeps }) => (args: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; sleep?: (ms: number) => Promise<void> } = {}) =>
     runCommand(['--base-url', fake.baseUrl, ...args], {
+      now: FAKE_NOW,
       env: home.env({ CARRENTAL_API_KEY: KEYS.write, CARRENTAL_WRITE_RETRIES: '3', NO_COLOR: '1', ...opts.env }),
       sleep: opts.sleep ?? (async (ms) => void sleeps.push(ms)),
       tty: opts.tty,
