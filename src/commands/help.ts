@@ -4,6 +4,7 @@
 // commander's help (src/cli/main.ts) and never load this module.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { HELP_TOPICS, type HelpTopic } from '../cli/help-topics.js';
 import { CliError, usageError } from '../errors.js';
@@ -41,7 +42,7 @@ function noteFor(target: string, from: string): string | undefined {
   return `docs/${page}${anchor ? `#${anchor}` : ''}`;
 }
 
-export async function run(input: { topic?: string }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'help'>, ctx: Context): Promise<number> {
   const topic = HELP_TOPICS.find((t) => t.name === input.topic);
   if (!topic) {
     throw usageError(
