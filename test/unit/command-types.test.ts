@@ -50,6 +50,17 @@ describe('InputOf', () => {
   });
 });
 
+describe('RawGlobals', () => {
+  it('reads the global flags of global-options.ts', () => {
+    expectTypeOf<RawGlobals>().toHaveProperty('baseUrl').toEqualTypeOf<string | undefined>();
+    expectTypeOf<RawGlobals>().toHaveProperty('color').toEqualTypeOf<boolean | undefined>(); // --no-color
+    expectTypeOf<RawGlobals>().toHaveProperty('json').toEqualTypeOf<string | true | undefined>(); // --json [fields]
+    expectTypeOf<RawGlobals>().toHaveProperty('yes').toEqualTypeOf<boolean | undefined>(); // -y, --yes
+    // @ts-expect-error the flag is --base-url
+    expectTypeOf<RawGlobals>().toHaveProperty('baseURL');
+  });
+});
+
 describe('OptionKey follows commander', () => {
   const cases = [
     ['--make-id <n>', 'makeId'],
