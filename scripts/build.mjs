@@ -41,6 +41,24 @@ const lazyChildProcess = {
 };
 
 /**
+ * undici's HTTP/2 client (lib/dispatcher/client-h2.js) loads node:http2, and with it tls
+ * and fs/promises: ~17 ms of CPU of every command that sends a request (Node 22). carrental
+ * never enables HTTP/2 (undici's allowH2 stays off), so the build puts a stub in its place
+ * that throws if it is ever called. test/unit/undici-pin.test.ts pins the undici version
+ * this was checked on.
+ */
+const noHttp2Client = {
+  name: 'no-http2-client',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer)
+        ? { path: fileURLToPath(new URL('./undici-no-h2.cjs', import.meta.url)) }
+        : undefined,
+    );
+  },
+};
+
+/**
  * Every `import ... from 'node:fs'` (and any other builtin) in the bundle becomes a read of
  * `process.getBuiltinModule('node:fs')`. Node's ES-module view of a builtin reads every one
  * of its exports as it loads, getters included: importing node:process creates
@@ -124,7 +142,7 @@ const result = await build({
     js: "const require = (id) => (require.made ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id);",
   },
   inject: ['scripts/tree-core.ts'],
-  plugins: [lazyChildProcess, builtinsByGetter, commandCore],
+  plugins: [lazyChildProcess, builtinsByGetter, commandCore, noHttp2Client],
   logLevel: 'warning',
 });
 

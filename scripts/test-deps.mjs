@@ -13,6 +13,7 @@ export const NEEDS = {
   fish: { command: 'fish', for: 'the fish completion tests' },
   zsh: { command: 'zsh', for: 'the zsh completion tests' },
   jq: { command: 'jq', for: 'the documentation examples' },
+  sqlite3: { command: 'sqlite3', for: 'the SQLite sandbox store tests (the shell opens the state file)' },
   'bash-completion': { file: '/usr/share/bash-completion/bash_completion', for: 'the bash completion tests' },
 };
 

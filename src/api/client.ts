@@ -2,18 +2,18 @@
 // envelopes, zod validation of every response, retries that honour Retry-After, typed
 // errors, timeouts and --debug tracing with credentials redacted.
 //
-// The transport is node's own http/https client with one keep-alive Agent per client, so
-// sequential calls and the concurrent pages of `cars --all` reuse their connections. Not
-// undici: bundled, it is ~280 KB of JavaScript and a WebAssembly HTTP parser compiled at
-// every start, which made up a third of `cars --json`'s time; node:http is part of node
-// (its code is in node's start-up snapshot and code cache, its parser native) and does all
-// a CLI needs of HTTP/1.1. test/unit/client-transport.test.ts pins what it must do.
-import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
+// The transport is undici (src/api/transport.ts: proxies, redirects, compression), loaded
+// when the first request is sent. This module words what it reports: a refused redirect,
+// a certificate that cannot be trusted, a proxy that cannot be reached.
 import { CliError, kindForStatus, usageError } from '../errors.js';
 import { safeJsonText, scrubValue } from '../render/json-text.js';
 import { clean, visible } from '../render/sanitize.js';
 import { hintFor } from './hints.js';
+import { isLoopbackHost } from './loopback.js';
+import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings, type Route } from './proxy.js';
 import { redactHeader, scrubSecrets } from './redact.js';
+
+export { isLoopbackHost } from './loopback.js';
 
 export { redactHeader } from './redact.js';
 
@@ -82,6 +82,8 @@ export interface ApiResponse<T> {
   text: string;
   status: number;
   headers: Record<string, string>;
+  /** The URLs the answer came from after following redirects (same origin only), in order; empty when none. */
+  redirects: string[];
 }
 
 export interface ClientOptions {
@@ -101,9 +103,14 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Called as a request starts (retries included); the function it returns, as it ends. */
   onRequest?: (label: string) => () => void;
+  /** HTTPS_PROXY, HTTP_PROXY and NO_PROXY: from the command's environment (src/api/proxy.ts). */
+  proxy?: ProxySettings;
 }
 
 const MAX_BACKOFF_MS = 8_000;
+const NO_PROXY: ProxySettings = { noProxy: '' };
+/** Redirect hops followed (same origin only; see src/api/transport.ts). */
+export const MAX_REDIRECTS = 5;
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -126,18 +133,9 @@ export function insecureKeyTransport(baseUrl: string): CliError {
   );
 }
 
-/** A hostname as WHATWG URL normalises it (`127.1` is `127.0.0.1`, IPv6 in brackets). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  if (host === 'localhost') return true;
-  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
-  // ::1, and 127.x.y.z written as an IPv4-mapped IPv6 address (::ffff:7fxx:xxxx)
-  return host === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
-}
-
 export class ApiClient {
   readonly baseUrl: string;
-  private agent?: HttpAgent;
+  private transport?: import('./transport.js').Transport;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   /** --debug output; every line passes through the key scrubber, whatever it echoes. */
@@ -158,10 +156,9 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    const agent = this.agent;
-    this.agent = undefined;
-    // destroy, not close: a command that ends (or is interrupted) must not wait for idle sockets
-    agent?.destroy();
+    const transport = this.transport;
+    this.transport = undefined;
+    await transport?.close();
   }
 
   url(path: string, query?: RequestSpec<unknown>['query']): string {
@@ -228,7 +225,7 @@ export class ApiClient {
   }
 
   private headersFor(spec: RequestSpec<unknown>): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...(spec.headers ?? {}) };
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': 'gzip, deflate, br', 'user-agent': this.opts.userAgent, ...(spec.headers ?? {}) };
     // the client alone decides credentials: exactly one on a keyed call, none on an anonymous
     // one, whatever the caller passed in
     for (const k of Object.keys(headers)) if (/^(authorization|x-api-key)$/i.test(k)) delete headers[k];
@@ -264,19 +261,34 @@ export class ApiClient {
     let status: number;
     let text: string;
     let resHeaders: Record<string, string>;
+    let redirects: string[];
+    const proxy = this.opts.proxy ?? NO_PROXY;
+    const target = new URL(url);
+    const route = routeFor(target, proxy);
     try {
-      const res = await this.send(url, spec.method, headers, body, signal, label);
+      const res = await this.send(target, route, spec.method, headers, body, signal);
       status = res.status;
       resHeaders = flattenHeaders(res.headers);
       text = res.text;
+      redirects = res.redirects;
+      if (debug) {
+        if (hasProxy(proxy)) debug(`* ${describeRoute(route)}`);
+        for (const hop of res.redirects) debug(`* redirected to ${hop}`);
+      }
+      if (status >= 300 && status < 400 && resHeaders.location !== undefined && !spec.allowErrorStatus) throw notFollowed(label, status, resHeaders.location, url);
     } catch (err) {
       if (this.opts.signal?.aborted) throw new CliError('interrupted', 'interrupted');
       if (err instanceof CliError) throw err;
       if (spec.signal?.aborted) throw abandoned(label);
+      const { RedirectRefused, ResponseTooLarge } = await import('./transport.js');
+      if (err instanceof ResponseTooLarge) throw tooLarge(label, this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+      if (err instanceof RedirectRefused) throw redirectRefused(label, err, url, this.baseUrl);
       const timedOut = timeout.aborted || /timeout/i.test((err as Error)?.name ?? '') || /Timeout/.test((err as { code?: string })?.code ?? '');
       const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
       debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
-      throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs));
+      const certificate = code === undefined ? undefined : certificateProblem(code);
+      if (certificate) throw certificateError(label, url, certificate, err);
+      throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs, route));
     }
     if (debug) {
       debug(`< ${status} (${Date.now() - t0} ms)`);
@@ -292,54 +304,25 @@ export class ApiClient {
         parseError = true;
       }
     }
-    return { status, headers: resHeaders, text, body: parsed, parseError };
+    return { status, headers: resHeaders, text, body: parsed, parseError, redirects };
   }
 
-  private async send(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, label: string) {
-    const target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`unsupported protocol ${target.protocol} (http: or https: only)`);
-    // not `import`: the ES-module view of a builtin reads every export; https (tls, crypto) only for https
-    const http: Pick<typeof import('node:http'), 'Agent' | 'request'> = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http');
-    this.agent ??= new http.Agent({ keepAlive: true, maxSockets: 8 });
-    const options: RequestOptions = { method, headers, signal, agent: this.agent };
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = http.request(target, options, resolve);
-      req.on('error', reject);
-      // end(body) sends it with its Content-Length (never chunked); a GET goes without a body
-      req.end(body);
-    });
-    const text = await this.readCapped(res, label);
-    return { status: res.statusCode ?? 0, headers: res.headers, text };
-  }
-
-  /**
-   * The body as text, read chunk by chunk up to the cap: a server that sends gigabytes
-   * (by mistake or on purpose) costs at most the cap in memory, then the connection is
-   * dropped. A connection that closes in the middle of the body rejects (ECONNRESET).
-   */
-  private async readCapped(res: IncomingMessage, label: string): Promise<string> {
-    const cap = this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const tooLarge = () => {
-      res.destroy();
-      return new CliError('api', `the response to ${label} is larger than ${formatBytes(cap)}: stopped reading it`, {
-        hint: 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES',
+  private async send(url: URL, route: Route, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol} (http: or https: only)`);
+    if (!this.transport) {
+      const { Transport } = await import('./transport.js');
+      this.transport ??= new Transport({
+        timeoutMs: this.opts.timeoutMs,
+        maxResponseBytes: this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        proxy: this.opts.proxy ?? NO_PROXY,
+        maxRedirects: MAX_REDIRECTS,
       });
-    };
-    const declared = Number(res.headers['content-length']);
-    if (declared > cap) throw tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res) {
-      size += (chunk as Buffer).length;
-      if (size > cap) throw tooLarge();
-      chunks.push(chunk as Buffer);
     }
-    // TextDecoder, like undici's own text(), drops a leading byte-order mark
-    return new TextDecoder().decode(Buffer.concat(chunks, size));
+    return this.transport.send(url, route, method, headers, body, signal);
   }
 
-  private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean }, label: string): ApiResponse<T> {
-    if (spec.allowErrorStatus) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
+  private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean; redirects: string[] }, label: string): ApiResponse<T> {
+    if (spec.allowErrorStatus) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers: res.headers, redirects: res.redirects };
     if (res.parseError || res.text === '') {
       throw new CliError('api', `malformed response from ${label}: the body is not JSON`, {
         hint: 'rerun with --debug to see the response',
@@ -364,7 +347,7 @@ export class ApiClient {
       // the validated copy loses nothing: schemas are loose, so extra fields stay
       payload = result.data;
     }
-    return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers };
+    return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers, redirects: res.redirects };
   }
 }
 
@@ -416,8 +399,8 @@ class NetworkFailure extends Error {
   }
 }
 
-function networkError(label: string, url: string, err: unknown, timedOut: boolean, code: string | undefined, timeoutMs: number): CliError {
-  const origin = new URL(url).origin;
+function networkError(label: string, url: string, err: unknown, timedOut: boolean, code: string | undefined, timeoutMs: number, route: Route): CliError {
+  const { origin } = new URL(url);
   if (timedOut) {
     return new CliError('unavailable', `${label} timed out after ${+(timeoutMs / 1000).toFixed(2)} s`, {
       hint: 'the outcome is unknown; rerunning the same command is safe (raise --timeout if the API is slow)',
@@ -426,9 +409,105 @@ function networkError(label: string, url: string, err: unknown, timedOut: boolea
   }
   const reason =
     code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' ? 'connection closed before the answer' : (err as Error)?.message || String(err);
+  if ('proxy' in route) {
+    // the connection goes to the proxy: a refusal or an unknown host is the proxy's
+    const tunnel = /Proxy response \((\d+)\)/.exec((err as Error)?.message ?? '');
+    const what = tunnel ? `the proxy ${maskProxy(route.proxy.url)} (${route.proxy.from}) refused to open a tunnel to ${origin} (HTTP ${tunnel[1]})` : `could not reach ${origin} through the proxy ${maskProxy(route.proxy.url)} (${route.proxy.from}) (${label}): ${reason}`;
+    return new CliError('unavailable', tunnel ? `${what} (${label})` : what, {
+      hint: tunnel?.[1] === '407'
+        ? 'the proxy wants credentials: put them in its URL (http://user:password@proxy:port)'
+        : `check ${route.proxy.from}, or list the API's host in NO_PROXY to go direct; rerunning is safe`,
+      cause: err,
+    });
+  }
   return new CliError('unavailable', `could not reach ${origin} (${label}): ${reason}`, {
     hint: 'check the base URL (`carrental config get base_url`) or run `carrental doctor`; rerunning is safe',
     cause: err,
+  });
+}
+
+/** node's TLS error codes, in words; undefined for an error that is not about the certificate. */
+function certificateProblem(code: string): string | undefined {
+  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return 'the certificate is self-signed';
+  if (code === 'SELF_SIGNED_CERT_IN_CHAIN') return 'the certificate is issued by a CA this machine does not trust (a self-signed root)';
+  if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY' || code === 'UNABLE_TO_GET_ISSUER_CERT') return 'the certificate is issued by a CA this machine does not know';
+  if (code === 'CERT_HAS_EXPIRED') return 'the certificate has expired';
+  if (code === 'CERT_NOT_YET_VALID') return 'the certificate is not valid yet';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'the certificate is for another host name';
+  if (code === 'CERT_REVOKED') return 'the certificate has been revoked';
+  if (code === 'CERT_SIGNATURE_FAILURE' || code === 'CERT_UNTRUSTED' || code === 'CERT_REJECTED' || code === 'INVALID_CA') return 'the certificate cannot be trusted';
+  return undefined;
+}
+
+/**
+ * Nothing was sent: the connection stopped at the certificate. Not "unavailable" (exit 6,
+ * "rerunning is safe"): a rerun fails the same way until the certificate or the trust changes.
+ */
+function certificateError(label: string, url: string, problem: string, err: unknown): CliError {
+  const { origin } = new URL(url);
+  const expiredOrName = /expired|not valid yet|another host|revoked/.test(problem);
+  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${origin} (${label}): ${problem}`, {
+    hint: expiredOrName
+      ? 'check the base URL (the host name must be the one the certificate names); the server must renew or fix its certificate'
+      : "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off",
+    cause: err,
+  }));
+}
+
+/** The base URL to configure when `path` (under `base`) answers from `location`; undefined when the paths do not line up. */
+export function movedBaseUrl(base: string, requested: string, location: string): string | undefined {
+  const tail = requested.slice(base.length);
+  const to = new URL(location);
+  to.search = '';
+  to.hash = '';
+  const path = to.pathname;
+  const prefix = tail.split('?')[0];
+  if (!requested.startsWith(base) || !path.endsWith(prefix)) return undefined;
+  to.pathname = path.slice(0, path.length - prefix.length);
+  return to.href.replace(/\/+$/, '');
+}
+
+const redirectErrors = new WeakSet<CliError>();
+const certificateErrors = new WeakSet<CliError>();
+/** A refused or unfollowed redirect: its hint holds the base URL to configure (doctor shows it). */
+export function isRedirectError(err: unknown): boolean {
+  return err instanceof CliError && redirectErrors.has(err);
+}
+/** The connection stopped at the server's certificate: the request was never sent. */
+export function isCertificateError(err: unknown): boolean {
+  return err instanceof CliError && certificateErrors.has(err);
+}
+function tagged(set: WeakSet<CliError>, err: CliError): CliError {
+  set.add(err);
+  return err;
+}
+
+/** A redirect the policy refused (src/api/transport.ts): named, with why, and what to configure. */
+function redirectRefused(label: string, err: { status: number; location: string; reason: 'other-origin' | 'method' }, url: string, baseUrl: string): CliError {
+  const location = clean(err.location);
+  const base = URL.canParse(err.location) ? movedBaseUrl(baseUrl, url, err.location) : undefined;
+  const configure = base ? `; if the API moved, use its new base URL: \`carrental config set base_url ${clean(base)}\` (or --base-url)` : '';
+  if (err.reason === 'other-origin') {
+    return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: carrental follows a redirect only within ${new URL(url).origin}, so the API key never goes to another origin`, {
+      hint: `check the base URL${configure}`,
+    }));
+  }
+  return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: a ${err.status} is followed for GET only (it would turn the ${label.split(' ')[0]} into a GET)`, {
+    hint: `check the base URL${configure}`,
+  }));
+}
+
+/** A 3xx with a Location that reached us: more redirects than the transport follows, or a kind it does not (300). */
+function notFollowed(label: string, status: number, location: string, url: string): CliError {
+  const why = status === 300 ? 'carrental does not choose among multiple choices' : `more than ${MAX_REDIRECTS} redirects in a row`;
+  return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${status}) to ${clean(location)}: ${why}`, {
+    hint: `check the base URL (${new URL(url).origin}); \`carrental doctor\` shows where it leads`,
+  }));
+}
+
+function tooLarge(label: string, cap: number): CliError {
+  return new CliError('api', `the response to ${label} is larger than ${formatBytes(cap)}: stopped reading it`, {
+    hint: 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES',
   });
 }
 
@@ -437,7 +516,7 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
   const obj = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const retryAfterHeader = headers['retry-after'];
-  const retryAfter = retryAfterHeader !== undefined && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;
+  const retryAfter = retryAfterSeconds(retryAfterHeader, Date.now());
   const errorCode = str(obj.error_code);
   const description = str(obj.description);
   const message = str(obj.error) ?? `${label} failed with HTTP ${status}`;
@@ -446,6 +525,20 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
     hint: hintFor(errorCode, status, description, retryAfter, hintContext(label, raw)),
     api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter },
   });
+}
+
+/**
+ * Retry-After in seconds: RFC 9110 allows delay-seconds or an HTTP date; a date is counted
+ * from now (a date already past is 0). The caller caps the wait (the policy's time budget).
+ */
+export function retryAfterSeconds(header: string | undefined, now: number): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  // an IMF-fixdate, or the obsolete forms Date.parse also reads; never a bare number
+  if (!/^[A-Za-z]{3},? /.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 /** The label is `METHOD /path`: what the hint needs to know which command failed. */

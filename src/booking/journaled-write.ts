@@ -5,7 +5,7 @@
 // and the server answers with the original result instead of booking or cancelling twice;
 // and for the replay window after a 2xx the same command, even started at the same moment
 // in another terminal, replays that key too (see docs/reliability.md).
-import type { Failure, RetryPolicy } from '../api/client.js';
+import { isCertificateError, type Failure, type RetryPolicy } from '../api/client.js';
 import type { Context } from '../cli/context.js';
 import type { Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
@@ -251,6 +251,13 @@ export class JournaledWrite {
       // The client refuses some requests before sending anything (a key over plain http to
       // a remote host): that is a usage error, exit 2, not an unknown outcome.
       if (err instanceof CliError && err.kind === 'usage') throw err;
+      // A certificate that cannot be trusted stops the connection before the request is
+      // sent: the outcome is known (nothing happened), and a rerun fails the same way until
+      // the trust changes. A first attempt's entry goes; an earlier unknown outcome stays.
+      if (isCertificateError(err)) {
+        if (!reused) await this.journal.settle(entry.id);
+        throw err;
+      }
       const cause = err instanceof Error ? err.message : String(err);
       const api = err instanceof CliError ? err.api : undefined;
       throw new CliError('unavailable', `the outcome of this ${noun} is unknown: ${cause}`, { hint: rerun, api, cause: err });
@@ -263,13 +270,22 @@ export class JournaledWrite {
       const now = await this.journal.lookup(command).catch(() => undefined);
       if (now?.state === 'done' && now.key === entry.key) doneBefore = now.doneAt;
     }
-    await opts.report?.(result, { entry, reused, doneBefore });
+    let printFailed: CliError | undefined;
+    try {
+      await opts.report?.(result, { entry, reused, doneBefore });
+    } catch (err) {
+      // Printing failed after the answer (exit 7, the error names what was done): the
+      // command is finished all the same, so its entry is completed, not left pending.
+      if (!(err instanceof CliError && err.kind === 'output')) throw err;
+      printFailed = err;
+    }
     try {
       await this.journal.complete(entry.id, resultText(result));
     } catch (err) {
       // The answer is in hand (and reported); the entry stays pending, so a rerun replays it.
       this.out.warn(`could not record the finished ${noun} in the journal (${err instanceof Error ? err.message : String(err)}); a rerun replays the same key`);
     }
+    if (printFailed) throw printFailed;
     return result;
   }
 

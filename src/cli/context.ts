@@ -17,6 +17,12 @@ export interface OutStream extends Writable {
   columns?: number;
 }
 
+/**
+ * Streams whose write errors a command reports itself (the result of a booking, see
+ * Output.committed): the launcher's quiet exit on a closed pipe leaves them alone.
+ */
+export const selfReportedStreams = new WeakSet<object>();
+
 export interface IO {
   stdin: InStream;
   stdout: OutStream;

@@ -7,7 +7,7 @@ import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
 import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../render/json-text.js';
 import { clean, cleanText } from '../render/sanitize.js';
-import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
+import { makeSleep, resolveGlobals, selfReportedStreams, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { jsonBeforeCommand } from './argv.js';
 import { JSON_OUTPUT_MODULE, type CommandSpec } from './commands.js';
 import { helpRequest, renderHelp } from './help-text.js';
@@ -30,10 +30,14 @@ export interface RunOptions {
   parserIO?: Pick<IO, 'stdout' | 'stderr'>;
 }
 
-/** `carrental cars | head -3`: the reader went away, which is not an error of ours. */
+/**
+ * `carrental cars | head -3`: the reader went away, which is not an error of ours. Except
+ * after a booking: then the command says what was booked (selfReportedStreams).
+ */
 function quietOnEpipe<T extends NodeJS.WriteStream>(stream: T): T {
   if (stream.listenerCount('error') === 0) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (selfReportedStreams.has(stream)) return;
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
       throw err;
     });

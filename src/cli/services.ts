@@ -3,6 +3,7 @@
 // commands, so none of this loads for --help.
 import { join, resolve } from 'node:path';
 import { ApiClient, insecureKeyTransport, keySafeOver, type RequestSpec } from '../api/client.js';
+import { proxySettings } from '../api/proxy.js';
 import { Api } from '../api/endpoints.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
@@ -23,7 +24,9 @@ export interface Target {
   sandbox: boolean;
   /** The embedded sandbox of this command (not `sandbox serve`, not a remote API). */
   embedded?: EmbeddedLinks;
-  /** The key's capability, where it is known without a write: one of the embedded sandbox's demo keys. */
+  /** The server's clock, when it is known: the embedded sandbox's (moved by `sandbox clock`). */
+  clock?: () => Date;
+  /** The key's capability, where the server tells it without a write: the embedded sandbox does, for any of its keys. */
   capability?: 'read_only' | 'booking_write';
 }
 
@@ -198,8 +201,9 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       appUrl: running.appUrl,
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
-      capability: apiKey === running.keys.read_only ? 'read_only' : apiKey === running.keys.booking_write ? 'booking_write' : undefined,
+      capability: running.keyCapability(apiKey),
       sandbox: true,
+      clock: () => running.now(),
       embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };
   }
@@ -260,6 +264,7 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
     onRetry,
     maxResponseBytes: maxResponseBytes(ctx.env),
+    proxy: proxySettings(ctx.env),
     // a spinner for a slow request, on a terminal; not between --debug's trace lines
     onRequest: spinner && ((label) => spinner.start(label)),
   });

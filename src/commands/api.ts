@@ -211,7 +211,10 @@ async function journaledWrite(
     const res = await writer.run(command, (idempotencyKey, retry, onRetry) =>
       client.request<unknown>({ method: req.method, path: req.path, rawBody: body, headers: { ...headers, 'idempotency-key': idempotencyKey }, auth: 'key', envelope: false, retry, onRetry }),
     );
-    printResponse(out, res, target.apiKey, req.input.include);
+    // the write is done (and journaled as done): a failure to print it is exit 7 naming it
+    const data = (res.body as { data?: unknown } | undefined)?.data;
+    const done = command.operation === 'createReservation' ? `reserved ${typeof data === 'string' ? clean(data) : '(see `carrental trips`)'}` : `cancelled reservation ${command.target}`;
+    await out.committed(done, () => printResponse(out, res, target.apiKey, req.input.include), '`carrental trips` shows it; do not send the request again');
     return 0;
   } catch (err) {
     // like any other raw call, the error body goes to stdout (the exit code says what it was)

@@ -86,7 +86,8 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
     out.warn(`cancelled, but the outcome could not be read (${why}); see \`${cliPrefix(ctx)} trips ${uuid}\``);
     return 0;
   }
-  printOutcome(out, after, uuid);
+  // the cancellation is done: a failure to print it is exit 7 naming it, not an API failure
+  await out.committed(`cancelled reservation ${uuid}`, () => printOutcome(out, after, uuid), `\`${cliPrefix(ctx)} trips ${uuid}\` shows its cancellation outcome; do not cancel again`);
   out.info(`\`${cliPrefix(ctx)} trips ${uuid}\` shows the invoices and the payment status`);
   return 0;
 }

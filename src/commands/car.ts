@@ -140,7 +140,7 @@ function pipeCar(car: Car, out: Output): void {
     ['minimum age', plain(c.min_age)],
     ['no young-driver fee from age', plain(c.min_age_without_young_driver_fee)],
   ]);
-  const record = (fields: unknown[]) => out.line(fields.map((f) => clean(f)).join('\t'));
+  const record = (fields: unknown[]) => out.record(fields);
   for (const [plan, day] of Object.entries(p.protection ?? {})) record(['plan', plan, formatCents(day)]);
   for (const e of p.extras ?? []) record(['extra', e.item_type ?? '', e.title ?? '', money(e.price_day)]);
   for (const r of car.blocked_ranges ?? []) record(['blocked', (r.from ?? '').replace('T', ' '), r.to ? r.to.replace('T', ' ') : '', r.kind ?? '']);

@@ -16,7 +16,7 @@ import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { parseIntOption } from './parse.js';
 import { walkPages } from './page-walk.js';
-import { clockNow, hasRelative, resolvedLine, resolveTripDates } from './trip-dates.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from './trip-dates.js';
 
 export type CarsInput = InputOf<'cars'>;
 
@@ -74,10 +74,12 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
     // `tomorrow 10:00` is read in the city's zone (--city, else the profile's city)
     const zone = zoneOf(query.city);
     if (!zone) throw usageError("relative dates are read in the city's zone: give --city", 'or set a default city: `carrental config set city la`');
-    const resolved = buildCarsQuery(input, query.city, { now: clockNow(ctx, target.sandbox), zone });
+    const resolved = buildCarsQuery(input, query.city, { now: clockNow(ctx, target), zone });
     query = { ...query, date_from: resolved.date_from, date_to: resolved.date_to };
     out.info(resolvedLine({ from: query.date_from!, to: query.date_to! }, zone));
   }
+  // a search in the past would list every car "available"
+  if (query.date_from !== undefined) refusePast(query.date_from, '--from', clockNow(ctx, target), zoneOf(query.city));
   const dated = query.date_from !== undefined;
   const keep = input.available ? isAvailable : undefined;
 

@@ -11,7 +11,8 @@
 // 403 api_key_write_upgrade_required means read_only.
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, AuthMode, Schema } from '../api/client.js';
-import { NO_RETRY, READ_RETRY } from '../api/client.js';
+import { isRedirectError, movedBaseUrl, NO_RETRY, READ_RETRY } from '../api/client.js';
+import { describeRoute, proxySettings, routeFor } from '../api/proxy.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { maskKey, scrubSecrets } from '../api/redact.js';
 import * as S from '../api/schemas.js';
@@ -90,7 +91,7 @@ interface Answer {
   error?: string;
 }
 
-type Sent = { answer: Answer; networkError?: undefined } | { answer?: undefined; networkError: string };
+type Sent = { answer: Answer; networkError?: undefined; redirects?: string[] } | { answer?: undefined; networkError: string };
 
 const KNOWN_IDS = OPERATIONS.map((o) => o.id);
 
@@ -155,9 +156,10 @@ class Prober {
           await this.ctx.sleep(Math.max(1, retryAfter) * 1000);
           continue;
         }
-        return { answer: answerOf(res.status, res.body, this.safe) };
+        return { answer: answerOf(res.status, res.body, this.safe), redirects: res.redirects };
       } catch (err) {
-        if (err instanceof CliError && err.kind !== 'interrupted' && err.kind !== 'usage') return { networkError: err.message };
+        // a refused redirect's hint is the base URL to configure: the finding itself
+        if (err instanceof CliError && err.kind !== 'interrupted' && err.kind !== 'usage') return { networkError: isRedirectError(err) && err.hint ? `${err.message} (${err.hint})` : err.message };
         throw err;
       }
     }
@@ -176,6 +178,18 @@ class Prober {
     // without a reference answer, a 404 that names no error is taken for an unknown route
     return a.errorCode === undefined;
   }
+}
+
+/**
+ * A base URL that answers through a redirect works (same origin: followed), but every
+ * request pays a round trip more and a write depends on the server keeping it: a finding,
+ * with the base URL to configure.
+ */
+function networkFindings(baseUrl: string, redirects: string[], check: (name: string, status: CheckStatus, detail: string) => void): void {
+  const last = redirects.at(-1);
+  if (!last) return;
+  const moved = movedBaseUrl(baseUrl, `${baseUrl}/cars?limit=1`, last);
+  check('redirect', 'warn', `GET /cars was redirected to ${clean(last)}${moved ? `: set the base URL to ${clean(moved)} (\`carrental config set base_url ${clean(moved)}\`)` : ''}`);
 }
 
 /** Sorts an answer into the report's words. */
@@ -274,6 +288,8 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
   report.base_url = target.baseUrl;
   report.sandbox = target.sandbox;
   check('base URL', 'ok', `${target.baseUrl}${target.sandbox ? ' (embedded sandbox)' : ''}`);
+  // the route a request to the base URL takes (HTTPS_PROXY / HTTP_PROXY / NO_PROXY)
+  if (URL.canParse(target.baseUrl)) check('network', 'ok', describeRoute(routeFor(new URL(target.baseUrl), proxySettings(ctx.env))));
   const keySource = { env: 'CARRENTAL_API_KEY', profile: `profile "${target.profile}"`, 'sandbox-demo': 'the sandbox demo customer' } as const;
   if (target.apiKey) report.key = { source: target.keySource ?? 'unknown', masked: maskKey(target.apiKey) };
 
@@ -293,6 +309,7 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     return finish(6);
   }
   check('reachable', reach.answer.status < 500 ? 'ok' : 'fail', `GET /cars answered HTTP ${reach.answer.status} in ${Date.now() - t0} ms`);
+  networkFindings(target.baseUrl, reach.redirects ?? [], check);
 
   await prober.learnMissingRoute(hasKey ? 'key' : 'none');
 

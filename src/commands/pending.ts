@@ -60,6 +60,15 @@ function ownedBy(credential: string | undefined, profile: string) {
   return (e: JournalEntry) => (e.credential !== null && e.credential === credential) || (e.credential === null && e.profile === profile);
 }
 
+/** An entry as `pending --json` prints it: snake_case keys, as every JSON carrental prints. */
+function entryJson(e: JournalEntry & { expired?: boolean }): Record<string, unknown> {
+  const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const json: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(e)) json[snake(key)] = value;
+  json.rerun = rerunCommand(e);
+  return json;
+}
+
 export async function list(input: InputOf<'pending list'>, ctx: Context): Promise<number> {
   const out = output(ctx);
   const credential = input.all ? undefined : await currentCredential(ctx);
@@ -71,7 +80,7 @@ export async function list(input: InputOf<'pending list'>, ctx: Context): Promis
     if (hidden > 0) out.info(`${hidden} more pending command${hidden === 1 ? '' : 's'} of other API keys or profiles: \`carrental pending list --all\``);
   };
   if (out.json) {
-    out.printJson(entries.map((e) => ({ ...e, rerun: rerunCommand(e) })));
+    out.printJson(entries.map(entryJson));
     othersNote();
     return 0;
   }

@@ -68,6 +68,9 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
     throw new CliError('api', `the sandbox could not start: ${(err as Error).message}`);
   }
   ctx.onCleanup(() => sandbox.close());
+  if (sandbox.store === 'json') {
+    out.warn(`Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change. Node 22.13 or later keeps it in an SQLite database.`);
+  }
 
   const info = { base_url: sandbox.baseUrl, app_url: sandbox.appUrl, keys: sandbox.keys };
   if (ctx.globals.json) {

@@ -117,7 +117,7 @@ const listReservations: AdminHandler = (ctx, _body, url) => {
   const env = ctx.env(state);
   const wanted = url.searchParams.get('status');
   const list = reservationsOf(state, customer.id)
-    .map((r) => ({ uuid: r.uuid, status: effectiveStatus(r, env), car_alias: env.fleet.byId.get(r.car_id)?.car_alias ?? null, date_checkin: r.date_checkin, date_checkout: r.date_checkout }))
+    .map((r) => ({ uuid: r.uuid, status: effectiveStatus(r, env), car_alias: env.fleet.byId.get(r.car_id)?.car_alias ?? null, city: env.fleet.byId.get(r.car_id)?.city ?? null, date_checkin: r.date_checkin, date_checkout: r.date_checkout }))
     .filter((r) => wanted === null || r.status === wanted);
   return ok({ customer: customer.id, handle: customer.handle, count: list.length, uuids: list.map((r) => r.uuid), reservations: list });
 };

@@ -4,6 +4,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
+import { resolveCredential } from './auth.js';
 import { baseClock } from './clock.js';
 import { type SandboxConfig, resolveConfig } from './config.js';
 import { createContext } from './context.js';
@@ -33,8 +34,10 @@ export interface SandboxOptions {
   fleetSize?: number;
   /** Discard existing state file contents and re-seed. */
   reset?: boolean;
-  /** Check every record of the state file when opening (a long-running server does). */
+  /** Check the whole state file when opening (a long-running server does). */
   verify?: boolean;
+  /** The store of a state file: default SQLite where node:sqlite exists (Node 22.13+), else the JSON document (tests force either). */
+  store?: 'sqlite' | 'json';
   /** Rate budgets, max active reservations, operating hours, promo switch, ... (over CARRENTAL_SANDBOX_CONFIG). */
   config?: Partial<SandboxConfig>;
   /** Faults active from the start (added after those of CARRENTAL_SANDBOX_FAULTS). */
@@ -57,6 +60,12 @@ export interface RunningSandbox {
   /** http://127.0.0.1:PORT/__sandbox */
   adminUrl: string;
   keys: SandboxKeys;
+  /** The sandbox's own clock (real time plus the offset `sandbox clock` set). */
+  now(): Date;
+  /** What a key may do here (`auth status` says it): undefined for a key the sandbox does not accept. */
+  keyCapability(key: string): 'read_only' | 'booking_write' | undefined;
+  /** Where the state is kept: an SQLite database, the JSON document of Node 20, or memory. */
+  store: 'sqlite' | 'json' | 'memory';
   /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
   setDonePageNotice(text: string | undefined): void;
   close(): Promise<void>;
@@ -81,13 +90,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const config = resolveConfig(opts.config);
   const clock = baseClock(opts.now);
   const faults = createFaultRegistry([...faultsFromEnv(), ...(opts.faults ?? [])]);
-  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify });
+  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify, kind: opts.store });
   const ctx = createContext({
     store,
     config,
     faults,
     rateLimiter: createRateLimiter((budget) =>
       budget === 'catalog' ? config.catalogRateLimitPerMinute : budget === 'general' ? config.generalRateLimitPerMinute : config.keyRateLimitPerMinute,
+      store.sharedCounts,
     ),
     inflight: createInflightRegistry(),
     baseClock: clock,
@@ -111,6 +121,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     appUrl: ctx.appUrl,
     adminUrl: ctx.adminUrl,
     keys: sandboxKeys(store.read().seed),
+    now: () => ctx.now(),
+    keyCapability: (key) => {
+      const found = resolveCredential(store.read(), { authorization: [`Bearer ${key}`] });
+      return found.kind === 'key' ? found.capability : undefined;
+    },
+    store: store.kind,
     setDonePageNotice: (text) => {
       ctx.donePageNotice = text;
     },

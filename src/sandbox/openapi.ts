@@ -152,13 +152,33 @@ function componentSchemas(): Record<string, Json> {
 
 type Status = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
 
+/** What the trip of a quote or a create can be refused for: the spec's codes and the sandbox's own (docs/sandbox.md). */
+const TRIP_REQUEST_ERRORS: ErrorCode[] = [
+  'invalid_request_body',
+  'invalid_request',
+  'invalid_date_format',
+  'invalid_date_range',
+  'date_in_past',
+  'outside_operating_hours',
+  'trip_too_short',
+  'trip_too_long',
+  'invalid_protection_plan',
+  'invalid_options',
+  'delivery_address_required',
+  'invalid_extra',
+  'promo_codes_disabled',
+  'promo_code_not_found',
+  'promo_code_invalid',
+  'promo_already_used',
+];
+
 /** The errors the spec names for each operation, by status (Endpoints and Errors). */
 const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
   // invalid_query_parameter: a city, body_type or order_by outside its enum, or a parameter given twice
   listCars: { 400: ['invalid_pagination', 'date_range_incomplete', 'invalid_date_format', 'invalid_date_range', 'invalid_query_parameter', 'credentials_not_accepted'], 429: [] },
   getCar: { 400: ['credentials_not_accepted'], 404: ['car_not_found'], 429: [] },
   quote: {
-    400: ['invalid_request_body', 'invalid_request', 'invalid_date_format', 'invalid_date_range', 'date_in_past', 'outside_operating_hours', 'invalid_protection_plan', 'invalid_options', 'promo_codes_disabled', 'promo_code_not_found', 'promo_code_invalid', 'promo_already_used'],
+    400: TRIP_REQUEST_ERRORS,
     401: [],
     404: ['car_not_found'],
     409: ['car_not_available'],
@@ -174,7 +194,8 @@ const OPERATION_ERRORS: Record<string, Partial<Record<Status, ErrorCode[]>>> = {
   listReservationInvoices: { 401: [], 403: [], 404: ['reservation_not_found'], 429: [] },
   getInvoice: { 401: [], 403: [], 404: ['invoice_not_found'], 429: [] },
   createReservation: {
-    400: ['invalid_request_body', 'invalid_request', 'invalid_date_format', 'invalid_date_range', 'date_in_past', 'outside_operating_hours', 'invalid_protection_plan', 'invalid_options', 'idempotency_key_required', 'idempotency_key_invalid'],
+    // a create checks the trip as a quote does (rules.ts, readTripRequest and priceTrip)
+    400: [...TRIP_REQUEST_ERRORS, 'idempotency_key_required', 'idempotency_key_invalid'],
     401: [],
     403: ['api_key_write_upgrade_required'],
     409: ['idempotency_mismatch', 'operation_in_progress', 'active_reservation_exists', 'car_not_available', 'driver_not_approved'],

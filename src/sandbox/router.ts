@@ -21,14 +21,18 @@ export type RouteMatch =
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };
 
-/** `path` is relative to /v1, without the query string. */
+/**
+ * `path` is relative to /v1, without the query string. HEAD is answered as GET (RFC 9110);
+ * node:http leaves the body out of the answer to a HEAD request, headers and all kept.
+ */
 export function matchRoute(method: string, path: string): RouteMatch {
   const allowed: string[] = [];
+  const as = method === 'HEAD' ? 'GET' : method;
   for (const route of ROUTES) {
     const m = route.regex.exec(path);
     if (!m) continue;
-    if (route.op.method !== method) {
-      allowed.push(route.op.method);
+    if (route.op.method !== as) {
+      allowed.push(...(route.op.method === 'GET' ? ['GET', 'HEAD'] : [route.op.method]));
       continue;
     }
     const params: Record<string, string> = {};

@@ -1,5 +1,5 @@
 // The shape of the sandbox's mutable state: everything that is not derivable from
-// (seed, anchor, fleetSize). It is one JSON document; store.ts persists it.
+// (seed, anchor, fleetSize). store.ts persists it: an SQLite database, or one JSON document on Node 20.
 import type { Capability } from '../api/operations.js';
 import type { PriceBreakdown, PromoDiscount } from './pricing.js';
 
@@ -151,7 +151,7 @@ export interface SandboxState {
 
 export const anchorDay = (state: Pick<SandboxState, 'anchor'>) => state.anchor.slice(0, 10);
 
-/** The keyed collections of the state; store.ts keeps each record as its own log entry. */
+/** The keyed collections of the state; the SQLite store keeps each record as a row of its own. */
 export const COLLECTIONS = ['reservations', 'invoices', 'refunds', 'idempotency', 'usedPromos', 'agentFlows'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
@@ -181,7 +181,7 @@ export interface StateIndex {
   tagged(coll: Collection, tag: string): readonly string[];
   /** At least as many as `tagged` would list, without listing them. */
   countAtMost(coll: Collection, tag: string): number;
-  /** The same state for reading without recording a before-image (see store.ts). */
+  /** The same state for reading without recording a before-image (see sqlite-store.ts). */
   raw: SandboxState;
 }
 

@@ -2,7 +2,10 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/store/journal.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
+import { PassThrough } from 'node:stream';
+import type { InStream } from '../../src/cli/context.js';
+import { runCli } from '../../src/cli/main.js';
+import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
 import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
 
 let fake: FakeBookingApi;
@@ -225,5 +228,46 @@ describe('pending', () => {
     const all = await runCommand(['pending', 'clear', '--all', '--json', '-y'], { env: home.env() });
     expect(JSON.parse(all.stdout)).toEqual({ cleared: 2 });
     expect(await unfinished()).toEqual([]);
+  });
+});
+
+describe('a confirmation', () => {
+  it('asks again on an answer that is neither yes nor no, instead of taking it as no', async () => {
+    const seeded = fake.seed();
+    const stdout = new FakeOut(true);
+    const stderr = new FakeOut(true);
+    // inquirer ends the stream its prompt drew on unless it is the process's own, as this one stands for
+    Object.assign(stdout, { _isStdio: true });
+    const stdin = new PassThrough() as unknown as InStream;
+    stdin.isTTY = true;
+    const typed = stdin as unknown as PassThrough;
+    // the second answer is typed once the first was refused, as a person would
+    const watch = setInterval(() => {
+      if (stdout.text().includes('answer y (yes) or n (no)')) {
+        clearInterval(watch);
+        typed.write('yes\n');
+      }
+    }, 10);
+    typed.write('yrs\n');
+    const env = home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' });
+    const code = await runCli(['--base-url', fake.baseUrl, 'cancel', seeded.uuid], { env, io: { stdin, stdout, stderr }, sleep: async () => {} });
+    clearInterval(watch);
+    expect(stdout.text()).toContain('answer y (yes) or n (no)');
+    expect(code, stderr.text().slice(-600)).toBe(0);
+    expect(seeded.status).toBe('cancelled');
+  });
+});
+
+describe('pending --json', () => {
+  it('speaks snake_case, as every JSON carrental prints', async () => {
+    fake.fault('create', { ...unknown, after: true }, unknown, unknown);
+    expect((await cli(['reserve', ALIAS, '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00', '-y'])).code).toBe(6);
+    const r = await cli(['pending', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const [entry] = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+    expect(Object.keys(entry).filter((k) => /[A-Z]/.test(k))).toEqual([]);
+    expect(entry).toHaveProperty('base_url', fake.baseUrl);
+    expect(entry).toHaveProperty('created_at');
+    expect(entry).toHaveProperty('rerun');
   });
 });

@@ -227,3 +227,9 @@ export function opOf(req: Recorded): Op | undefined {
   if (req.method === 'POST' && /^\/my\/reservation\/[^/]+\/extension-link$/.test(p)) return 'extensionLink';
   return undefined;
 }
+
+/**
+ * The commands' clock in tests against the fake: its dates (2026-12-01) stay in the
+ * future whatever day the suite runs (a past check-in is refused before any request).
+ */
+export const FAKE_NOW = () => new Date('2026-11-20T18:00:00Z');

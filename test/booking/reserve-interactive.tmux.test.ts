@@ -58,7 +58,7 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
 
   await waitFor(/City/);
   keys('Enter'); // la, the default
-  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 10:00, \+3d 10:00; America\/Los_Angeles\)/);
+  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 3pm, fri 10:00, \+3d; America\/Los_Angeles\)/);
   type(FROM.replace('T', ' '));
   keys('Enter');
   await waitFor(/Check-out/);
@@ -116,7 +116,7 @@ it('in the accessible mode, completes by typing numbers and text only: numbered 
 
   await waitFor(/City:\n {2}1\. la \(America\/Los_Angeles\)\n {2}2\. miami \(America\/New_York\)\nType a number from 1 to 2, or press Enter for 1: $/m);
   answer('1');
-  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 10:00, \+3d 10:00; America\/Los_Angeles\) \[Enter for [^\]]+\]: $/m);
+  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 3pm, fri 10:00, \+3d; America\/Los_Angeles\) \[Enter for [^\]]+\]: $/m);
   answer(FROM.replace('T', ' '));
   await waitFor(/Check-out .*: $/m);
   answer(TO.replace('T', ' '));

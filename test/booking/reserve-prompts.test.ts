@@ -207,7 +207,7 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
     const defaults = new ScriptedPrompter(['la', '', '', firstCar, 'minimum', 'limited', 'pickup', [], '']);
     const result = await promptReservation({}, { api, prompter: defaults, info: () => {}, now: SANDBOX_NOW });
     await client.close();
-    expect(defaults.asked[1]).toMatchObject({ message: expect.stringContaining('tomorrow 10:00'), defaultValue: '2026-11-02 10:00' });
+    expect(defaults.asked[1]).toMatchObject({ message: expect.stringContaining('tomorrow 3pm'), defaultValue: '2026-11-02 10:00' });
     expect(defaults.asked[2]).toMatchObject({ defaultValue: '2026-11-05 10:00' });
     expect(result).toMatchObject({ from: '2026-11-02T10:00', to: '2026-11-05T10:00' });
   });

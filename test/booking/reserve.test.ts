@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/store/journal.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
+import { ALIAS, FAKE_NOW, FakeBookingApi, KEYS } from './fake-api.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04 10:00'];
@@ -32,7 +32,7 @@ const sleep = async (ms: number) => {
 };
 
 function reserve(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; tty?: boolean } = {}) {
-  return runCommand(['--base-url', fake.baseUrl, 'reserve', ...args], {
+  return runCommand(['--base-url', fake.baseUrl, 'reserve', ...args], { now: FAKE_NOW,
     env: home.env({ CARRENTAL_API_KEY: opts.key ?? KEYS.write, CARRENTAL_WRITE_RETRIES: '3', ...opts.env }),
     sleep,
     signal: opts.signal,
@@ -56,7 +56,7 @@ describe('reserve: before anything is sent', () => {
 
   it('refuses with --no-input and with CI set, even on a terminal', async () => {
     for (const extra of [{ args: ['--no-input'], env: {} }, { args: [], env: { CI: 'true' } }]) {
-      const r = await runCommand(['--base-url', fake.baseUrl, ...extra.args, 'reserve', ALIAS, ...DATES], {
+      const r = await runCommand(['--base-url', fake.baseUrl, ...extra.args, 'reserve', ALIAS, ...DATES], { now: FAKE_NOW,
         env: home.env({ CARRENTAL_API_KEY: KEYS.write, ...extra.env }),
         tty: true,
         stdinTty: true,
@@ -134,11 +134,10 @@ describe('reserve: the booking', () => {
     });
   });
 
-  it('prints the uuid as a JSON string with --json, and a labelled block on a terminal', async () => {
+  it('prints an object with the uuid with --json, and a labelled block on a terminal', async () => {
     const json = await reserve([ALIAS, ...DATES, '-y', '--json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatch(UUID_V4);
-    expect(json.stdout.trim().startsWith('"')).toBe(true);
+    expect(JSON.parse(json.stdout).uuid).toMatch(UUID_V4);
 
     fake.reservations.clear();
     const tty = await reserve([ALIAS, ...DATES, '-y'], { tty: true, env: { NO_COLOR: '1' } });
@@ -165,7 +164,7 @@ describe('reserve: the booking', () => {
   });
 
   it('needs a key before anything is sent', async () => {
-    const r = await runCommand(['--base-url', fake.baseUrl, 'reserve', ALIAS, ...DATES, '-y'], { env: home.env() });
+    const r = await runCommand(['--base-url', fake.baseUrl, 'reserve', ALIAS, ...DATES, '-y'], { now: FAKE_NOW, env: home.env() });
     expect(r.code).toBe(3);
     expect(fake.requests).toHaveLength(0);
   });

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { describeFailure } from '../../src/booking/journaled-write.js';
 import { Journal } from '../../src/store/journal.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
+import { ALIAS, FAKE_NOW, FakeBookingApi, KEYS } from './fake-api.js';
 
 const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'];
 const ESC = '\u001b';
@@ -36,7 +36,7 @@ const journal = () => new Journal({ path: journalPath() });
 const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
 
 function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; sleep?: (ms: number) => Promise<void> } = {}) {
-  return runCommand(['--base-url', fake.baseUrl, ...args], {
+  return runCommand(['--base-url', fake.baseUrl, ...args], { now: FAKE_NOW,
     env: home.env({ CARRENTAL_API_KEY: KEYS.write, CARRENTAL_WRITE_RETRIES: '3', NO_COLOR: '1', ...opts.env }),
     sleep:
       opts.sleep ??

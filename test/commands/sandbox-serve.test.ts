@@ -1,13 +1,14 @@
 // `carrental sandbox serve` and `sandbox reset` in-process: the JSON line, the options,
 // a clean stop on Ctrl-C, and the embedded state used by --sandbox.
 import { createServer } from 'node:net';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CarsPage } from '../../src/api/schemas.js';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
+import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
 
 let home: TestHome;
@@ -76,6 +77,15 @@ describe('sandbox serve', () => {
     expect(s.stderr.text()).toContain('Try: carrental --base-url http://127.0.0.1:');
     expect(await s.stop()).toBe(0);
     expect(s.stderr.text()).toContain('sandbox stopped');
+  });
+
+  it('on a Node without node:sqlite says once that Node 22+ gives the database store; on one with it, nothing', async () => {
+    const s = await serve(['--port', '0', '--json', '--state', join(home.dir, 'sb.json')]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await s.stop()).toBe(0);
+    const notices = s.stderr.text().split('\n').filter((l) => l.includes('node:sqlite'));
+    if (loadSqlite()) expect(notices).toEqual([]);
+    else expect(notices).toEqual([`warning: Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change. Node 22.13 or later keeps it in an SQLite database.`]);
   });
 
   it('hidden --fleet-size, --seed and --no-rate-limit reach the sandbox; --reset re-seeds', async () => {
@@ -151,6 +161,21 @@ describe('the embedded sandbox (--sandbox) and sandbox reset', () => {
     const reset = await runCommand(['sandbox', 'reset', '-y'], { env: home.env() });
     expect(reset.code).toBe(0);
     expect(reset.stderr).toBe(`sandbox state reset: ${state()}\n`);
+    expect((await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() })).code).toBe(0);
+  });
+
+  it('`sandbox reset -y` of a symlinked state file writes through to its target and keeps the link', async () => {
+    const target = join(home.dir, 'elsewhere', 'real-state');
+    mkdirSync(join(home.dir, 'elsewhere'));
+    mkdirSync(join(home.dir, 'data'), { recursive: true });
+    writeFileSync(target, 'garbage');
+    symlinkSync(target, state());
+    expect((await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() })).code).toBe(1);
+    const reset = await runCommand(['sandbox', 'reset', '-y'], { env: home.env() });
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(lstatSync(state()).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(state())).toBe(target);
+    expect(readFileSync(target).subarray(0, 16).toString('latin1')).toMatch(loadSqlite() ? /^SQLite format 3/ : /^\{/);
     expect((await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() })).code).toBe(0);
   });
 });

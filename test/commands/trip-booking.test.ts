@@ -60,14 +60,14 @@ describe('trips <uuid>: the Booking section', () => {
     const extrasLine = res.stdout.split('\n').find((l) => l.startsWith('extras\t'));
     expect(extrasLine?.split('\t')[1].split(',').sort()).toEqual([a.item_type, b.item_type].sort());
     expect(res.stdout).toContain('promo code\tSAVE50');
-    expect(res.stdout).toContain('deposit\tdue');
+    expect(res.stdout).toContain('deposit status\tdue');
     expect(res.stdout).not.toMatch(/^#/m);
     // on a terminal: in words
     const shown = plain((await cli(['trips', uuid], true)).stdout);
     expect(shown).toContain('Booking');
     expect(shown).toMatch(/delivery\s+to 1 Main St, Los Angeles/);
     for (const e of [a, b]) expect(shown).toContain(`${e.title} (${e.item_type})`);
-    expect(shown.replace(/\s+/g, ' ')).toMatch(new RegExp(`deposit \\$[\\d,.]+ due, not authorised yet \\(the customer authorises it on the page from \`carrental pay-link ${uuid} --type deposit\`\\)`));
+    expect(shown.replace(/\s+/g, ' ')).toMatch(new RegExp(`deposit status \\$[\\d,.]+ due, not authorised yet \\(the customer authorises it on the page from \`carrental pay-link ${uuid} --type deposit\`\\)`));
   });
 
   it('the defaults read as such, and the deposit reads authorised once held', async () => {
@@ -80,14 +80,14 @@ describe('trips <uuid>: the Booking section', () => {
     expect(res.stdout).toContain('mileage\tlimited\n');
     expect(res.stdout).toContain('delivery\tpickup\n');
     expect(res.stdout).toContain('extras\t\n');
-    expect(res.stdout).toContain('deposit\theld\n');
+    expect(res.stdout).toContain('deposit status\theld\n');
     const shown = plain((await cli(['trips', uuid], true)).stdout).replace(/\s+/g, ' ');
     expect(shown).toContain('protection minimum (the default)');
     expect(shown).toContain('mileage limited (the default)');
     expect(shown).toContain('delivery none: picked up at the car (the default)');
     expect(shown).toContain('extras none');
     expect(shown).toContain('promo code none');
-    expect(shown).toMatch(/deposit \$[\d,.]+ authorised: a hold on the card, not a charge/);
+    expect(shown).toMatch(/deposit status \$[\d,.]+ authorised: a hold on the card, not a charge/);
   });
 });
 

@@ -97,7 +97,7 @@ describe('start-up loads', () => {
     expect((await loads(['--version'], 'version')).files.sort()).toEqual(['bin/carrental.js', 'package.json']);
   });
 
-  it('cars --json loads its own chunks: no undici (node:http is the transport), sandbox, prompts or config writer', async () => {
+  it('cars --json loads its own chunks and undici (the transport, a chunk of its own): no sandbox, prompts or config writer', async () => {
     const stub = await StubServer.start(() => ({ json: { data: { cars: [stubCar('car-1')], total: 1, has_more: false } } }));
     try {
       const r = await loads(['--base-url', stub.baseUrl, 'cars', '--json'], 'cars');
@@ -105,15 +105,19 @@ describe('start-up loads', () => {
       expect(r.files).toContain('dist/commands/cars.js');
       const modules = r.files.filter((f) => f.startsWith('dist/')).flatMap(holds);
       expect(modules.some((m) => m.startsWith('node_modules/zod/v4/mini/'))).toBe(true);
-      for (const dep of ['undici', 'conf', 'ajv', '@inquirer', 'proper-lockfile', 'open', 'jq-wasm']) {
+      // undici's Agent, proxy agent, request API and interceptors, never its package entry
+      // (fetch, WebSocket, EventSource, caches, mocks)
+      expect(modules).toEqual(expect.arrayContaining(['src/api/transport.ts', 'node_modules/undici/lib/dispatcher/agent.js', 'node_modules/undici/lib/interceptor/decompress.js']));
+      expect(modules.filter((m) => /^node_modules\/undici\/(index\.js|lib\/(web\/(websocket|eventsource|cache|fetch\/index)|mock|cache)\b)/.test(m))).toEqual([]);
+      for (const dep of ['conf', 'ajv', '@inquirer', 'proper-lockfile', 'open', 'jq-wasm']) {
         expect(modules.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
       }
       expect(modules.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
       // what the API commands share is one chunk (scripts/command-core.ts), not one per
       // subset of commands (fifteen files before): the tree, commander, the command's
       // module and its own chunk, the command core, and one chunk the core shares with
-      // the prompts (string widths)
-      expect(r.files.filter((f) => f.startsWith('dist/')).length).toBeLessThanOrEqual(6);
+      // the prompts (string widths), and the transport, loaded when the first request is sent
+      expect(r.files.filter((f) => f.startsWith('dist/')).length).toBeLessThanOrEqual(7);
       expect(modules).toEqual(expect.arrayContaining(['src/api/client.ts', 'src/cli/services.ts', 'src/api/schemas.ts', 'src/render/dates.ts', 'src/store/atomic-file.ts']));
     } finally {
       await stub.close();

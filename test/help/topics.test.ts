@@ -106,6 +106,16 @@ describe('carrental help', () => {
     for (const t of HELP_TOPICS) expect(r.stderr).toContain(t.name);
   });
 
+  it('a typo gets the nearest topic or command as the hint', async () => {
+    const cases: Array<[string, string]> = [['exit-code', 'exit-codes'], ['enviroment', 'environment'], ['formating', 'formatting'], ['idempotncy', 'idempotency']];
+    for (const [typed, meant] of cases) {
+      const r = await runCommand(['help', typed]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`hint: did you mean \`carrental help ${meant}\`?`);
+    }
+    expect((await runCommand(['help', 'zzzzzz'])).stderr).toContain('hint: `carrental help` lists the commands and topics');
+  });
+
   it.each(SHELLS)('%s completion offers the topics and the commands after `help`, and `help` once', (shell) => {
     const script = generateCompletion(shell);
     for (const t of HELP_TOPICS) expect(script).toContain(t.name);

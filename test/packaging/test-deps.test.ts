@@ -23,7 +23,7 @@ it('with a package missing and no apt-get to run, stops at once with the line to
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^npm test needs chromium, tmux, fish, zsh, jq/);
-    expect(lines[1]).toMatch(/^  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium tmux fish zsh jq( bash-completion)?$/);
+    expect(lines[1]).toMatch(/^  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium tmux fish zsh jq sqlite3( bash-completion)?$/);
   } finally {
     rmSync(bin, { recursive: true, force: true });
   }

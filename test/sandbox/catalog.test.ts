@@ -145,6 +145,21 @@ describe('routing', () => {
     expectError(await h.call('GET', '/nope'), 404, 'not_found');
     const res = await h.call('PUT', '/cars');
     expectError(res, 405, 'method_not_allowed');
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('answers HEAD on every GET operation as GET without a body (RFC 9110), with its status and headers', async () => {
+    const key = h.sb.keys.booking_write;
+    for (const path of ['/cars?limit=2', '/cars/nope', '/my/profile', '/my/trips', '/my/billing/cards']) {
+      const get = await h.call('GET', path, { key: path.startsWith('/my') ? key : undefined });
+      const head = await h.call('HEAD', path, { key: path.startsWith('/my') ? key : undefined });
+      expect(head.status, path).toBe(get.status);
+      expect(head.text, path).toBe('');
+      expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'));
+      expect(head.headers.get('content-length'), path).toBe(get.headers.get('content-length'));
+    }
+    // a HEAD of a write operation is still refused
+    const res = await h.call('HEAD', '/my/reservation');
+    expect(res.status).toBe(405);
   });
 });

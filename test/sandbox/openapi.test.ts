@@ -65,6 +65,8 @@ async function checked(method: string, path: string, opts: Parameters<Harness['c
   const key = String(res.status) in op.responses ? String(res.status) : 'default';
   expect(op.responses[key].content['application/json'], `${method} ${path} ${res.status}`).toBeDefined();
   expectValid(validatorAt('paths', template, method.toLowerCase(), 'responses', key, 'content', 'application/json', 'schema'), res.json, `${res.status} of ${method} ${path}`);
+  // every error code the sandbox answers is one the document lists for that status
+  if (res.status >= 400 && key !== 'default' && res.json?.error_code) expect(op.responses[key]['x-error-codes'], `${method} ${path} ${res.status}`).toContain(res.json.error_code);
   if (key !== 'default') {
     for (const [name, header] of Object.entries<Doc>(op.responses[key].headers ?? {})) {
       const required = header.$ref ? doc.components.headers[header.$ref.split('/').pop()].required : header.required;
@@ -268,6 +270,19 @@ describe('the sandbox’s real answers match the document', () => {
     await checked('POST', '/my/reservation', { key, body, idempotencyKey: 'short' }, 400);
     await checked('POST', '/my/reservation', { key: h.sb.keys.read_only, body, idempotencyKey: newKey() }, 403);
     await checked('POST', '/my/reservation', { key: h.sb.keys.unverified, body, idempotencyKey: newKey() }, 409);
+    // the trip and promo rules the quote checks apply to a create too
+    for (const bad of [
+      { date_checkout: '2026-05-01T20:00' }, // trip_too_short
+      { date_checkout: '2026-09-01T10:00' }, // trip_too_long
+      { extras: ['no_such_extra'] }, // invalid_extra
+      { options: { ...body.options, delivery_type: 'delivery' } }, // delivery_address_required
+      { promo_code: 'FIRSTRIDE' }, // promo_already_used
+      { promo_code: 'NOPE' }, // promo_code_not_found
+      { promo_code: 'SPRING20' }, // promo_code_invalid
+    ]) {
+      await checked('POST', '/my/reservation', { key, body: { ...body, ...bad }, idempotencyKey: newKey() }, 400);
+      await checked('POST', '/reservation/quote', { key, body: { ...body, ...bad } }, 400);
+    }
     const uuid = created.json.data;
     await checked('DELETE', `/my/reservation/${uuid}`, { key, idempotencyKey: newKey() }, 200);
     await checked('DELETE', `/my/reservation/${uuid}`, { key, idempotencyKey: newKey() }, 400);

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, expectError, startHarness } from './harness.js';
+import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
+import { type Harness, expectError, startHarness, tempDir } from './harness.js';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -69,5 +71,28 @@ describe('rate budgets', () => {
     expect((await h.call('GET', '/cars?limit=1')).status).toBe(200);
     await h.admin('PATCH', '/config', { catalogRateLimitPerMinute: 5 });
     expect((await h.call('GET', '/cars?limit=1')).status).toBe(200);
+  });
+
+  // the spec: "shared by all API instances"; the SQLite store keeps the counts in the state file
+  it.skipIf(!loadSqlite())('are shared by every sandbox on the same state file', async () => {
+    const { dir, cleanup } = tempDir();
+    const statePath = join(dir, 'state.json');
+    const a = await startHarness({ now, statePath, config: { keyRateLimitPerMinute: 3 } });
+    const b = await startHarness({ now, statePath, config: { keyRateLimitPerMinute: 3 } });
+    try {
+      const k = a.sb.keys.read_only;
+      expect((await a.call('GET', '/my/profile', { key: k })).status).toBe(200);
+      expect((await b.call('GET', '/my/profile', { key: k })).status).toBe(200);
+      expect((await a.call('GET', '/my/profile', { key: k })).status).toBe(200);
+      expectError(await b.call('GET', '/my/profile', { key: k }), 429, 'rate_limited');
+      expectError(await a.call('GET', '/my/profile', { key: k }), 429, 'rate_limited');
+      // a reset through one clears them for both
+      await a.admin('POST', '/rate-limits/reset');
+      expect((await b.call('GET', '/my/profile', { key: k })).status).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+      cleanup();
+    }
   });
 });

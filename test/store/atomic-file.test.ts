@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AtomicFileWriter, isTempFileOf, writeFileAtomicSync, type AtomicFs } from '../../src/store/atomic-file.js';
+import { isTempFileOf, writeFileAtomicSync, type AtomicFs } from '../../src/store/atomic-file.js';
 
 let dir: string;
 beforeEach(() => {
@@ -105,67 +105,5 @@ describe.runIf(canMount)('on a real 64 KiB tmpfs (root only)', () => {
     expect(spawnSync('mount', ['-o', 'remount,ro', mnt]).status).toBe(0);
     expect(() => writeFileAtomicSync(file, '{"profiles":{"x":{}}}')).toThrow(/EROFS/);
     expect(readFileSync(file, 'utf8')).toBe('{"profiles":{}}');
-  });
-});
-
-describe('AtomicFileWriter (a file written in pieces)', () => {
-  it('puts the pieces in place whole on commit, a header written last included, with mode 0600', () => {
-    const file = join(dir, 'log');
-    writeFileSync(file, 'old');
-    const w = new AtomicFileWriter(file, { fs: shortWriter(700, Infinity) });
-    w.write('HEAD....\n');
-    const big = 'b'.repeat(3 << 20); // more than its buffer
-    for (let i = 0; i < 3; i++) w.write(`${i}${'a'.repeat(5000)}\n`);
-    w.write(big);
-    w.writeAt('HEAD-OK!', 0);
-    expect(readFileSync(file, 'utf8'), 'nothing shows before the commit').toBe('old');
-    w.commit();
-    const text = readFileSync(file, 'utf8');
-    expect(text.startsWith('HEAD-OK!\n0a')).toBe(true);
-    expect(text.length).toBe(9 + 3 * 5002 + big.length);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readdirSync(dir)).toEqual(['log']);
-  });
-
-  it('a short write (the disk fills up) throws ENOSPC, keeps the old file and removes its temp file', () => {
-    const file = join(dir, 'log');
-    writeFileSync(file, 'old contents');
-    const w = new AtomicFileWriter(file, { fs: shortWriter(4096, 100_000) });
-    expect(() => {
-      for (let i = 0; i < 100; i++) w.write('z'.repeat(64 << 10));
-      w.commit();
-    }).toThrow(/ENOSPC/);
-    expect(readFileSync(file, 'utf8')).toBe('old contents');
-    expect(readdirSync(dir)).toEqual(['log']);
-  });
-
-  it('a short write in the last piece, at commit, throws ENOSPC (not a second close) and keeps the old file', () => {
-    const file = join(dir, 'log');
-    writeFileSync(file, 'old contents');
-    const closed: number[] = [];
-    const w = new AtomicFileWriter(file, {
-      fs: {
-        ...shortWriter(4096, 1000),
-        closeSync: (fd: number) => {
-          closed.push(fd);
-          fs.closeSync(fd);
-        },
-      },
-    });
-    w.write('q'.repeat(10_000)); // buffered: written at commit
-    expect(() => w.commit()).toThrow(/ENOSPC/);
-    expect(closed, 'its file is closed once').toHaveLength(1);
-    expect(readFileSync(file, 'utf8')).toBe('old contents');
-    expect(readdirSync(dir)).toEqual(['log']);
-  });
-
-  it('abort leaves the old file and no temp file', () => {
-    const file = join(dir, 'log');
-    writeFileSync(file, 'old contents');
-    const w = new AtomicFileWriter(file);
-    w.write('new');
-    w.abort();
-    expect(readFileSync(file, 'utf8')).toBe('old contents');
-    expect(readdirSync(dir)).toEqual(['log']);
   });
 });

@@ -1,4 +1,4 @@
-// What the client needs of its transport (node:http / node:https, src/api/client.ts), beyond
+// What the client needs of its transport (undici, src/api/transport.ts), beyond
 // what client.test.ts and client-edges.test.ts check through the stub server: bodies go
 // with their length (never chunked), a body cut short is a lost connection, an https base
 // URL really speaks TLS, and a scheme that is neither is refused with a clear message.

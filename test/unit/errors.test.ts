@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse } from '../../src/api/client.js';
+import { errorFromResponse, retryAfterSeconds } from '../../src/api/client.js';
 import { hintFor } from '../../src/api/hints.js';
 import { CliError, EXIT_CODES, formatErrorLine, kindForStatus, usageError } from '../../src/errors.js';
 
@@ -46,8 +46,22 @@ describe('errorFromResponse', () => {
     expect(err.api?.retryAfter).toBeUndefined();
   });
 
-  it('ignores a Retry-After that is not whole seconds', () => {
-    expect(errorFromResponse(503, {}, { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }, 'GET /x').api?.retryAfter).toBeUndefined();
+  it('reads Retry-After as seconds or as an HTTP date (RFC 9110), and ignores anything else', () => {
+    const now = Date.parse('Wed, 21 Oct 2026 07:28:00 GMT');
+    expect(retryAfterSeconds('7', now)).toBe(7);
+    expect(retryAfterSeconds(' 7 ', now)).toBe(7);
+    expect(retryAfterSeconds('Wed, 21 Oct 2026 07:28:30 GMT', now)).toBe(30);
+    // a fraction of a second rounds up: never earlier than asked
+    expect(retryAfterSeconds('Wed, 21 Oct 2026 07:28:30 GMT', now + 500)).toBe(30);
+    // a date already past: retry at once
+    expect(retryAfterSeconds('Wed, 21 Oct 2026 07:27:00 GMT', now)).toBe(0);
+    for (const bad of ['1.5', '-1', 'soon', '2026-10-21', '', 'Wed, 99 Oct 2026 07:28:00 GMT']) expect(retryAfterSeconds(bad, now)).toBeUndefined();
+    expect(retryAfterSeconds(undefined, now)).toBeUndefined();
+    // errorFromResponse reads a date against the clock
+    const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+    const seconds = errorFromResponse(503, {}, { 'retry-after': inAMinute }, 'GET /x').api?.retryAfter;
+    expect(seconds).toBeGreaterThanOrEqual(59);
+    expect(seconds).toBeLessThanOrEqual(60);
   });
 });
 

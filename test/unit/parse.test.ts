@@ -97,7 +97,7 @@ describe('buildCarsQuery: every filter, validated before any request', () => {
     [{ makeId: '-1' }, '--make-id must be at least 0'],
     [{ modelId: 'x' }, '--model-id must be a whole number'],
     [{ from: '2026-12-01T10:00' }, '--from needs --to or --days'],
-    [{ from: '2026-12-01', to: '2026-12-02T10:00' }, '--from must be a car-local date'],
+    [{ from: '12/01/2026', to: '2026-12-02T10:00' }, '--from must be a car-local date'],
     [{ from: '2026-12-02T10:00', to: '2026-12-01T10:00' }, 'must be after --from'],
   ])('%j -> %s', (input, message) => {
     expect(usageMessage(() => buildCarsQuery(input))).toContain(message);

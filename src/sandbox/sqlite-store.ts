@@ -1,0 +1,549 @@
+// The sandbox state as an SQLite database (node:sqlite, Node 22.13+). The schema:
+//
+//   meta(key, value)                   format, version, seed, fleet_size, anchor,
+//                                      clock_offset_ms, customers (JSON)
+//   records(collection, key, json)     one row per reservation, invoice, refund, idempotency
+//                                      record, used-promo list and agent flow
+//   tags(collection, tag, key)         what the rules look records up by (tagsOf in state.ts:
+//                                      a customer's trips, a car's new trips, a trip's invoices)
+//   rate_budget(name, window, used)    the rate budgets, shared by every process on the file
+//
+// WAL, so readers never wait for the writer and every process on the file sees each commit;
+// synchronous=FULL, so a commit is on disk (the WAL fsynced) before its caller is answered,
+// which is what "acknowledged" means to a client holding an Idempotency-Key: NORMAL would
+// survive `kill -9` but could lose the last commits on a power cut. One BEGIN IMMEDIATE
+// transaction per state change; another process's write waits at most the busy timeout.
+//
+// Transactions run on objects parsed from the rows they touch; each touched record's JSON is
+// remembered, written through as it is set (so tag lookups in the same transaction see it),
+// and compared at the end: what changed is written, everything in one commit.
+import * as fs from 'node:fs';
+import { dirname } from 'node:path';
+import { fsyncDirSync } from '../store/atomic-file.js';
+import { seedState } from './fixtures.js';
+import type { SharedCounts } from './ratelimit.js';
+import { type SqliteDatabase, type SqliteStatement, loadSqlite } from './sqlite-load.js';
+import { ImportError, parseJsonState, parseLogState } from './state-import.js';
+import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex, tagsOf } from './state.js';
+import { type ResolvedStoreOptions, StateBusyError, StateFileError, type Store, backupPathFor, checkExpected, createEmpty, sniff, targetOf, withFileLock } from './store.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (collection, key));
+CREATE TABLE IF NOT EXISTS tags (collection TEXT NOT NULL, tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (collection, tag, key)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tags_by_record ON tags (collection, key);
+CREATE TABLE IF NOT EXISTS rate_budget (name TEXT PRIMARY KEY, window INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+/** Read records kept parsed; past this many the cache starts again (a server's memory stays flat). */
+const CACHE_LIMIT = 10_000;
+
+type Meta = Omit<SandboxState, Collection | 'format' | 'version'>;
+const metaOf = (s: Meta): Meta => ({ seed: s.seed, fleetSize: s.fleetSize, anchor: s.anchor, clockOffsetMs: s.clockOffsetMs, customers: s.customers });
+const META_COLUMNS: [keyof Meta, string][] = [
+  ['seed', 'seed'],
+  ['fleetSize', 'fleet_size'],
+  ['anchor', 'anchor'],
+  ['clockOffsetMs', 'clock_offset_ms'],
+  ['customers', 'customers'],
+];
+
+/** SQLite's primary result code of an error thrown by node:sqlite. */
+const sqliteCode = (err: unknown): number | undefined => {
+  const code = (err as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' ? code & 0xff : undefined;
+};
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+const SQLITE_CORRUPT = 11;
+const SQLITE_FULL = 13;
+const SQLITE_NOTADB = 26;
+
+interface Statements {
+  get: SqliteStatement;
+  keys: SqliteStatement;
+  tagged: SqliteStatement;
+  count: SqliteStatement;
+  put: SqliteStatement;
+  del: SqliteStatement;
+  untag: SqliteStatement;
+  tag: SqliteStatement;
+  meta: SqliteStatement;
+  setMeta: SqliteStatement;
+  dataVersion: SqliteStatement;
+}
+
+function prepare(db: SqliteDatabase): Statements {
+  return {
+    get: db.prepare('SELECT json FROM records WHERE collection = ? AND key = ?'),
+    keys: db.prepare('SELECT key FROM records WHERE collection = ?'),
+    tagged: db.prepare('SELECT key FROM tags WHERE collection = ? AND tag = ?'),
+    count: db.prepare('SELECT count(*) AS n FROM tags WHERE collection = ? AND tag = ?'),
+    put: db.prepare('INSERT INTO records (collection, key, json) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET json = excluded.json'),
+    del: db.prepare('DELETE FROM records WHERE collection = ? AND key = ?'),
+    untag: db.prepare('DELETE FROM tags WHERE collection = ? AND key = ?'),
+    tag: db.prepare('INSERT OR IGNORE INTO tags (collection, tag, key) VALUES (?, ?, ?)'),
+    meta: db.prepare('SELECT key, value FROM meta'),
+    setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    dataVersion: db.prepare('PRAGMA data_version'),
+  };
+}
+
+const putRecord = (st: Statements, coll: Collection, key: string, json: string | undefined) => {
+  st.untag.run(coll, key);
+  if (json === undefined) {
+    st.del.run(coll, key);
+    return;
+  }
+  st.put.run(coll, key, json);
+  for (const t of tagsOf(coll, JSON.parse(json))) st.tag.run(coll, t, key);
+};
+
+const putMeta = (st: Statements, m: Meta, before: Meta | null) => {
+  for (const [field, column] of META_COLUMNS) {
+    const value = field === 'customers' ? JSON.stringify(m.customers) : m[field];
+    const old = before === null ? undefined : field === 'customers' ? JSON.stringify(before.customers) : before[field];
+    if (value !== old) st.setMeta.run(column, value as string | number);
+  }
+};
+
+/** Writes a whole state into an empty (or just emptied) database, inside the caller's transaction. */
+function writeState(st: Statements, s: SandboxState): void {
+  st.setMeta.run('format', STATE_FORMAT);
+  st.setMeta.run('version', STATE_VERSION);
+  putMeta(st, metaOf(s), null);
+  for (const coll of COLLECTIONS) {
+    for (const [key, rec] of Object.entries(s[coll])) putRecord(st, coll, key, JSON.stringify(rec));
+  }
+}
+
+function open(path: string, busyMs: number): SqliteDatabase {
+  const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyMs))}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = FULL');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+export async function openSqliteStore(opts: ResolvedStoreOptions, path: string): Promise<Store> {
+  const busyMs = opts.busyTimeoutMs ?? 5000;
+  const fileError = (err: unknown): unknown => {
+    const code = sqliteCode(err);
+    if (code === SQLITE_BUSY || code === SQLITE_LOCKED) return new StateBusyError(path, busyMs);
+    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return new StateFileError(path, `damaged (${(err as Error).message})`);
+    if (code === SQLITE_FULL) {
+      const full = new Error(`sandbox state file ${path}: the disk is full; the change was not made (every earlier one is kept)`);
+      full.name = 'StateWriteError';
+      return full;
+    }
+    if (err instanceof ImportError) return new StateFileError(path, err.message);
+    return err;
+  };
+  const seeded = () => seedState(opts.useSeed, opts.useFleetSize, opts.now());
+
+  /** Replaces a log or JSON state file by a database holding the same state; the old file stays as `.bak`. */
+  const importOld = (kind: 'log' | 'json') => {
+    const target = targetOf(path);
+    const text = fs.readFileSync(target, 'utf8');
+    const state = kind === 'log' ? parseLogState(text) : parseJsonState(text);
+    const tmp = `${target}.import.${process.pid}.tmp`;
+    fs.rmSync(tmp, { force: true });
+    createEmpty(tmp);
+    try {
+      const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
+      const db = new DatabaseSync(tmp);
+      try {
+        db.exec(SCHEMA);
+        db.exec('BEGIN');
+        writeState(prepare(db), state);
+        db.exec('COMMIT');
+      } finally {
+        db.close();
+      }
+      fs.copyFileSync(target, backupPathFor(target), fs.constants.COPYFILE_EXCL);
+      fs.renameSync(tmp, target);
+      fsyncDirSync(dirname(target));
+      // the log store's index beside it: a cache of a file that is gone
+      if (kind === 'log') fs.rmSync(`${target}.idx`, { force: true });
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  };
+
+  /** A reset of a file that is no database of ours: emptied in place (through a symbolic link), with any WAL of it. */
+  const emptyFile = () => {
+    const target = targetOf(path);
+    fs.truncateSync(target, 0);
+    fs.rmSync(`${target}-wal`, { force: true });
+    fs.rmSync(`${target}-shm`, { force: true });
+  };
+
+  let db: SqliteDatabase;
+  try {
+    const kind = sniff(path);
+    if (kind === 'log' || kind === 'json' || kind === 'foreign' || kind === 'missing') {
+      await withFileLock(path, () => {
+        const now = sniff(path);
+        if (opts.reset && (now === 'log' || now === 'json' || now === 'foreign')) emptyFile();
+        else if (now === 'log' || now === 'json') importOld(now);
+        else if (now === 'foreign') throw new StateFileError(path, 'not a carrental sandbox state');
+        else if (now === 'missing') createEmpty(path);
+      });
+    }
+    db = open(path, busyMs);
+  } catch (err) {
+    throw fileError(err);
+  }
+
+  let st: Statements;
+  /** Sets up a new database, or checks that this one is ours; re-seeds it for a reset. */
+  const settle = () => {
+    if (!opts.reset && isReady()) {
+      st = prepare(db);
+      return verify();
+    }
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name as string);
+      if (tables.length > 0 && !tables.includes('meta')) throw new StateFileError(path, 'an SQLite database that is not a carrental sandbox state');
+      db.exec(SCHEMA);
+      st = prepare(db);
+      const format = db.prepare("SELECT value FROM meta WHERE key = 'format'").get()?.value;
+      if (format !== undefined && format !== STATE_FORMAT) throw new StateFileError(path, 'an SQLite database that is not a carrental sandbox state');
+      if (format !== undefined) {
+        const version = db.prepare("SELECT value FROM meta WHERE key = 'version'").get()?.value;
+        if (version !== STATE_VERSION) throw new StateFileError(path, `unsupported state version ${String(version)}`);
+      }
+      if (format === undefined || opts.reset) {
+        db.exec('DELETE FROM records; DELETE FROM tags; DELETE FROM meta');
+        writeState(st, seeded());
+      }
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+    verify();
+  };
+  /** Ours and complete, as opening usually finds it: then opening writes nothing and takes no lock. */
+  const isReady = () => {
+    const objects = Number(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('meta', 'records', 'tags', 'tags_by_record', 'rate_budget')").get()?.n);
+    if (objects !== 5) return false;
+    const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('format', 'version')").all();
+    const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+    return m.format === STATE_FORMAT && m.version === STATE_VERSION;
+  };
+  const verify = () => {
+    if (!opts.verify) return;
+    const check = db.prepare('PRAGMA quick_check').get()?.quick_check;
+    if (check !== 'ok') throw new StateFileError(path, `damaged (${String(check)})`);
+  };
+  try {
+    settle();
+  } catch (err) {
+    db.close();
+    const mapped = fileError(err);
+    // a reset discards even a damaged database
+    if (!(opts.reset && mapped instanceof StateFileError)) throw mapped;
+    try {
+      await withFileLock(path, emptyFile);
+      db = open(path, busyMs);
+      settle();
+    } catch (again) {
+      throw fileError(again);
+    }
+  }
+  st = st!;
+
+  // ------------------------------------------------ reading
+
+  let meta = {} as Meta;
+  const loadMeta = () => {
+    const m = {} as Record<string, unknown>;
+    for (const row of st.meta.all()) m[row.key as string] = row.value;
+    meta = {
+      seed: Number(m.seed),
+      fleetSize: Number(m.fleet_size),
+      anchor: String(m.anchor),
+      clockOffsetMs: Number(m.clock_offset_ms),
+      customers: JSON.parse(String(m.customers)) as Meta['customers'],
+    };
+  };
+  /** Parsed committed records, by `collection\tkey`; undefined = no such record. */
+  const cache = new Map<string, unknown>();
+  let inTx = false;
+  const readRow = (coll: Collection, key: string): unknown => {
+    const row = st.get.get(coll, key);
+    return row === undefined ? undefined : JSON.parse(row.json as string);
+  };
+  const committed = (coll: Collection, key: string): unknown => {
+    // inside a transaction the connection sees uncommitted rows: not for the cache
+    if (inTx) return readRow(coll, key);
+    const id = `${coll}\t${key}`;
+    if (cache.has(id)) return cache.get(id);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    const value = readRow(coll, key);
+    cache.set(id, value);
+    return value;
+  };
+  const keysOf = (coll: Collection) => st.keys.all(coll).map((r) => r.key as string);
+  /** Tag lookups of committed state, kept like the records (a trip list asks one per trip). */
+  const tagCache = new Map<string, readonly string[]>();
+  const queryTagged = (coll: Collection, tag: string) => st.tagged.all(coll, tag).map((r) => r.key as string);
+  const tagged = (coll: Collection, tag: string): readonly string[] => {
+    if (inTx) return queryTagged(coll, tag);
+    const id = `${coll}\t${tag}`;
+    let keys = tagCache.get(id);
+    if (keys === undefined) {
+      if (tagCache.size >= CACHE_LIMIT) tagCache.clear();
+      keys = queryTagged(coll, tag);
+      tagCache.set(id, keys);
+    }
+    return keys;
+  };
+  const countAtMost = (coll: Collection, tag: string) => (inTx ? Number(st.count.get(coll, tag)?.n ?? 0) : tagged(coll, tag).length);
+  const readOnly = () => {
+    throw new Error('the sandbox state is read-only outside store.transact');
+  };
+  const committedProxies = Object.fromEntries(
+    COLLECTIONS.map((c) => [
+      c,
+      new Proxy({} as Record<string, unknown>, {
+        get: (_, k) => (typeof k === 'string' ? committed(c, k) : undefined),
+        has: (_, k) => typeof k === 'string' && committed(c, k) !== undefined,
+        ownKeys: () => keysOf(c),
+        getOwnPropertyDescriptor: (_, k) => {
+          const v = typeof k === 'string' ? committed(c, k) : undefined;
+          return v === undefined ? undefined : { value: v, writable: false, enumerable: true, configurable: true };
+        },
+        set: readOnly,
+        deleteProperty: readOnly,
+      }),
+    ]),
+  );
+  let facade!: SandboxState;
+  const refreshFacade = () => {
+    facade = { format: STATE_FORMAT, version: STATE_VERSION, ...meta, ...committedProxies } as unknown as SandboxState;
+    attachIndex(facade, { tagged, countAtMost, raw: facade });
+  };
+  let dataVersion = -1;
+  /** Another process committed since we last looked: what we hold parsed may be stale. */
+  const catchUp = () => {
+    const v = Number(st.dataVersion.get()?.data_version);
+    if (v === dataVersion) return;
+    dataVersion = v;
+    cache.clear();
+    tagCache.clear();
+    loadMeta();
+    refreshFacade();
+  };
+  catchUp();
+  try {
+    checkExpected(path, facade, opts);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+
+  // ------------------------------------------------ writing
+
+  /** Runs `body` in one BEGIN IMMEDIATE transaction; rolls back and maps the error if anything fails. */
+  const inTransaction = <T>(body: () => T): T => {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      throw fileError(err);
+    }
+    inTx = true;
+    try {
+      const result = body();
+      db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // SQLite rolled back already (a failed COMMIT on a full disk can)
+      }
+      throw fileError(err);
+    } finally {
+      inTx = false;
+    }
+  };
+
+  const runTransaction = <T>(fn: (draft: SandboxState) => T): T => {
+    const touched = new Map<string, { coll: Collection; key: string; written: string | undefined }>();
+    const objs = new Map<string, unknown>();
+    const load = (coll: Collection, key: string) => {
+      const id = `${coll}\t${key}`;
+      if (objs.has(id)) return objs.get(id);
+      const row = st.get.get(coll, key);
+      const json = row === undefined ? undefined : (row.json as string);
+      touched.set(id, { coll, key, written: json });
+      const value = json === undefined ? undefined : JSON.parse(json);
+      objs.set(id, value);
+      return value;
+    };
+    const set = (coll: Collection, key: string, value: unknown) => {
+      load(coll, key);
+      const id = `${coll}\t${key}`;
+      objs.set(id, value);
+      const json = value === undefined ? undefined : JSON.stringify(value);
+      putRecord(st, coll, key, json);
+      (touched.get(id) as { written: string | undefined }).written = json;
+    };
+    const drafts = Object.fromEntries(
+      COLLECTIONS.map((c) => [
+        c,
+        new Proxy({} as Record<string, unknown>, {
+          get: (_, k) => (typeof k === 'string' ? load(c, k) : undefined),
+          set: (_, k, v) => {
+            if (typeof k !== 'string') return false;
+            set(c, k, v);
+            return true;
+          },
+          deleteProperty: (_, k) => {
+            if (typeof k !== 'string') return false;
+            set(c, k, undefined);
+            return true;
+          },
+          has: (_, k) => typeof k === 'string' && load(c, k) !== undefined,
+          ownKeys: () => keysOf(c),
+          getOwnPropertyDescriptor: (_, k) => {
+            const v = typeof k === 'string' ? load(c, k) : undefined;
+            return v === undefined ? undefined : { value: v, writable: true, enumerable: true, configurable: true };
+          },
+        }),
+      ]),
+    );
+    // Reads that record nothing (readTagged): the draft's own objects where it has them.
+    const raw = Object.fromEntries(
+      COLLECTIONS.map((c) => [
+        c,
+        new Proxy({} as Record<string, unknown>, {
+          get: (_, k) => {
+            if (typeof k !== 'string') return undefined;
+            const id = `${c}\t${k}`;
+            return objs.has(id) ? objs.get(id) : readRow(c, k);
+          },
+        }),
+      ]),
+    );
+    // the meta as committed now (another process may have changed it)
+    loadMeta();
+    const before = metaOf(meta);
+    const draftMeta = JSON.parse(JSON.stringify(before)) as Meta;
+    const draft = { format: STATE_FORMAT, version: STATE_VERSION, ...draftMeta, ...drafts } as unknown as SandboxState;
+    attachIndex(draft, { tagged, countAtMost, raw: { ...draft, ...raw } as unknown as SandboxState });
+    const result = fn(draft);
+    // records changed in place since they were read or set
+    for (const [id, t] of touched) {
+      const value = objs.get(id);
+      const json = value === undefined ? undefined : JSON.stringify(value);
+      if (json !== t.written) putRecord(st, t.coll, t.key, json);
+    }
+    putMeta(st, metaOf(draft), before);
+    return result;
+  };
+
+  /** After a commit of ours: the records it touched are read again; the meta is what it wrote. */
+  const afterCommit = () => {
+    cache.clear();
+    tagCache.clear();
+    loadMeta();
+    refreshFacade();
+    dataVersion = Number(st.dataVersion.get()?.data_version);
+  };
+
+  // ------------------------------------------------ rate budgets
+
+  /**
+   * Counted on a connection of their own with synchronous=OFF: a count is worth no fsync
+   * (a crash forgets at most the current minute's), and each spend is one statement.
+   */
+  let counts: SqliteDatabase | null = null;
+  let spendStmt: SqliteStatement | null = null;
+  const sharedCounts: SharedCounts = {
+    spend(name, window, limit) {
+      if (spendStmt === null) {
+        counts = open(path, busyMs);
+        counts.exec('PRAGMA synchronous = OFF');
+        spendStmt = counts.prepare(
+          `INSERT INTO rate_budget (name, window, used) VALUES (?1, ?2, 1)
+           ON CONFLICT (name) DO UPDATE SET used = CASE WHEN window = ?2 THEN used + 1 ELSE 1 END, window = ?2
+           WHERE window <> ?2 OR used < ?3
+           RETURNING used`,
+        );
+      }
+      if (limit <= 0) return false;
+      try {
+        return spendStmt.get(name, window, limit) !== undefined;
+      } catch (err) {
+        throw fileError(err);
+      }
+    },
+    reset() {
+      try {
+        db.exec('DELETE FROM rate_budget');
+      } catch (err) {
+        throw fileError(err);
+      }
+    },
+  };
+
+  let closed = false;
+  let checkedThisTurn = false;
+  return {
+    path,
+    kind: 'sqlite',
+    sharedCounts,
+    read() {
+      // One look per event-loop turn covers every request that turn.
+      if (!checkedThisTurn && !closed && !inTx) {
+        checkedThisTurn = true;
+        setImmediate(() => {
+          checkedThisTurn = false;
+        }).unref();
+        catchUp();
+      }
+      return facade;
+    },
+    transact<T>(fn: (draft: SandboxState) => T): Promise<T> {
+      try {
+        const result = inTransaction(() => runTransaction(fn));
+        afterCommit();
+        return Promise.resolve(result);
+      } catch (err) {
+        // what was read during the transaction may have been its own uncommitted rows
+        afterCommit();
+        return Promise.reject(err);
+      }
+    },
+    reseed(): Promise<SandboxState> {
+      try {
+        inTransaction(() => {
+          loadMeta();
+          db.exec('DELETE FROM records; DELETE FROM tags');
+          writeState(st, seedState(meta.seed, meta.fleetSize, opts.now()));
+        });
+        afterCommit();
+        return Promise.resolve(facade);
+      } catch (err) {
+        afterCommit();
+        return Promise.reject(err);
+      }
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      counts?.close();
+      db.close();
+    },
+  };
+}
