@@ -126,6 +126,11 @@ export interface Context {
    * services.ts before a client gets the key (absent in hand-made test contexts).
    */
   activeKey?(key: string | undefined): void;
+  /**
+   * Values this command prints whole on purpose, unmasked even if one is the active key:
+   * only `sandbox keys`, whose output is the sandbox's published demo keys.
+   */
+  showWhole?(values: string[]): void;
 }
 
 export function makeSleep(signal: AbortSignal) {

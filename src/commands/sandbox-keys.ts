@@ -13,6 +13,7 @@ export async function run(input: InputOf<'sandbox keys'>, ctx: Context): Promise
   // docs/sandbox.md and on `sandbox serve`'s first lines), asked for by name. Every other
   // output masks the active key and anything key-shaped.
   out.setSecrets([]);
+  ctx.showWhole?.(Object.values(keys));
   if (ctx.globals.json) out.printJson(keys);
   else out.pairs(Object.entries(keys));
   return 0;

@@ -15,7 +15,8 @@ import type { SandboxContext } from './context.js';
 import { ApiError, apiError } from './errors.js';
 import { sandboxExtraCredentials, sandboxKeys } from './fixtures.js';
 import { type Reply, errorReply, isJsonMediaType, jsonReply, newRequestId, parseJsonBody, readBody, send } from './http.js';
-import { confirmRefunds, effectiveStatus, extendCheckout, payRentInvoice, placeDepositHold, saveCard } from './rules.js';
+import { effectiveStatus } from './facts.js';
+import { confirmRefunds, extendCheckout, payRentInvoice, placeDepositHold, saveCard } from './rules.js';
 import { anchorDay, findCustomer, readTagged, reservationsOf } from './state.js';
 
 type AdminHandler = (ctx: SandboxContext, body: unknown, url: URL) => Reply | Promise<Reply>;
