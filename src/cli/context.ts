@@ -5,6 +5,8 @@ import type { Readable, Writable } from 'node:stream';
 import { CliError, usageError } from '../errors.js';
 import { parseJsonFields } from '../render/json-select.js';
 import { agentName, isAccessible } from './agent.js';
+import type { OptionsInput } from './command-types.js';
+import type { DeclaredGlobalOptions } from './global-options.js';
 
 export interface InStream extends Readable {
   isTTY?: boolean;
@@ -55,21 +57,11 @@ export interface Globals {
   accessible: boolean;
 }
 
-export interface RawGlobals {
-  profile?: string;
-  baseUrl?: string;
-  sandbox?: boolean;
-  /** true for a bare --json, the field list for --json a,b ('' when it stood before the command). */
-  json?: boolean | string;
-  jq?: string;
-  color?: boolean;
-  input?: boolean;
-  yes?: boolean;
-  debug?: boolean;
-  timeout?: string;
-  wide?: boolean;
-  pager?: boolean;
-}
+/**
+ * The global flags as commander parses them, typed from their declarations (global-options.ts).
+ * json: true for a bare --json, the field list for --json a,b ('' when it stood before the command).
+ */
+export type RawGlobals = OptionsInput<DeclaredGlobalOptions>;
 
 const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 
