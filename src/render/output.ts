@@ -1,7 +1,7 @@
 // The one place commands write through: data to stdout, messages to stderr, JSON when
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
-import { selfReportedStreams, type Context } from '../cli/context.js';
+import { selfReportedStreams, underlyingStream, type Context } from '../cli/context.js';
 import { CliError } from '../errors.js';
 import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
@@ -71,7 +71,7 @@ export class Output {
     const onError = (err: unknown) => {
       failed ??= err;
     };
-    selfReportedStreams.add(stdout);
+    selfReportedStreams.add(underlyingStream(stdout));
     stdout.on('error', onError);
     try {
       this.held = [];
@@ -93,7 +93,7 @@ export class Output {
     }
     if (failed === undefined) {
       stdout.off('error', onError);
-      selfReportedStreams.delete(stdout);
+      selfReportedStreams.delete(underlyingStream(stdout));
       return;
     }
     // the stream stays ours: its later error events must not end the process before the report
