@@ -29,8 +29,8 @@ export default {
     // The MCP tool layer's write path only (its reads are tested end to end, against dist/):
     // the reserve and cancel_reservation tools, and callTool's resume step.
     // Line ranges: keep them on those functions when tools.ts or server.ts change.
-    'src/mcp/tools.ts:493-564',
-    'src/mcp/tools.ts:579-616',
+    'src/mcp/tools.ts:334-405',
+    'src/mcp/tools.ts:420-457',
     'src/mcp/server.ts:231-245',
   ],
   coverageAnalysis: 'perTest',
