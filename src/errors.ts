@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'not_found' // 404
   | 'conflict' // 409
   | 'unavailable' // outcome unknown / service unavailable after retries; rerun is safe
+  | 'output' // a booking or cancellation went through, then printing its result failed: do not rerun
   | 'interrupted'; // Ctrl-C
 
 export const EXIT_CODES: Record<ErrorKind, number> = {
@@ -20,6 +21,7 @@ export const EXIT_CODES: Record<ErrorKind, number> = {
   not_found: 4,
   conflict: 5,
   unavailable: 6,
+  output: 7,
   interrupted: 130,
 };
 

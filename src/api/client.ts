@@ -10,8 +10,9 @@ import { safeJsonText, scrubValue } from '../render/json-text.js';
 import { clean, visible } from '../render/sanitize.js';
 import { hintFor } from './hints.js';
 import { isLoopbackHost } from './loopback.js';
+import { isDotSegment } from './path.js';
 import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings, type Route } from './proxy.js';
-import { redactHeader, scrubSecrets } from './redact.js';
+import { holdsSecret, maskSecretsIn, redactHeader, scrubSecrets } from './redact.js';
 
 export { isLoopbackHost } from './loopback.js';
 
@@ -162,6 +163,7 @@ export class ApiClient {
   }
 
   url(path: string, query?: RequestSpec<unknown>['query']): string {
+    checkRoute(path);
     const url = new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url.toString();
@@ -347,6 +349,11 @@ export class ApiClient {
       // the validated copy loses nothing: schemas are loose, so extra fields stay
       payload = result.data;
     }
+    // the key a server echoed is masked before any renderer sees it (the output mask,
+    // src/cli/masked-io.ts, then covers what renderers print whole)
+    // (walked only when the text may hold it: literally, or behind a JSON escape)
+    const key = this.opts.apiKey;
+    if (key && (holdsSecret(res.text, key) || res.text.includes('\\'))) payload = maskSecretsIn(payload, [key]);
     return { data: payload as T, body: res.body, text: res.text, status: res.status, headers: res.headers, redirects: res.redirects };
   }
 }
@@ -525,6 +532,15 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
     hint: hintFor(errorCode, status, description, retryAfter, hintContext(label, raw)),
     api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter },
   });
+}
+
+/**
+ * A path whose `.` or `..` segment a URL parser would resolve (`\\` counts as `/` there)
+ * reaches another route than the one named: refused before anything is sent.
+ */
+function checkRoute(path: string): void {
+  const [route] = path.split(/[?#]/, 1);
+  if (route.split(/[/\\]/).some(isDotSegment)) throw usageError(`the path ${clean(route)} has a "." or ".." segment: it would reach another route than the one named`);
 }
 
 /**

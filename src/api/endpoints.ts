@@ -1,6 +1,7 @@
 // One thin function per operation of the spec. Paths, auth class, envelope and schema
 // live here; HTTP behaviour lives in the client.
 import type { ApiClient, RequestSpec, RetryPolicy } from './client.js';
+import { pathSegment } from './path.js';
 import * as S from './schemas.js';
 
 export interface CarsQuery {
@@ -17,7 +18,7 @@ export interface CarsQuery {
 
 type Extra = Pick<RequestSpec<unknown>, 'retry' | 'onRetry' | 'headers'>;
 
-const seg = (value: string) => encodeURIComponent(value);
+const seg = (value: string) => pathSegment(value);
 
 export class Api {
   constructor(

@@ -102,7 +102,7 @@ const BY_CODE: Record<string, Rule> = {
   invalid_reservation_id: () => 'a reservation id is a uuid, as `carrental trips` prints it',
   invoice_not_found: ({ raw }) => (raw ? undefined : '`carrental invoices <reservation-uuid>` lists the invoices of a trip'),
   car_not_found: ({ raw }) => (raw ? undefined : '`carrental cars --city la` (or miami) lists the car aliases'),
-  date_in_past: ({ op, raw }) => (raw || !op || !DATED_OPS.includes(op) ? undefined : 'give a later --from, for example --from "tomorrow 10:00" (read in the car\'s zone)'),
+  date_in_past: ({ op, raw }) => (raw || !op || !DATED_OPS.includes(op) ? undefined : 'give a later --from: by the server\'s clock this one is in the past'),
   outside_operating_hours: ({ op, raw, description }) =>
     raw || !op || !DATED_OPS.includes(op) ? undefined : `move ${dateFlags(description)} inside the opening hours, for example 10:00`,
   trip_too_short: ({ raw }) => (raw ? undefined : 'give a later --to, or --days'),

@@ -56,3 +56,18 @@ export function maskSecrets(text: string, secrets: Array<string | undefined>): s
 export function scrubSecrets(text: string, secrets: Array<string | undefined> = []): string {
   return maskSecrets(text, secrets).replace(KEY_TOKEN_RE, (token) => maskKey(token));
 }
+
+/**
+ * A parsed value with the secrets masked in every string (keys included): what a server
+ * sent is masked before any renderer can cut, wrap or pad it (a table cell truncated
+ * mid-key would escape a mask applied to the printed text).
+ */
+export function maskSecretsIn(value: unknown, secrets: Array<string | undefined>): unknown {
+  if (typeof value === 'string') return maskSecrets(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => maskSecretsIn(v, secrets));
+  // plain objects only: anything else a schema made (a Date) is not a server string
+  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [maskSecrets(k, secrets), maskSecretsIn(v, secrets)]));
+  }
+  return value;
+}

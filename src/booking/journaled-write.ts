@@ -270,13 +270,22 @@ export class JournaledWrite {
       const now = await this.journal.lookup(command).catch(() => undefined);
       if (now?.state === 'done' && now.key === entry.key) doneBefore = now.doneAt;
     }
-    await opts.report?.(result, { entry, reused, doneBefore });
+    let printFailed: CliError | undefined;
+    try {
+      await opts.report?.(result, { entry, reused, doneBefore });
+    } catch (err) {
+      // Printing failed after the answer (exit 7, the error names what was done): the
+      // command is finished all the same, so its entry is completed, not left pending.
+      if (!(err instanceof CliError && err.kind === 'output')) throw err;
+      printFailed = err;
+    }
     try {
       await this.journal.complete(entry.id, resultText(result));
     } catch (err) {
       // The answer is in hand (and reported); the entry stays pending, so a rerun replays it.
       this.out.warn(`could not record the finished ${noun} in the journal (${err instanceof Error ? err.message : String(err)}); a rerun replays the same key`);
     }
+    if (printFailed) throw printFailed;
     return result;
   }
 

@@ -5,6 +5,8 @@ import type { Readable, Writable } from 'node:stream';
 import { CliError, usageError } from '../errors.js';
 import { parseJsonFields } from '../render/json-select.js';
 import { agentName, isAccessible } from './agent.js';
+import type { OptionsInput } from './command-types.js';
+import type { DeclaredGlobalOptions } from './global-options.js';
 
 export interface InStream extends Readable {
   isTTY?: boolean;
@@ -14,6 +16,12 @@ export interface OutStream extends Writable {
   isTTY?: boolean;
   columns?: number;
 }
+
+/**
+ * Streams whose write errors a command reports itself (the result of a booking, see
+ * Output.committed): the launcher's quiet exit on a closed pipe leaves them alone.
+ */
+export const selfReportedStreams = new WeakSet<object>();
 
 export interface IO {
   stdin: InStream;
@@ -49,21 +57,11 @@ export interface Globals {
   accessible: boolean;
 }
 
-export interface RawGlobals {
-  profile?: string;
-  baseUrl?: string;
-  sandbox?: boolean;
-  /** true for a bare --json, the field list for --json a,b ('' when it stood before the command). */
-  json?: boolean | string;
-  jq?: string;
-  color?: boolean;
-  input?: boolean;
-  yes?: boolean;
-  debug?: boolean;
-  timeout?: string;
-  wide?: boolean;
-  pager?: boolean;
-}
+/**
+ * The global flags as commander parses them, typed from their declarations (global-options.ts).
+ * json: true for a bare --json, the field list for --json a,b ('' when it stood before the command).
+ */
+export type RawGlobals = OptionsInput<DeclaredGlobalOptions>;
 
 const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 
@@ -128,6 +126,11 @@ export interface Context {
    * services.ts before a client gets the key (absent in hand-made test contexts).
    */
   activeKey?(key: string | undefined): void;
+  /**
+   * Values this command prints whole on purpose, unmasked even if one is the active key:
+   * only `sandbox keys`, whose output is the sandbox's published demo keys.
+   */
+  showWhole?(values: string[]): void;
 }
 
 export function makeSleep(signal: AbortSignal) {

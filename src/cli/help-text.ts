@@ -20,7 +20,7 @@ export const AGENT_NOTE =
   'output, --no-input never waits for a prompt, and `carrental mcp` serves the same\n' +
   'operations as MCP tools.\n';
 
-export const ROOT_HELP_AFTER = `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from "tomorrow 10:00" --days 3 --jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}\n${AGENT_NOTE}`;
+export const ROOT_HELP_AFTER = `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from "tomorrow 10:00" --days 3 --jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 7 output failed after a booking, 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}\n${AGENT_NOTE}`;
 
 function topicList(): string {
   const width = Math.max(...HELP_TOPICS.map((t) => t.name.length));

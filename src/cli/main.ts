@@ -7,7 +7,8 @@ import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
 import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../render/json-text.js';
 import { clean, cleanText } from '../render/sanitize.js';
-import { makeSleep, resolveGlobals, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
+import { maskedIO } from './masked-io.js';
+import { makeSleep, resolveGlobals, selfReportedStreams, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { jsonBeforeCommand } from './argv.js';
 import { JSON_OUTPUT_MODULE, type CommandSpec } from './commands.js';
 import { helpRequest, renderHelp } from './help-text.js';
@@ -30,10 +31,14 @@ export interface RunOptions {
   parserIO?: Pick<IO, 'stdout' | 'stderr'>;
 }
 
-/** `carrental cars | head -3`: the reader went away, which is not an error of ours. */
+/**
+ * `carrental cars | head -3`: the reader went away, which is not an error of ours. Except
+ * after a booking: then the command says what was booked (selfReportedStreams).
+ */
 function quietOnEpipe<T extends NodeJS.WriteStream>(stream: T): T {
   if (stream.listenerCount('error') === 0) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (selfReportedStreams.has(stream)) return;
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
       throw err;
     });
@@ -137,6 +142,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     if (options.signal.aborted) controller.abort();
     else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
+  const shownWhole = new Set<string>();
   const run = async (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals): Promise<number> => {
     const globals = resolveGlobals(raw, env, io);
     jsonErrors = globals.json;
@@ -153,7 +159,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
         }
       : seen;
     const ctx: Context = {
-      io: cio,
+      // whatever the command prints passes the active key's mask first (then the pager, if any)
+      io: maskedIO(cio, secrets, shownWhole),
       env,
       globals,
       version: VERSION,
@@ -163,6 +170,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       canPrompt: () => globals.input && !!cio.stdin.isTTY && !!cio.stdout.isTTY,
       onCleanup: (fn) => cleanups.push(fn),
       activeKey,
+      showWhole: (values) => values.forEach((v) => shownWhole.add(v)),
     };
     // a bad field list or jq expression is a usage error before anything is sent
     if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);
@@ -237,14 +245,32 @@ function asPipes(io: IO): IO {
  * body, `--opt=value`): the given key, or any key-shaped token.
  */
 export function keyArgument(argv: readonly string[], key?: string): string | undefined {
-  const shaped = new RegExp(KEY_TOKEN_RE.source);
-  if (key !== undefined) return argv.find((a) => holdsSecret(a, key));
-  return argv.find((a) => shaped.test(a));
+  const shaped = new RegExp(KEY_TOKEN_RE.source, 'i');
+  if (key !== undefined) return argv.find((a) => spellings(a).some((s) => holdsSecret(s, key.toLowerCase())));
+  return argv.find((a) => spellings(a).some((s) => shaped.test(s)));
+}
+
+/**
+ * An argument as a server may read it: as typed, percent-decoded (`svc%5F…`, also twice
+ * over: `%255F`), `+` as a space, all lower-cased, so that no spelling of the key, in
+ * any case, gets past the check (a path or query is decoded by the server).
+ */
+function spellings(arg: string): string[] {
+  const out = [arg.toLowerCase()];
+  for (let text = arg, i = 0; i < 3; i++) {
+    const next = text.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === text) break;
+    out.push(next.toLowerCase());
+    text = next;
+  }
+  return out;
 }
 
 function keyOnCommandLine(arg: string, secrets: string[]): CliError {
   // the argument masked; a long one (a JSON body) shown around the first mask only
-  const masked = scrubSecrets(clean(arg), secrets);
+  let masked = scrubSecrets(clean(arg), secrets);
+  // percent-encoded or in another case, the mask does not find it: the argument is not shown
+  if (keyArgument([masked]) !== undefined || secrets.some((k) => keyArgument([masked], k) !== undefined)) masked = 'an argument holding it encoded or in another case';
   const from = Math.max(0, masked.indexOf('…') - 40);
   const shown = masked.length <= 80 ? masked : `${from > 0 ? '...' : ''}${masked.slice(from, from + 80)}${from + 80 < masked.length ? '...' : ''}`;
   return usageError(

@@ -24,7 +24,9 @@ export interface Target {
   sandbox: boolean;
   /** The embedded sandbox of this command (not `sandbox serve`, not a remote API). */
   embedded?: EmbeddedLinks;
-  /** The key's capability, where it is known without a write: one of the embedded sandbox's demo keys. */
+  /** The server's clock, when it is known: the embedded sandbox's (moved by `sandbox clock`). */
+  clock?: () => Date;
+  /** The key's capability, where the server tells it without a write: the embedded sandbox does, for any of its keys. */
   capability?: 'read_only' | 'booking_write';
 }
 
@@ -199,8 +201,9 @@ export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<
       appUrl: running.appUrl,
       apiKey,
       keySource: envKey ? 'env' : profileKey ? 'profile' : 'sandbox-demo',
-      capability: apiKey === running.keys.read_only ? 'read_only' : apiKey === running.keys.booking_write ? 'booking_write' : undefined,
+      capability: running.keyCapability(apiKey),
       sandbox: true,
+      clock: () => running.now(),
       embedded: { stablePort, links, linkPort: Number(new URL(running.appUrl).port), stableTakenBy, setDonePageNotice: running.setDonePageNotice },
     };
   }

@@ -4,6 +4,7 @@
 import { errorFromResponse, NO_RETRY, READ_RETRY } from '../api/client.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { redactHeader, scrubSecrets } from '../api/redact.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
@@ -118,17 +119,7 @@ export function canonicalCreate(rawBody: string): { request: unknown; body: stri
   return { request, body: JSON.stringify(request), target };
 }
 
-export interface ApiInput {
-  method?: string;
-  path?: string;
-  body?: string;
-  header?: string[];
-  include?: boolean;
-  anonymous?: boolean;
-  paginate?: boolean;
-  /** A write: print the request (and for create and cancel the journal's decision); send nothing. */
-  dryRun?: boolean;
-}
+export type ApiInput = InputOf<'api'>;
 
 export async function run(input: ApiInput, ctx: Context): Promise<number> {
   const method = parseMethod(input.method);
@@ -220,7 +211,10 @@ async function journaledWrite(
     const res = await writer.run(command, (idempotencyKey, retry, onRetry) =>
       client.request<unknown>({ method: req.method, path: req.path, rawBody: body, headers: { ...headers, 'idempotency-key': idempotencyKey }, auth: 'key', envelope: false, retry, onRetry }),
     );
-    printResponse(out, res, target.apiKey, req.input.include);
+    // the write is done (and journaled as done): a failure to print it is exit 7 naming it
+    const data = (res.body as { data?: unknown } | undefined)?.data;
+    const done = command.operation === 'createReservation' ? `reserved ${typeof data === 'string' ? clean(data) : '(see `carrental trips`)'}` : `cancelled reservation ${command.target}`;
+    await out.committed(done, () => printResponse(out, res, target.apiKey, req.input.include), '`carrental trips` shows it; do not send the request again');
     return 0;
   } catch (err) {
     // like any other raw call, the error body goes to stdout (the exit code says what it was)

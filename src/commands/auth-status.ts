@@ -22,8 +22,12 @@ interface Status {
   key: string | null;
   key_source: Target['keySource'] | null;
   valid: boolean | null;
+  /** read_only or booking_write when the server tells it; null when it cannot be known. */
+  capability: string | null;
   customer: Profile | null;
 }
+
+const CANNOT_KNOW = 'unknown: the API does not say what a key may do (a read_only key is refused with 403 when it books or cancels)';
 
 function print(status: Status, out: Output, json: boolean): void {
   if (json) {
@@ -39,6 +43,7 @@ function print(status: Status, out: Output, json: boolean): void {
     ['sandbox', status.sandbox ? 'yes' : 'no', null],
     ['key', status.key ?? '', status.key ? `${status.key} (from ${SOURCES[status.key_source!]})` : 'none'],
     ['key source', status.key_source ?? '', null],
+    ['capability', status.capability ?? 'unknown', status.capability ? `${status.capability}${status.capability === 'booking_write' ? ' (can book and cancel)' : ' (reads and links only: cannot book or cancel)'}` : status.key ? CANNOT_KNOW : null],
     // the spec requires no profile field: what is left out reads "not stated"
     ['customer', who?.uuid ?? '', who ? `${stated(who.first_name)} (${stated(who.uuid)})` : null],
     ['first name', who?.first_name ?? '', null],
@@ -56,6 +61,7 @@ export async function run(_input: unknown, ctx: Context): Promise<number> {
     key: target.apiKey ? maskKey(target.apiKey) : null,
     key_source: target.keySource ?? null,
     valid: null,
+    capability: (target.apiKey && target.capability) || null,
     customer: null,
   };
   if (!target.apiKey) {

@@ -4,6 +4,7 @@
 import { NO_RETRY, type ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError } from '../errors.js';
@@ -20,12 +21,7 @@ import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, t
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
-export interface CancelInput {
-  uuid?: string;
-  idempotencyKey?: string;
-  /** Print the DELETE and the journal's decision; send nothing. */
-  dryRun?: boolean;
-}
+export type CancelInput = InputOf<'cancel'>;
 
 export function run(input: CancelInput, ctx: Context): Promise<number> {
   return cancel(input, ctx, inquirerPrompter(ctx));
@@ -90,7 +86,8 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
     out.warn(`cancelled, but the outcome could not be read (${why}); see \`${cliPrefix(ctx)} trips ${uuid}\``);
     return 0;
   }
-  printOutcome(out, after, uuid);
+  // the cancellation is done: a failure to print it is exit 7 naming it, not an API failure
+  await out.committed(`cancelled reservation ${uuid}`, () => printOutcome(out, after, uuid), `\`${cliPrefix(ctx)} trips ${uuid}\` shows its cancellation outcome; do not cancel again`);
   out.info(`\`${cliPrefix(ctx)} trips ${uuid}\` shows the invoices and the payment status`);
   return 0;
 }

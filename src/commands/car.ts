@@ -2,6 +2,7 @@
 // the date ranges it is blocked (car-local, labelled with the city's zone).
 import { payloadOf } from '../api/payload.js';
 import type { Car } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { formatLocal, zoneOf } from '../render/dates.js';
@@ -11,9 +12,7 @@ import { clean, cleanText } from '../render/sanitize.js';
 import { cell, NOT_STATED, stated } from '../render/table.js';
 import { parseAlias } from './parse.js';
 
-export interface CarInput {
-  alias?: string;
-}
+export type CarInput = InputOf<'car'>;
 
 export async function run(input: CarInput, ctx: Context): Promise<number> {
   const alias = parseAlias(input.alias);
@@ -141,7 +140,7 @@ function pipeCar(car: Car, out: Output): void {
     ['minimum age', plain(c.min_age)],
     ['no young-driver fee from age', plain(c.min_age_without_young_driver_fee)],
   ]);
-  const record = (fields: unknown[]) => out.line(fields.map((f) => clean(f)).join('\t'));
+  const record = (fields: unknown[]) => out.record(fields);
   for (const [plan, day] of Object.entries(p.protection ?? {})) record(['plan', plan, formatCents(day)]);
   for (const e of p.extras ?? []) record(['extra', e.item_type ?? '', e.title ?? '', money(e.price_day)]);
   for (const r of car.blocked_ranges ?? []) record(['blocked', (r.from ?? '').replace('T', ' '), r.to ? r.to.replace('T', ' ') : '', r.kind ?? '']);

@@ -5,6 +5,7 @@ import { payloadOf } from '../api/payload.js';
 import { CITIES } from '../api/enums.js';
 import * as S from '../api/schemas.js';
 import type { Car, CarsPage } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
@@ -15,23 +16,9 @@ import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { parseIntOption } from './parse.js';
 import { walkPages } from './page-walk.js';
-import { clockNow, hasRelative, resolvedLine, resolveTripDates } from './trip-dates.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from './trip-dates.js';
 
-export interface CarsInput {
-  city?: string;
-  from?: string;
-  to?: string;
-  days?: string;
-  bodyType?: string;
-  makeId?: string;
-  modelId?: string;
-  sort?: string;
-  limit?: string;
-  offset?: string;
-  all?: boolean;
-  parallel?: string;
-  available?: boolean;
-}
+export type CarsInput = InputOf<'cars'>;
 
 /** Pages `--all --parallel` asks for at once at most: enough to hide latency, few enough to stay polite. */
 export const MAX_PAGE_CONCURRENCY = 4;
@@ -87,10 +74,12 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
     // `tomorrow 10:00` is read in the city's zone (--city, else the profile's city)
     const zone = zoneOf(query.city);
     if (!zone) throw usageError("relative dates are read in the city's zone: give --city", 'or set a default city: `carrental config set city la`');
-    const resolved = buildCarsQuery(input, query.city, { now: clockNow(ctx, target.sandbox), zone });
+    const resolved = buildCarsQuery(input, query.city, { now: clockNow(ctx, target), zone });
     query = { ...query, date_from: resolved.date_from, date_to: resolved.date_to };
     out.info(resolvedLine({ from: query.date_from!, to: query.date_to! }, zone));
   }
+  // a search in the past would list every car "available"
+  if (query.date_from !== undefined) refusePast(query.date_from, '--from', clockNow(ctx, target), zoneOf(query.city));
   const dated = query.date_from !== undefined;
   const keep = input.available ? isAvailable : undefined;
 

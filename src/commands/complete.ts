@@ -10,12 +10,14 @@
 // no key, no network, a bad answer) prints nothing and exits 0. The sandbox loads only when
 // the profile or the flags ask for it, exactly as for any other command.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { readRegularFileSync } from '../store/regular-file.js';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { NO_RETRY } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import type { DynamicKind } from '../cli/completion-gen.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { makeClient, resolveTarget } from '../cli/services.js';
 import { zoneOf } from '../render/dates.js';
@@ -50,7 +52,7 @@ interface CacheEntry {
   items: string[];
 }
 
-export async function run(input: { kind?: string; context?: string }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'__complete'>, ctx: Context): Promise<number> {
   const kind = input.kind as DynamicKind;
   if (!KINDS.includes(kind)) return 0;
   let items: string[] = [];
@@ -246,7 +248,8 @@ function started(r: TripShape, now: Date): boolean {
 
 function readCache(path: string): Record<string, CacheEntry> {
   try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    // a FIFO or device there is no cache (readRegularFileSync refuses it without blocking)
+    const parsed = JSON.parse(readRegularFileSync(path, 'the completion cache') ?? '{}') as unknown;
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
     const out: Record<string, CacheEntry> = {};
     for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {

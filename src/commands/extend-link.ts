@@ -10,10 +10,11 @@ import type { ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { ExtensionPrice, ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
-import { formatLocal, isRelativeDate, resolveDateInput } from '../render/dates.js';
+import { formatLocal, isRelativeDate, resolveDateInput, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../render/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
@@ -22,15 +23,9 @@ import { cliPrefix } from './confirm.js';
 import { LINK_NOTE, previewOf, printDryRun, tripFromList } from './dry-run.js';
 import { parseUuidRef, resolveReservation } from './resolve-id.js';
 import { readReservation } from './trips.js';
-import { checkPartialDates, clockNow, zoneOrRefuse } from './trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from './trip-dates.js';
 
-export interface ExtendLinkInput {
-  uuid?: string;
-  to?: string;
-  open?: boolean;
-  /** Print the link request it would send (after the price preview of --to, a read); no link is asked for. */
-  dryRun?: boolean;
-}
+export type ExtendLinkInput = InputOf<'extend-link'>;
 
 /** reservation_not_active and invalid_checkout, said with the reservation's own dates when known. */
 function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip | undefined, cli: string): unknown {
@@ -75,6 +70,8 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
+  const now = clockNow(ctx, target);
+  if (to && !isRelativeDate(to)) refusePast(to, '--to', now, undefined);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const cli = cliPrefix(ctx);
@@ -85,7 +82,8 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
     // for the zone labels and the current check-out; a 404 stops here (a dry run reads the
     // trips list: reading the reservation prepares a debt invoice when money is owed)
     trip = input.dryRun ? await tripFromList(api, uuid, cli) : (await readReservation(api, uuid, out)).data;
-    if (isRelativeDate(to)) to = resolveDateInput(to, '--to', { now: clockNow(ctx, target.sandbox), zone: zoneOrRefuse(trip.car?.city) });
+    if (isRelativeDate(to)) to = resolveDateInput(to, '--to', { now, zone: zoneOrRefuse(trip.car?.city) });
+    refusePast(to, '--to', now, zoneOf(trip.car?.city));
     let priced: ApiResponse<ExtensionPrice>;
     try {
       priced = await api.extensionPrice(uuid, to);

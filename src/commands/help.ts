@@ -4,6 +4,7 @@
 // commander's help (src/cli/main.ts) and never load this module.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { HELP_TOPICS, type HelpTopic } from '../cli/help-topics.js';
 import { CliError, usageError } from '../errors.js';
@@ -41,12 +42,39 @@ function noteFor(target: string, from: string): string | undefined {
   return `docs/${page}${anchor ? `#${anchor}` : ''}`;
 }
 
-export async function run(input: { topic?: string }, ctx: Context): Promise<number> {
+/** Edits (insert, delete, replace, swap two neighbours) between two words. */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** The topic or command a typo most likely meant: the nearest within a third of its length (at least 2 edits), or a name it begins. */
+export function nearestName(typed: string, names: readonly string[]): string | undefined {
+  const word = typed.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const distance = name.startsWith(word) && word.length >= 3 ? 0.5 : editDistance(word, name);
+    if (!best || distance < best.distance) best = { name, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.floor(word.length / 3)) ? best.name : undefined;
+}
+
+export async function run(input: InputOf<'help'>, ctx: Context): Promise<number> {
   const topic = HELP_TOPICS.find((t) => t.name === input.topic);
   if (!topic) {
+    // loaded only here: the command tree, for the names a typo may have meant
+    const { COMMANDS } = await import('../cli/commands.js');
+    const names = [...HELP_TOPICS.map((t) => t.name), ...COMMANDS.filter((c) => !c.hidden && c.name !== 'help').map((c) => c.name)];
+    const near = input.topic ? nearestName(input.topic, names) : undefined;
     throw usageError(
       `unknown help topic "${input.topic ?? ''}" (topics: ${HELP_TOPICS.map((t) => t.name).join(', ')})`,
-      '`carrental help` lists the commands and topics; `carrental help <command>` shows one command',
+      near ? `did you mean \`carrental help ${near}\`?` : '`carrental help` lists the commands and topics; `carrental help <command>` shows one command',
     );
   }
   const columns = ctx.io.stdout.isTTY ? ctx.io.stdout.columns : undefined;

@@ -4,15 +4,20 @@ import type { Globals } from '../cli/context.js';
 import { usageError } from '../errors.js';
 import { prepareJq } from '../render/jq.js';
 
-/** Commands whose JSON is a single string (a uuid, "OK"): a field list cannot apply. */
-const SCALAR_JSON: Record<string, string> = {
-  reserve: 'the new reservation uuid',
-  cancel: 'the API\'s "OK"',
+/**
+ * Commands that book or cancel: their JSON fields are known before anything is sent, so
+ * a wrong field list is refused then, not after the booking (when it could only fail the output).
+ */
+const WRITE_JSON_FIELDS: Record<string, () => Promise<readonly string[]>> = {
+  reserve: async () => (await import('./reserve.js')).RESERVE_JSON_FIELDS,
 };
 
 export async function prepare(command: string, globals: Pick<Globals, 'jsonFields' | 'jq'>): Promise<void> {
-  if (globals.jsonFields && SCALAR_JSON[command]) {
-    throw usageError(`\`${command} --json\` prints ${SCALAR_JSON[command]} as a JSON string: it has no fields to pick`, 'use --json alone');
+  const known = WRITE_JSON_FIELDS[command];
+  if (globals.jsonFields && known) {
+    const fields = await known();
+    const unknown = globals.jsonFields.filter((f) => !fields.includes(f));
+    if (unknown.length) throw usageError(`unknown JSON field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, `\`${command} --json\` has the fields ${fields.join(', ')}`);
   }
   if (globals.jq !== undefined) await prepareJq(globals.jq);
 }

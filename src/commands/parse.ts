@@ -1,5 +1,6 @@
 // Validation of command-line values shared by commands; every failure is a usage error
 // raised before any request is sent.
+import { isDotSegment } from '../api/path.js';
 import { usageError } from '../errors.js';
 import { clean } from '../render/sanitize.js';
 
@@ -43,7 +44,7 @@ export function parseUuid(value: string | undefined, what: string): string {
 
 export function parseAlias(value: string | undefined): string {
   if (!value || !value.trim()) throw usageError('a car alias is required (see `carrental cars`)');
-  if (/[\s/?#]/.test(value)) throw usageError(`"${value}" is not a car alias`);
+  if (/[\s/?#]/.test(value) || isDotSegment(value)) throw usageError(`"${value}" is not a car alias`);
   return value;
 }
 

@@ -1,6 +1,7 @@
 // `carrental pending [list|clear]`: the reserve and cancel commands of the current API key
 // whose outcome is not known yet. They are finished by rerunning the same command (which
 // reuses the journaled idempotency key); clearing them gives that up, so it asks first.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { openConfig, output, resolveTarget } from '../cli/services.js';
 import type { ReservationCreateRequest } from '../api/schemas.js';
@@ -16,8 +17,32 @@ export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command line that finishes a pending entry (same profile, same API, same request). */
-export function rerunCommand(entry: JournalEntry): string {
+const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+/**
+ * What an entry's request lacks for its rerun line (an entry of an older or partial shape:
+ * a hand-edited journal, an older carrental), or undefined when it is whole. The journal
+ * keeps such an entry; only its rerun line cannot be built.
+ */
+export function requestProblem(entry: JournalEntry): string | undefined {
+  const r = entry.request as Record<string, unknown> | null;
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) return 'no request recorded';
+  if (entry.operation === 'cancelReservation') return isText(r.uuid) ? undefined : 'no reservation uuid';
+  const missing = (['car_alias', 'date_checkin', 'date_checkout'] as const).filter((k) => !isText(r[k]));
+  if (missing.length) return `no ${missing.join(', ')}`;
+  const o = r.options as Record<string, unknown> | undefined;
+  if (o === null || typeof o !== 'object' || !(['protection_plan', 'mileage_type', 'delivery_type'] as const).every((k) => isText(o[k]))) return 'no options';
+  if (r.extras !== undefined && !(Array.isArray(r.extras) && r.extras.every(isText))) return 'extras that are not a list of names';
+  if (r.promo_code !== undefined && typeof r.promo_code !== 'string') return 'a promo code that is not text';
+  return undefined;
+}
+
+/**
+ * The command line that finishes a pending entry (same profile, same API, same request);
+ * undefined for an entry whose request is not whole (requestProblem says what it lacks).
+ */
+export function rerunCommand(entry: JournalEntry): string | undefined {
+  if (requestProblem(entry) !== undefined) return undefined;
   const words = ['carrental'];
   if (entry.baseUrl === SANDBOX_JOURNAL_URL) words.push('--sandbox');
   else words.push('--base-url', entry.baseUrl);
@@ -59,7 +84,16 @@ function ownedBy(credential: string | undefined, profile: string) {
   return (e: JournalEntry) => (e.credential !== null && e.credential === credential) || (e.credential === null && e.profile === profile);
 }
 
-export async function list(input: { all?: boolean }, ctx: Context): Promise<number> {
+/** An entry as `pending --json` prints it: snake_case keys, as every JSON carrental prints. */
+function entryJson(e: JournalEntry & { expired?: boolean }): Record<string, unknown> {
+  const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const json: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(e)) json[snake(key)] = value;
+  json.rerun = rerunCommand(e) ?? null;
+  return json;
+}
+
+export async function list(input: InputOf<'pending list'>, ctx: Context): Promise<number> {
   const out = output(ctx);
   const credential = input.all ? undefined : await currentCredential(ctx);
   const everything = (await openJournal(ctx, out).list()).filter((e) => e.state === 'pending');
@@ -69,8 +103,18 @@ export async function list(input: { all?: boolean }, ctx: Context): Promise<numb
   const othersNote = () => {
     if (hidden > 0) out.info(`${hidden} more pending command${hidden === 1 ? '' : 's'} of other API keys or profiles: \`carrental pending list --all\``);
   };
+  // one line per entry whose rerun line cannot be built; the entry itself is listed and kept
+  for (const e of entries) {
+    const problem = requestProblem(e);
+    if (problem !== undefined) {
+      out.warn(
+        `journal entry ${e.id.slice(0, 12)} (${VERB[e.operation]} ${e.target}) is of an older or partial shape (${problem}): ` +
+          'it cannot be rerun from here; check `carrental trips` before running that command again',
+      );
+    }
+  }
   if (out.json) {
-    out.printJson(entries.map((e) => ({ ...e, rerun: rerunCommand(e) })));
+    out.printJson(entries.map(entryJson));
     othersNote();
     return 0;
   }
@@ -85,7 +129,7 @@ export async function list(input: { all?: boolean }, ctx: Context): Promise<numb
     // one line per entry, tab-separated, the finishing command last: `cut -f7`
     out.table(
       ['OPERATION', 'TARGET', 'PROFILE', 'IDEMPOTENCY KEY', 'AGE', 'STATE', 'RERUN TO FINISH'],
-      entries.map((e) => [VERB[e.operation], e.target, e.profile, e.key, age(e), state(e), rerunCommand(e)]),
+      entries.map((e) => [VERB[e.operation], e.target, e.profile, e.key, age(e), state(e), rerunCommand(e) ?? '']),
     );
     othersNote();
     return 0;
@@ -96,17 +140,17 @@ export async function list(input: { all?: boolean }, ctx: Context): Promise<numb
     { alignRight: [0], ids: [2, 4] },
   );
   out.line('To finish one, rerun the same command (it reuses the key, so it cannot book or cancel twice):');
-  entries.forEach((e, i) => out.line(`  ${i + 1}. ${rerunCommand(e)}`));
+  entries.forEach((e, i) => out.line(`  ${i + 1}. ${rerunCommand(e) ?? '(cannot be rerun from here: see the warning above)'}`));
   out.info('Each may or may not have happened on the server. Expired entries are no longer reused: check `carrental trips` first.');
   othersNote();
   return 0;
 }
 
-export function clear(input: { all?: boolean }, ctx: Context): Promise<number> {
+export function clear(input: InputOf<'pending clear'>, ctx: Context): Promise<number> {
   return clearPending(input, ctx, inquirerPrompter(ctx));
 }
 
-export async function clearPending(input: { all?: boolean }, ctx: Context, prompter: Prompter): Promise<number> {
+export async function clearPending(input: InputOf<'pending clear'>, ctx: Context, prompter: Prompter): Promise<number> {
   const out = output(ctx);
   const journal = openJournal(ctx, out);
   const credential = input.all ? undefined : await currentCredential(ctx);

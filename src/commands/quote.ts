@@ -4,6 +4,7 @@
 import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, QuoteRequest } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
@@ -12,20 +13,9 @@ import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../render/sanitize.js';
 import { parseAlias } from './parse.js';
-import { clockNow, hasRelative, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
 
-export interface QuoteInput {
-  alias?: string;
-  from?: string;
-  to?: string;
-  days?: string;
-  protection?: string;
-  mileage?: string;
-  deliveryAddress?: string;
-  extra?: string[];
-  promo?: string;
-  anonymous?: boolean;
-}
+export type QuoteInput = InputOf<'quote'>;
 
 /**
  * The QuoteRequest of the flags. Relative dates (`tomorrow 10:00`) resolve in `dates.zone`;
@@ -63,11 +53,14 @@ export async function run(input: QuoteInput, ctx: Context): Promise<number> {
   const { api, out, target } = await services(ctx);
   const withKey = !input.anonymous && !!target.apiKey;
   let car: Promise<Car | undefined> | undefined;
+  const now = clockNow(ctx, target);
+  if (!hasRelative(input)) refusePast(body.date_checkin, '--from', now, undefined);
   if (hasRelative(input)) {
     // `tomorrow 10:00` is read in the car's zone: the car is needed first (a 404 stops here)
     const found = (await api.getCar(body.car_alias)).data;
     car = Promise.resolve(found);
-    body = buildQuoteRequest(input, { now: clockNow(ctx, target.sandbox), zone: zoneOrRefuse(found.city) });
+    body = buildQuoteRequest(input, { now, zone: zoneOrRefuse(found.city) });
+    refusePast(body.date_checkin, '--from', now, zoneOf(found.city));
     out.info(resolvedLine({ from: body.date_checkin, to: body.date_checkout }, zoneOf(found.city)));
   } else if (!ctx.globals.json) {
     // the car's city labels the dates with their zone; fetched alongside, so it costs no
@@ -126,7 +119,7 @@ export function printQuote(
       ['day rate', formatCents(quote.discounted_day_rate)],
       ['day rate before discount', formatCents(quote.blended_day_rate)],
     ]);
-    for (const [label, amount] of rows) out.line(`item\t${clean(label)}\t${amount}`);
+    for (const [label, amount] of rows) out.record(['item', label, amount]);
     out.pairs([
       ['total', formatCents(quote.final_total)],
       ['deposit', formatCents(quote.deposit_cents)],

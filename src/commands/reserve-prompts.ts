@@ -29,6 +29,9 @@ export interface Prompter {
   confirm(message: string, defaultValue: boolean): Promise<boolean>;
 }
 
+/** What a confirmation takes: yes, no, or nothing (the default). */
+const YES_NO_RE = /^(?:y|yes|n|no|)$/i;
+
 /** Ctrl-C inside a prompt (raw mode swallows SIGINT) or an aborted command. */
 function promptError(err: unknown): never {
   const name = (err as Error)?.name;
@@ -76,8 +79,12 @@ export function inquirerPrompter(ctx: Context): Prompter {
       return checkbox({ message, choices, pageSize: 10 }, context).catch(promptError);
     },
     async confirm(message, defaultValue) {
-      const { confirm } = await load();
-      return confirm({ message, default: defaultValue }, context).catch(promptError);
+      // not inquirer's confirm: it takes any other answer ("yrs", "ok") as the default, a
+      // "no" (or "yes") nobody said; an answer that is not yes or no is asked again
+      const { input } = await load();
+      const answer = await input({ message: `${message} ${defaultValue ? '(Y/n)' : '(y/N)'}`, validate: (v) => YES_NO_RE.test(v.trim()) || 'answer y (yes) or n (no)', theme: { validationFailureMode: 'clear' } }, context).catch(promptError);
+      const word = answer.trim().toLowerCase();
+      return word === '' ? defaultValue : word.startsWith('y');
     },
   };
 }
@@ -128,7 +135,7 @@ export async function askDates(
   now: Date,
   given: { from?: string; to?: string; defaults?: { from: string; to: string } },
 ): Promise<{ from: string; to: string }> {
-  const label = ` (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00; ${zone})`;
+  const label = ` (YYYY-MM-DD HH:MM, or tomorrow 3pm, fri 10:00, +3d; ${zone})`;
   const read = (value: string, what: string): string => resolveDateInput(value, what, { now, zone });
   let from = given.from;
   if (from === undefined) {

@@ -4,6 +4,7 @@
 import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError, formatErrorLine, usageError } from '../errors.js';
@@ -18,27 +19,9 @@ import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, t
 import { parseAlias } from './parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
-import { checkPartialDates, clockNow, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 
-export interface ReserveInput {
-  alias?: string;
-  city?: string;
-  from?: string;
-  to?: string;
-  days?: string;
-  protection?: 'minimum' | 'standard';
-  mileage?: 'limited' | 'unlimited';
-  deliveryAddress?: string;
-  extra?: string[];
-  promo?: string;
-  idempotencyKey?: string;
-  /** Book again even though this same command booked within the replay window. */
-  new?: boolean;
-  /** Print the request and the journal's decision; send nothing. */
-  dryRun?: boolean;
-  /** false (--no-quote): a dry run asks for no quote either. */
-  quote?: boolean;
-}
+export type ReserveInput = InputOf<'reserve'>;
 
 export function run(input: ReserveInput, ctx: Context): Promise<number> {
   return reserve(input, ctx, inquirerPrompter(ctx));
@@ -117,7 +100,7 @@ function describeOptions(body: ReservationCreateRequest): string {
  * (the uuid) in a pipe or with --json.
  */
 function stderrOutput(ctx: Context): Output {
-  return new Output({ io: { ...ctx.io, stdout: ctx.io.stderr }, globals: { ...ctx.globals, json: false } });
+  return new Output({ io: { ...ctx.io, stdout: ctx.io.stderr }, globals: { ...ctx.globals, json: false } }, { forPeople: true });
 }
 
 /** A quote refused for an unknown extra: say which extras the car has. */
@@ -147,7 +130,7 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   let car: Car;
   let complete: ReserveDraft & { alias: string; from: string; to: string };
   // relative dates and prompts use the API's clock (the sandbox's, when moved)
-  const now = clockNow(ctx, target.sandbox);
+  const now = clockNow(ctx, target);
   const promptDeps = { api, prompter, defaultCity: target.profileData.city, info: (l: string) => out.info(l), now };
   let prompted: PromptedReservation | undefined;
   if (missing.length) {
@@ -155,12 +138,14 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
     car = prompted.car;
     complete = prompted;
   } else {
+    if (!isRelativeDate(draft.from!)) refusePast(draft.from!, '--from', now, undefined);
     car = (await api.getCar(draft.alias!)).data;
     complete = draft as typeof complete;
     if (draft.days !== undefined || isRelativeDate(draft.from!) || isRelativeDate(draft.to ?? '')) {
       complete = { ...draft, ...resolvePartialDates(draft, now, zoneOrRefuse(car.city)) } as typeof complete;
       out.info(resolvedLine(complete, zoneOf(car.city)));
     }
+    refusePast(complete.from, '--from', now, zoneOf(car.city));
   }
   // the choice as last settled (re-asked answers included), for the equivalent command
   const settled = { choice: complete };
@@ -273,13 +258,13 @@ async function book(
   }
 
   const created = await createReservation({ api, writer, out, now: () => ctx.now() }, command, body, {
-    report: (c) => {
+    report: async (c) => {
       // a cancelled one is not a booking: reported below as the refusal it is
       if (c.cancelledSince) return;
       if (c.answeredByAnotherRun) {
         out.info(`already reserved by this same command ${formatAge(ctx.now().getTime() - Date.parse(c.doneBefore!))} ago (another run): ${c.uuid}`);
       }
-      printCreated(ctx, out, c.uuid, payloadOf(c.response), c.status);
+      await printCreated(ctx, out, c.uuid, c.status);
     },
   });
   if (created.cancelledSince) {
@@ -290,18 +275,37 @@ async function book(
   return 0;
 }
 
-/** `status` is the reservation's current status when it was read (a replayed answer), else it is new. */
-function printCreated(ctx: Context, out: Output, uuid: string, payload: unknown, status?: string): void {
-  if (out.json) out.printJson(payload);
-  else if (!out.tty) out.line(uuid);
-  else out.pairs([
-    ['reservation', uuid],
-    ['status', status === undefined || status === 'new' ? 'new: unpaid, not yet a paid booking or a guaranteed hold' : clean(status)],
-  ]);
+/**
+ * `status` is the reservation's current status when it was read (a replayed answer), else
+ * it is new. `--json` prints an object (the API's payload is a bare uuid string), so that
+ * `--jq .uuid` and `--json uuid` work; a failure to print is exit 7 naming the reservation.
+ */
+async function printCreated(ctx: Context, out: Output, uuid: string, status?: string): Promise<void> {
   const cli = cliPrefix(ctx);
-  if (status === undefined || status === 'new') {
-    out.info(`next: pay the rent with \`${cli} pay-link ${uuid}\` (--open opens the page, --wait waits until it is paid)`);
+  const isNew = status === undefined || status === 'new';
+  const next = isNew ? `${cli} pay-link ${uuid}` : `${cli} trips ${uuid}`;
+  await out.committed(
+    `reserved ${uuid}`,
+    () => {
+      if (out.json) out.printJson(reserveJson(uuid, status ?? 'new', next));
+      else if (!out.tty) out.line(uuid);
+      else out.pairs([
+        ['reservation', uuid],
+        ['status', isNew ? 'new: unpaid, not yet a paid booking or a guaranteed hold' : clean(status)],
+      ]);
+    },
+    `the reservation exists (do not book again): \`${cli} trips ${uuid}\` shows it; next: \`${next}\``,
+  );
+  if (isNew) {
+    out.info(`next: pay the rent with \`${next}\` (--open opens the page, --wait waits until it is paid)`);
   } else {
-    out.info(`\`${cli} trips ${uuid}\` shows it`);
+    out.info(`\`${next}\` shows it`);
   }
+}
+
+/** The fields of `reserve --json`, known before anything is sent (so `--json FIELDS` is checked first). */
+export const RESERVE_JSON_FIELDS = ['uuid', 'status', 'next'] as const;
+
+function reserveJson(uuid: string, status: string, next: string): Record<(typeof RESERVE_JSON_FIELDS)[number], string> {
+  return { uuid, status: clean(status), next };
 }

@@ -39,7 +39,7 @@ interface Candidate {
 /** Matches shown in an "ambiguous" error; the count says how many more there are. */
 const SHOWN_MATCHES = 5;
 
-function pick(ref: UuidRef, candidates: Candidate[], noun: string, cli: string, listCommand: string): string {
+export function pick(ref: UuidRef, candidates: Candidate[], noun: string, cli: string, listCommand: string): string {
   const matches = candidates.filter((c, i) => c.uuid.toLowerCase().startsWith(ref.text) && candidates.findIndex((d) => d.uuid === c.uuid) === i);
   if (matches.length === 1) return matches[0].uuid;
   if (matches.length === 0) {

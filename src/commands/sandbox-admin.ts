@@ -9,6 +9,7 @@ import type { Context } from '../cli/context.js';
 import { sandboxStatePath } from '../cli/services.js';
 import { CliError, kindForStatus, usageError } from '../errors.js';
 import { parseIntOption } from './parse.js';
+import { pick, type UuidRef } from './resolve-id.js';
 
 export interface AdminTarget {
   /** The running server's origin, or null for the embedded state. */
@@ -94,4 +95,28 @@ export async function adminTarget(ctx: Context, input: { port?: string }, needsS
 /** The option every control command takes. */
 export interface PortInput {
   port?: string;
+}
+
+/** A reservation as the sandbox's admin endpoints list it. */
+export interface SandboxReservation {
+  uuid: string;
+  status: string;
+  car_alias: string | null;
+  city?: string | null;
+  date_checkin: string;
+  date_checkout: string;
+}
+
+/**
+ * A reservation of the sandbox, of any of its customers (the control commands act as the
+ * customer, whoever it is), by its uuid or by a unique prefix, as every other command takes them.
+ */
+export async function findReservation(target: AdminTarget, ref: UuidRef, cli: string): Promise<SandboxReservation> {
+  const { customers } = await target.call<{ customers: Array<{ id: string }> }>('GET', '/');
+  const lists = await Promise.all(customers.map((c) => target.call<{ reservations: SandboxReservation[] }>('GET', `/reservations?customer=${encodeURIComponent(c.id)}`)));
+  const all = lists.flatMap((l) => l.reservations);
+  const uuid = ref.whole ? ref.text : pick(ref, all.map((r) => ({ uuid: r.uuid, label: `${r.car_alias ?? 'no car'}, ${r.date_checkin.replace('T', ' ')}, ${r.status}` })), 'reservation', cli, 'trips');
+  const found = all.find((r) => r.uuid === uuid);
+  if (!found) throw new CliError('not_found', `the sandbox has no reservation ${uuid}`);
+  return found;
 }

@@ -1,23 +1,34 @@
 // `carrental sandbox extend <uuid> --to D`: what the customer confirms on the extension
 // page: the checkout moves to D (car-local) and an EXTEND invoice is issued when it costs.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
-import { parseLocalDateTime } from '../render/dates.js';
+import { isRelativeDate, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
-import { type PortInput, adminTarget } from './sandbox-admin.js';
-import { parseUuid } from './parse.js';
+import { cliPrefix } from './confirm.js';
+import { adminTarget, findReservation } from './sandbox-admin.js';
+import { parseUuidRef } from './resolve-id.js';
+import { checkPartialDates, zoneOrRefuse } from './trip-dates.js';
 
-export interface ExtendInput extends PortInput {
-  uuid?: string;
-  to?: string;
-}
+export type ExtendInput = InputOf<'sandbox extend'>;
 
 export async function run(input: ExtendInput, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
-  if (input.to === undefined) throw usageError('--to is required: the new checkout, car-local YYYY-MM-DDTHH:MM');
-  const checkout = parseLocalDateTime(input.to, '--to');
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
+  if (input.to === undefined) throw usageError('--to is required: the new checkout, car-local (2026-12-06 10:00, 2026-12-06, +2d, fri 3pm)');
+  // every form a date takes elsewhere; a relative one is read in the car's zone on the sandbox's clock
+  const relative = isRelativeDate(input.to);
+  let checkout = relative ? checkPartialDates({ to: input.to }).to! : resolveDateInput(input.to, '--to', { now: new Date() });
   const target = await adminTarget(ctx, input);
+  let uuid = ref.text;
+  if (!ref.whole || relative) {
+    const found = await findReservation(target, ref, cliPrefix(ctx));
+    uuid = found.uuid;
+    if (relative) {
+      const clock = await target.call<{ now: string }>('GET', '/clock');
+      checkout = resolveDateInput(input.to, '--to', { now: new Date(clock.now), zone: zoneOrRefuse(found.city) });
+    }
+  }
   const result = await target.call<{ current_checkout: string; new_checkout: string; additional_days: number; total_amount: number; invoice_id: string | null }>('POST', '/extend', { reservation_uuid: uuid, checkout });
   const out = output(ctx);
   if (ctx.globals.json) out.printJson({ reservation: uuid, ...result });

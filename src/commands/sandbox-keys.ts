@@ -1,10 +1,11 @@
 // `carrental sandbox keys`: the demo keys of the sandbox's customers and the app token
 // (fixtures of a seed, not secrets), for a test that needs another customer or capability.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
-import { type PortInput, adminTarget } from './sandbox-admin.js';
+import { adminTarget } from './sandbox-admin.js';
 
-export async function run(input: PortInput, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'sandbox keys'>, ctx: Context): Promise<number> {
   const target = await adminTarget(ctx, input);
   const keys = await target.call<Record<string, string>>('GET', '/keys');
   const out = output(ctx);
@@ -12,6 +13,7 @@ export async function run(input: PortInput, ctx: Context): Promise<number> {
   // docs/sandbox.md and on `sandbox serve`'s first lines), asked for by name. Every other
   // output masks the active key and anything key-shaped.
   out.setSecrets([]);
+  ctx.showWhole?.(Object.values(keys));
   if (ctx.globals.json) out.printJson(keys);
   else out.pairs(Object.entries(keys));
   return 0;

@@ -1,23 +1,24 @@
 // `carrental sandbox pay <uuid> [--type rent|deposit]`: what the customer does on the
 // payment page, without a browser: pays everything owed on the reservation (rent), or
 // authorizes the deposit (a HOLD, not a charge).
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { formatCents } from '../render/money.js';
-import { type PortInput, adminTarget } from './sandbox-admin.js';
-import { parseUuid } from './parse.js';
+import { cliPrefix } from './confirm.js';
+import { adminTarget, findReservation } from './sandbox-admin.js';
+import { parseUuidRef } from './resolve-id.js';
 
-export interface PayInput extends PortInput {
-  uuid?: string;
-  type?: string;
-}
+export type PayInput = InputOf<'sandbox pay'>;
 
 export async function run(input: PayInput, ctx: Context): Promise<number> {
-  const uuid = parseUuid(input.uuid, 'the reservation uuid');
+  const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const type = input.type ?? 'rent';
   if (type !== 'rent' && type !== 'deposit') throw usageError(`--type must be rent or deposit, got "${type}"`);
   const target = await adminTarget(ctx, input);
+  // a prefix, as every other command takes: the one reservation of the sandbox it names
+  const uuid = ref.whole ? ref.text : (await findReservation(target, ref, cliPrefix(ctx))).uuid;
   const result = await target.call<{ paid_cents?: number; invoice_ids?: string[]; held_cents?: number; invoice_id?: string }>('POST', '/pay', { reservation_uuid: uuid, payment_type: type });
   const out = output(ctx);
   if (ctx.globals.json) out.printJson({ reservation: uuid, type, ...result });

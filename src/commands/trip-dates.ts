@@ -2,9 +2,11 @@
 // absolute (`2026-12-01 10:00`) or relative (`tomorrow 10:00`, `+3d 10:00`). Relative
 // forms are read in the car's zone, so they resolve only once the city is known; the
 // syntax is checked before any request.
+import { CITY_TIME_ZONES } from '../api/enums.js';
 import type { Context } from '../cli/context.js';
+import type { Target } from '../cli/services.js';
 import { usageError } from '../errors.js';
-import { addLocalDays, isRelativeDate, parseDays, resolveDateInput, zoneOf } from '../render/dates.js';
+import { addLocalDays, isRelativeDate, localNow, parseDays, resolveDateInput, zoneOf } from '../render/dates.js';
 
 export interface DateFlags {
   from?: string;
@@ -47,11 +49,13 @@ function checkRelative(value: string, flag: string, now: Date): string {
 }
 
 /**
- * "Now" for relative dates: the embedded sandbox runs on its own clock when
- * CARRENTAL_SANDBOX_NOW moves it, and `tomorrow` must mean the sandbox's tomorrow.
+ * "Now" for relative dates and the past-date check: the server's clock when it is known
+ * (the embedded sandbox's, moved by `sandbox clock` or started at CARRENTAL_SANDBOX_NOW),
+ * so that `tomorrow` means the sandbox's tomorrow; else this machine's.
  */
-export function clockNow(ctx: Pick<Context, 'env' | 'now'>, sandbox: boolean): Date {
-  const start = sandbox ? ctx.env.CARRENTAL_SANDBOX_NOW : undefined;
+export function clockNow(ctx: Pick<Context, 'env' | 'now'>, target: Pick<Target, 'sandbox' | 'clock'>): Date {
+  if (target.clock) return target.clock();
+  const start = target.sandbox ? ctx.env.CARRENTAL_SANDBOX_NOW : undefined;
   const ms = start ? Date.parse(start) : NaN;
   if (Number.isNaN(ms)) return ctx.now();
   return new Date(ms + (Date.now() - PROCESS_START));
@@ -101,4 +105,19 @@ export function resolvePartialDates(d: PartialDates, now: Date, zone: string): P
   const to = d.days !== undefined && from !== undefined ? addLocalDays(from, d.days) : d.to === undefined ? undefined : resolveDateInput(d.to, '--to', { now, zone });
   if (from !== undefined && to !== undefined && to <= from) throw usageError(`--to (${to.replace('T', ' ')}) must be after --from (${from.replace('T', ' ')})`);
   return { from, to, days: d.days };
+}
+
+/**
+ * A check-in (or a new check-out) before now is refused before it is sent: exit 2, with a
+ * date that works as the example (never the one that just failed). Now is read in `zone`;
+ * with no zone known yet, in every city's zone, so only a date past everywhere is refused
+ * then (the check runs again once the car's city is known).
+ */
+export function refusePast(value: string, flag: string, now: Date, zone: string | undefined): void {
+  const zones = zone ? [zone] : Object.values(CITY_TIME_ZONES);
+  // the zone whose wall clock is earliest: a date before it is past in all of them
+  const [where, local] = zones.map((z): [string, string] => [z, localNow(z, now)]).reduce((a, b) => (b[1] < a[1] ? b : a));
+  if (value >= local) return;
+  const example = addLocalDays(`${local.slice(0, 10)}T10:00`, 1).replace('T', ' ');
+  throw usageError(`${flag} ${value.replace('T', ' ')} is in the past: it is ${local.replace('T', ' ')} in ${where} now`, `give a later ${flag}, for example ${flag} "${example}"`);
 }

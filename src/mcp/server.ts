@@ -24,6 +24,7 @@ import { Confirmations } from './confirmation.js';
 import { serveHttp } from './http.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
+import { clean, cleanText } from '../render/sanitize.js';
 import { errorResult, okResult } from './results.js';
 import { TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './tools.js';
 
@@ -122,7 +123,9 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   const { client, target } = await services(quiet);
   const out = new Output(quiet);
   const secrets = [target.apiKey];
-  const log = (line: string) => ctx.io.stderr.write(`carrental mcp: ${scrubSecrets(line, secrets)}\n`);
+  // a line may quote the peer's bytes (a protocol error): one clean line, the key masked;
+  // only our own stack trace keeps its line breaks
+  const log = (line: string, stack = false) => ctx.io.stderr.write(`carrental mcp: ${scrubSecrets(stack ? cleanText(line) : clean(line), secrets)}\n`);
 
   let writes: { ok: boolean; why?: string } = { ok: false, why: 'read-only: start the server with --allow-booking to offer reserve and cancel_reservation' };
   if (input.allowBooking && !toolsets.has('booking')) writes = { ok: false, why: 'the booking toolset is not in --toolsets' };
@@ -225,14 +228,14 @@ function describeTarget(target: Target): string {
   return target.embedded ? `the embedded sandbox (${target.baseUrl})` : target.baseUrl;
 }
 
-async function callTool(tool: ToolDef, args: unknown, deps: ToolDeps, secrets: Array<string | undefined>, log: (line: string) => void): Promise<CallToolResult> {
+async function callTool(tool: ToolDef, args: unknown, deps: ToolDeps, secrets: Array<string | undefined>, log: (line: string, stack?: boolean) => void): Promise<CallToolResult> {
   let key: string | undefined;
   const callDeps: ToolDeps = { ...deps, onWriteKey: (k) => (key = k) };
   try {
     const structured = await tool.run(args as never, callDeps);
     return okResult(structured, secrets);
   } catch (err) {
-    if (!(err instanceof CliError)) log(`${tool.name} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    if (!(err instanceof CliError)) log(`${tool.name} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, true);
     const resume =
       key && err instanceof CliError && err.kind === 'unavailable'
         ? `the outcome is unknown; call ${tool.name} again with the same arguments and confirmation: it reuses idempotency key ${key}, so it cannot ${tool.name === 'reserve' ? 'book' : 'cancel'} twice`

@@ -1,29 +1,45 @@
 // The MCP tools: one per user-level operation of the API, keyed by the operation's id in
 // src/api/operations.ts, each in one toolset (catalog, account, links, booking). Inputs are
 // built from the request schemas of src/api/schemas.ts and checked again with the CLI's own
-// parsers; results are compact, for a model to read: money once per amount in integer
-// cents, car-local dates as the API sends them with the zone named once, a car as the few
-// fields an agent needs (more on request). Writes go through the booking core
-// (src/booking/) and need a confirmation the server issued (confirmation.ts).
+// parsers (tool-inputs.ts); results are compact, for a model to read (tool-results.ts): money
+// once per amount in integer cents, car-local dates as the API sends them with the zone named
+// once, a car as the few fields an agent needs (more on request). Writes go through the
+// booking core (src/booking/) and need a confirmation the server issued (confirmation.ts).
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { NO_RETRY } from '../api/client.js';
-import type { Api, CarsQuery } from '../api/endpoints.js';
-import { BODY_TYPES, CITIES, ORDER_BY, PAYMENT_TYPES } from '../api/enums.js';
+import type { Api } from '../api/endpoints.js';
+import { PAYMENT_TYPES } from '../api/enums.js';
 import * as S from '../api/schemas.js';
-import { journalBaseUrl, type JournaledWrite } from '../booking/journaled-write.js';
+import type { JournaledWrite } from '../booking/journaled-write.js';
 import { readReservation } from '../booking/read.js';
 import { cancelCommand, commitCancel, createCommand, createReservation, planCancel, type BookingDeps } from '../booking/reservations.js';
 import type { Target } from '../cli/services.js';
-import { buildCreateRequest } from '../commands/reserve.js';
-import { parseAlias, parseIntOption, parseUuid } from '../commands/parse.js';
-import { usageError } from '../errors.js';
-import { parseLocalDateTime, zoneOf } from '../render/dates.js';
+import { parseUuid } from '../commands/parse.js';
+import { zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { credentialFingerprint } from '../store/journal.js';
 import { CONFIRMATION_MINUTES, Confirmations, ToolError } from './confirmation.js';
-import { LINK_REMINDER } from './results.js';
+import {
+  alias,
+  COMPACT_CAR,
+  describe,
+  LOCAL,
+  localDate,
+  MONEY,
+  Q,
+  reservationUuid,
+  SEARCH_PAGE,
+  type SearchArgs,
+  searchInput,
+  searchQuery,
+  shape,
+  type TripArgs,
+  tripInput,
+  tripRequest,
+  UUID_RE,
+} from './tool-inputs.js';
+import { binding, compactTrip, declined, linkResult, pickFields, QUOTE_AGAIN, READ_AGAIN, tripReminder } from './tool-results.js';
 
 export const TOOLSETS = ['catalog', 'account', 'links', 'booking'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
@@ -59,181 +75,6 @@ export interface ToolDef {
   run(args: never, deps: ToolDeps): Promise<Record<string, unknown>>;
 }
 
-/** Said once in the description of every tool that returns money, instead of a formatted copy of each amount. */
-const MONEY = 'Amounts are integer US cents (USD; 12345 is $123.45); _usd fields are whole dollars.';
-const LOCAL = 'car-local YYYY-MM-DDTHH:MM in the car’s city zone (la: America/Los_Angeles, miami: America/New_York); never UTC';
-
-/** search_cars: the default page size, small enough for an agent's context. */
-export const SEARCH_PAGE = 10;
-/** The compact car of search_cars; `fields` adds others. */
-export const COMPACT_CAR = ['car_alias', 'name', 'city', 'body_type', 'seats', 'discounted_day_rate_cents', 'display_trip_total_cents', 'is_available'] as const;
-const CAR_FIELDS = Object.keys((S.Car as unknown as { _zod: { def: { shape: Record<string, unknown> } } })._zod.def.shape) as [string, ...string[]];
-
-const describe = <T extends $ZodType>(schema: T, text: string): T => (schema as unknown as { check(c: unknown): T }).check(z.describe(text));
-const shape = (schema: $ZodType) => (schema as unknown as { _zod: { def: { shape: Record<string, $ZodType> } } })._zod.def.shape;
-
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const reservationUuid = describe(z.string().check(z.regex(UUID_RE, 'expected a UUID')), 'reservation uuid (list_trips)');
-
-const Q = shape(S.QuoteRequest);
-const O = shape(S.ReservationOptions);
-const tripInput = {
-  car_alias: describe(Q.car_alias, 'car alias (search_cars)'),
-  date_checkin: describe(Q.date_checkin, `check-in, ${LOCAL}`),
-  date_checkout: describe(Q.date_checkout, 'check-out, same form, after check-in'),
-  options: describe(
-    // closed, so that a misspelt option is an error rather than silently the default
-    z.optional(
-      z.strictObject({
-        protection_plan: describe(z.optional(O.protection_plan), 'minimum (default) or standard'),
-        mileage_type: describe(z.optional(O.mileage_type), 'limited (default) or unlimited'),
-        delivery_type: describe(z.optional(O.delivery_type), 'pickup (default) or delivery'),
-        delivery_address: describe(z.optional(z.string()), 'required with delivery_type delivery'),
-      }),
-    ),
-    'trip options; defaults: minimum, limited, pickup',
-  ),
-  extras: describe(Q.extras, 'extra item types from get_car prices.extras'),
-  promo_code: describe(Q.promo_code, 'promo code'),
-};
-
-interface TripArgs {
-  car_alias: string;
-  date_checkin: string;
-  date_checkout: string;
-  options?: { protection_plan?: 'minimum' | 'standard'; mileage_type?: 'limited' | 'unlimited'; delivery_type?: 'pickup' | 'delivery'; delivery_address?: string };
-  extras?: string[];
-  promo_code?: string;
-}
-
-/** The CLI's alias check, in the tools' words for an empty one (the CLI's names a command). */
-function alias(value: string): string {
-  if (!value.trim()) throw usageError('car_alias is empty: search_cars lists the car aliases');
-  return parseAlias(value);
-}
-
-/** A car-local date checked as the CLI checks it (a real calendar date), named by its field. */
-const localDate = (value: string, field: string) => parseLocalDateTime(value, field);
-
-function checkOrder(from: string, to: string, fromName: string, toName: string): void {
-  if (to <= from) throw usageError(`${toName} (${to}) must be after ${fromName} (${from})`);
-}
-
-/** The canonical ReservationCreateRequest, the same the `reserve` command builds (same journal entry). */
-function tripRequest(args: TripArgs): S.ReservationCreateRequest {
-  const carAlias = alias(args.car_alias);
-  const from = localDate(args.date_checkin, 'date_checkin');
-  const to = localDate(args.date_checkout, 'date_checkout');
-  checkOrder(from, to, 'date_checkin', 'date_checkout');
-  const o = args.options ?? {};
-  const address = o.delivery_address?.trim();
-  if (o.delivery_type === 'delivery' && !address) throw usageError('options.delivery_address is required when options.delivery_type is delivery');
-  if (o.delivery_type === 'pickup' && address) throw usageError('options.delivery_address goes with options.delivery_type delivery, not pickup');
-  if (o.delivery_address !== undefined && !address) throw usageError('options.delivery_address is empty');
-  const extras = args.extras?.map((e) => e.trim());
-  if (extras?.some((e) => !e)) throw usageError('extras holds an empty item type (get_car lists the car’s extras)');
-  const promo = args.promo_code?.trim();
-  if (args.promo_code !== undefined && !promo) throw usageError('promo_code is empty');
-  return buildCreateRequest({
-    alias: carAlias,
-    from,
-    to,
-    protection: o.protection_plan,
-    mileage: o.mileage_type,
-    deliveryAddress: address || undefined,
-    extras,
-    promo,
-  });
-}
-
-/** What a confirmation is bound to besides the request: this API and this credential. */
-function binding(deps: ToolDeps, request: unknown): string {
-  return Confirmations.binding([journalBaseUrl(deps.target), credentialFingerprint(deps.target.apiKey ?? ''), request]);
-}
-
-/** A write the customer declined in the host's form: nothing was sent. */
-const declined = (answer: 'decline' | 'cancel', what: string) => ({
-  sent: false,
-  confirmed_by: 'elicitation',
-  customer_answer: answer,
-  note: `The customer ${answer === 'decline' ? 'declined' : 'dismissed'} the confirmation: nothing was ${what}.`,
-});
-
-const QUOTE_AGAIN = 'call quote again with the same arguments, show the customer the new total and deposit, and once they agree call reserve with the new confirmation';
-const READ_AGAIN = 'call get_trip for this reservation again, confirm the cancellation with the customer, and call cancel_reservation with its cancel_confirmation';
-
-/** A note under the links of the embedded sandbox: its pages live as long as their server. */
-function sandboxNote(target: Target): string | undefined {
-  const e = target.embedded;
-  if (!e) return undefined;
-  if (e.links === 'shared') return `Sandbox: the page is served by the carrental sandbox already running on port ${e.linkPort} (same state file).`;
-  const taken = e.stableTakenBy ? ` (port ${e.stablePort} is taken by ${e.stableTakenBy})` : '';
-  return `Sandbox: this MCP server serves the page on port ${e.linkPort}${taken} for as long as it runs.`;
-}
-
-function linkResult(action: S.ManualAction, target: Target, nextStep: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const note = sandboxNote(target);
-  return { ...action, ...extra, reminder: LINK_REMINDER, next_step: nextStep, ...(note ? { note } : {}) };
-}
-
-const searchInput = z.strictObject({
-  city: describe(z.optional(z.enum(CITIES)), 'la or miami'),
-  date_from: describe(z.optional(S.LocalDateTime), `trip start, ${LOCAL}; with date_to each car says is_available and its trip total`),
-  date_to: describe(z.optional(S.LocalDateTime), 'trip end, same form, after date_from'),
-  body_type: describe(z.optional(z.enum(BODY_TYPES)), 'body type'),
-  make_id: describe(z.optional(z.int().check(z.minimum(0))), 'numeric make id (make filter)'),
-  model_id: describe(z.optional(z.int().check(z.minimum(0))), 'numeric model id (model filter)'),
-  order_by: describe(z.optional(z.enum(ORDER_BY)), 'order by price'),
-  limit: describe(z.optional(z.int().check(z.minimum(1), z.maximum(200))), `cars per page, 1..200 (default ${SEARCH_PAGE})`),
-  offset: describe(z.optional(z.int().check(z.minimum(0))), 'skip this many cars; next_offset of the previous page'),
-  fields: describe(z.optional(z.array(z.enum(CAR_FIELDS))), `more car fields than the default ${COMPACT_CAR.join(', ')}`),
-});
-type SearchArgs = z.infer<typeof searchInput>;
-
-/** Every query parameter of GET /cars has an input of the same name: a compile error names the one missing. */
-type MissingSearchInput = Exclude<keyof CarsQuery, keyof SearchArgs>;
-const searchCoversQuery: [MissingSearchInput] extends [never] ? true : MissingSearchInput = true;
-void searchCoversQuery;
-
-function searchQuery(args: SearchArgs, defaultCity: string | undefined): CarsQuery {
-  if ((args.date_from === undefined) !== (args.date_to === undefined)) throw usageError('date_from and date_to go together: give both or neither');
-  const from = args.date_from === undefined ? undefined : localDate(args.date_from, 'date_from');
-  const to = args.date_to === undefined ? undefined : localDate(args.date_to, 'date_to');
-  if (from && to) checkOrder(from, to, 'date_from', 'date_to');
-  const int = (v: number | undefined, name: string, range: { min?: number; max?: number }) => parseIntOption(v === undefined ? undefined : String(v), name, range);
-  return {
-    city: args.city ?? defaultCity,
-    date_from: from,
-    date_to: to,
-    limit: int(args.limit, 'limit', { min: 1, max: 200 }) ?? SEARCH_PAGE,
-    offset: int(args.offset, 'offset', { min: 0 }),
-    body_type: args.body_type,
-    make_id: int(args.make_id, 'make_id', { min: 0 }),
-    model_id: int(args.model_id, 'model_id', { min: 0 }),
-    order_by: args.order_by,
-  };
-}
-
-function pickFields(value: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const f of fields) if (value[f] !== undefined) out[f] = value[f];
-  return out;
-}
-
-/** A car as a trip names it. */
-const carRef = (car: S.Car | undefined) => (car ? { car_alias: car.car_alias, name: car.name, city: car.city } : undefined);
-
-/** A trip without the whole car (get_car has it) or invoice line items (list_invoices has them). */
-function compactTrip(trip: S.Trip): Record<string, unknown> {
-  const { car, invoices, ...rest } = trip;
-  return {
-    ...rest,
-    ...(car ? { car: carRef(car), time_zone: zoneOf(car.city) } : {}),
-    ...(invoices ? { invoices: invoices.map(({ items: _items, status: _legacy, currency: _usd, ...inv }) => inv) } : {}),
-  };
-}
-
-const tripReminder = 'An unpaid reservation is not a paid booking and not a guaranteed hold.';
 
 export const TOOLS: readonly ToolDef[] = [
   {

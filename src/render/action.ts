@@ -36,7 +36,9 @@ export function printAction(out: Output, action: ManualAction, opts: PrintAction
   } else {
     out.info(`${WHAT[action.action] ?? `Action ${clean(action.action)}`}:`);
     out.link(action.url);
-    out.pairs([['agent_flow_id', action.agent_flow_id]]);
+    // a pipe asked for one value, the link (`url=$(carrental pay-link …)`); the flow id is in it too
+    if (out.tty) out.pairs([['agent_flow_id', action.agent_flow_id]]);
+    else out.info(`agent_flow_id: ${clean(action.agent_flow_id)}`);
   }
   if (opts.opened === true) out.info('Opened in your browser.');
   else if (typeof opts.opened === 'string') out.info(`Not opened (${clean(opts.opened)}): open the link yourself.`);

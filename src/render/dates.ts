@@ -68,17 +68,61 @@ export function daysUntil(date: string, now: Date): number {
 }
 
 // ---------------------------------------------------------------------------------------
-// Relative dates a person types: `tomorrow 10:00`, `today 18:30`, `+3d 10:00`, `+1w`,
-// resolved against "now" in the car's zone and returned in the API's absolute form. The
-// wall clock of that zone is read with Intl (no library: Node ships the zone data).
+// Dates a person types: a day (`2026-12-01`, `today`, `tomorrow`, `+3d`, `+1w`, a weekday
+// `fri`/`friday`) and an optional time (`10:00`, `9:30`, `3pm`, `3:30 pm`; without one,
+// DEFAULT_TIME). Relative days are read against "now" in the car's zone and returned in
+// the API's absolute form; the wall clock of that zone is read with Intl (no library:
+// Node ships the zone data).
 
-const RELATIVE_RE = /^(today|tomorrow|\+(\d{1,3})([dw]))(?:[T ](\d{1,2}):(\d{2}))?$/i;
-/** The time a relative day without a clock time means: inside every city's opening hours. */
-export const DEFAULT_RELATIVE_TIME = '10:00';
+/** The time a day given without a clock time means: inside every city's opening hours. */
+export const DEFAULT_TIME = '10:00';
+/** @deprecated the same as DEFAULT_TIME (the name from when only relative days took it). */
+export const DEFAULT_RELATIVE_TIME = DEFAULT_TIME;
+
+const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const WEEKDAY_RE = /^(sun|mon|tue|wed|thu|fri|sat)(?:day|sday|nesday|rsday|urday)?$/;
+const REL_DAY_RE = /^(?:today|tomorrow|\+(\d{1,3})([dw]))$/;
+const ISO_DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** The day and the time of a typed date: split at the first space, or at a `T` after the day's digits. */
+function splitDayTime(text: string): { day: string; time?: string } {
+  const m = /^(\S+?)(?:(?<=\d)T|\s+)(\S.*)$/.exec(text);
+  return m ? { day: m[1].toLowerCase(), time: m[2].trim() } : { day: text.toLowerCase() };
+}
+
+function isRelativeDay(day: string): boolean {
+  return REL_DAY_RE.test(day) || WEEKDAY_RE.test(day);
+}
 
 /** True when the text is a relative form (it needs a zone to resolve). */
 export function isRelativeDate(input: string): boolean {
-  return RELATIVE_RE.test(input.trim());
+  const text = input.trim();
+  if (LOCAL_RE.test(text)) return false;
+  const { day, time } = splitDayTime(text);
+  return isRelativeDay(day) && (time === undefined || TIME_SHAPE_RE.test(time));
+}
+
+/** The shapes parseTime reads (whether the hour exists is its business). */
+const TIME_SHAPE_RE = /^(?:\d{1,2}:\d{2}|\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?)$/i;
+
+/** `10:00`, `9:30`, `3pm`, `3:30 pm`, `12am` -> `HH:MM`; undefined when it is no time; throws for an impossible one. */
+function parseTime(text: string, flag: string, input: string): string | undefined {
+  const noon = /^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?$/i.exec(text);
+  const clock = /^(\d{1,2}):(\d{2})$/.exec(text);
+  if (!noon && !clock) return undefined;
+  let h: number;
+  let mi: number;
+  if (noon) {
+    h = Number(noon[1]);
+    mi = Number(noon[2] ?? '0');
+    if (h < 1 || h > 12) throw usageError(`${flag} has no such time of day: "${input}"`);
+    h = (h % 12) + (noon[3].toLowerCase() === 'p' ? 12 : 0);
+  } else {
+    h = Number(clock![1]);
+    mi = Number(clock![2]);
+  }
+  if (h > 23 || mi > 59) throw usageError(`${flag} has no such time of day: "${input}"`);
+  return `${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}`;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -108,34 +152,39 @@ export function addLocalDays(value: string, days: number): string {
   return `${pad(next.getUTCFullYear(), 4)}-${pad(next.getUTCMonth() + 1)}-${pad(next.getUTCDate())}T${time}`;
 }
 
+const FORMS = 'YYYY-MM-DD HH:MM, 2026-12-01, tomorrow 3pm, fri 10:00, +3d';
+
 /**
  * A command-line date in any accepted form, resolved to `YYYY-MM-DDTHH:MM`: absolute
- * forms as parseLocalDateTime; relative forms against now in `zone`. A relative form with
- * no zone known is a usage error that says how to give one.
+ * days as typed; relative ones against now in `zone` (a weekday is the next one, never
+ * today: `today` is today). A relative form with no zone known is a usage error that
+ * says how to give one.
  */
 export function resolveDateInput(input: string, flag: string, opts: { now: Date; zone?: string }): string {
   const text = input.trim();
-  const rel = RELATIVE_RE.exec(text);
-  if (!rel) {
-    // the right shape but no such day (2026-02-30) says so
-    if (LOCAL_RE.test(text)) return parseLocalDateTime(text, flag);
-    try {
-      return parseLocalDateTime(text, flag);
-    } catch {
-      throw usageError(
-        `${flag} must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "${input}"`,
-      );
-    }
-  }
+  // the API's own form, and its right shape with no such day (2026-02-30), as before
+  if (LOCAL_RE.test(text)) return parseLocalDateTime(text, flag);
+  const { day, time: timeText } = splitDayTime(text);
+  const iso = ISO_DAY_RE.exec(day);
+  if (!iso && !isRelativeDay(day)) throw usageError(`${flag} must be a car-local date and time (${FORMS}), got "${input}"`);
+  const time = timeText === undefined ? DEFAULT_TIME : parseTime(timeText, flag, input);
+  if (time === undefined) throw usageError(`${flag} must be a car-local date and time (${FORMS}), got "${input}"`);
+  if (iso) return parseLocalDateTime(`${day}T${time}`, flag);
   if (!opts.zone) throw usageError(`${flag} "${input}" is relative: give --city (or use YYYY-MM-DD HH:MM) so it can be read in the car's zone`);
-  const [, word, count, unit, hh, mm] = rel;
-  const w = word.toLowerCase();
-  const days = w === 'today' ? 0 : w === 'tomorrow' ? 1 : Number(count) * (unit.toLowerCase() === 'w' ? 7 : 1);
-  const time = hh === undefined ? DEFAULT_RELATIVE_TIME : `${hh.padStart(2, '0')}:${mm}`;
-  const [h, mi] = time.split(':').map(Number);
-  if (h > 23 || mi > 59) throw usageError(`${flag} has no such time of day: "${input}"`);
   const today = localNow(opts.zone, opts.now).slice(0, 10);
-  return addLocalDays(`${today}T${time}`, days);
+  return addLocalDays(`${today}T${time}`, daysAhead(day, today));
+}
+
+/** How many days after `today` (YYYY-MM-DD) a relative day is. */
+function daysAhead(day: string, today: string): number {
+  if (day === 'today') return 0;
+  if (day === 'tomorrow') return 1;
+  const rel = REL_DAY_RE.exec(day);
+  if (rel) return Number(rel[1]) * (rel[2] === 'w' ? 7 : 1);
+  const [y, m, d] = today.split('-').map(Number);
+  const todayIndex = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+  const target = WEEKDAYS.indexOf(WEEKDAY_RE.exec(day)![1]);
+  return ((target - todayIndex + 6) % 7) + 1;
 }
 
 /** `--days N`: the checkout N days after the check-in, same clock time. */

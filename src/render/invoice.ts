@@ -51,7 +51,7 @@ export function invoiceRecords(out: Output, invoices: Invoice[], withInvoices = 
   const rows: unknown[][] = [];
   if (withInvoices) for (const inv of invoices) rows.push(['invoice', inv.id, inv.type, inv.billing_status, formatCents(inv.amount), formatUtc(inv.created_at), inv.description]);
   for (const inv of invoices) for (const item of inv.items) rows.push(['item', inv.id, item.description, cell(item.amount, formatCents)]);
-  for (const row of rows) out.line(row.map((c) => clean(c ?? MISSING)).join('\t'));
+  for (const row of rows) out.record(row.map((c) => c ?? MISSING));
 }
 
 /** The whole invoice: its fields, then its line items. */

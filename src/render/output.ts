@@ -1,7 +1,8 @@
 // The one place commands write through: data to stdout, messages to stderr, JSON when
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
-import type { Context } from '../cli/context.js';
+import { selfReportedStreams, type Context } from '../cli/context.js';
+import { CliError } from '../errors.js';
 import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
 import { clean } from './sanitize.js';
 import { makeStyle, type Style } from './style.js';
@@ -10,6 +11,19 @@ import { selectFields, type SelectOptions } from './json-select.js';
 import { RawJson } from './raw-json.js';
 import { reindent } from './json-scan.js';
 import { runJq } from './jq.js';
+
+const MONEY_RE = /^(-?)\$(\d{1,3}(?:,\d{3})*)(?:\.(\d{2}))?$/;
+
+/**
+ * A pipe's money is a plain number, so `sort -n` and awk can use it: dollars with two
+ * decimals and no `$` or thousands commas (`$1,234.56` -> `1234.56`, `-$15.00` -> `-15.00`,
+ * `$25,000` -> `25000.00`). Only a cell that is an amount and nothing else changes.
+ */
+export function plainMoney(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const m = MONEY_RE.exec(value);
+  return m ? `${m[1]}${m[2].replace(/,/g, '')}.${m[3] ?? '00'}` : value;
+}
 
 export class Output {
   readonly tty: boolean;
@@ -22,10 +36,69 @@ export class Output {
   /** The active key: never printed, whatever field it hides in. */
   private secrets: Array<string | undefined> = [];
 
-  constructor(private readonly ctx: Pick<Context, 'io' | 'globals'>) {
+  /** Money as plain numbers when not on a terminal: stdout carries data for scripts. */
+  private readonly moneyAsNumbers: boolean;
+
+  /** `forPeople`: what this Output writes is a conversation (reserve's quote on stderr), so money keeps its `$`. */
+  constructor(
+    private readonly ctx: Pick<Context, 'io' | 'globals'>,
+    opts: { forPeople?: boolean } = {},
+  ) {
+    this.moneyAsNumbers = !ctx.io.stdout.isTTY && !opts.forPeople;
     this.tty = !!ctx.io.stdout.isTTY;
     this.json = ctx.globals.json;
     this.color = makeStyle(ctx.globals.color);
+  }
+
+  /** What committed() is collecting instead of writing, while it runs. */
+  private held: string[] | undefined;
+
+  private write(text: string): void {
+    if (this.held) this.held.push(text);
+    else this.ctx.io.stdout.write(text);
+  }
+
+  /**
+   * Prints the result of a write the API has committed (a booking, a cancellation) and
+   * waits until stdout has taken it. If printing fails (a --jq error, an unknown --json
+   * field, a closed pipe, a full disk), the write must not look failed or be lost: the
+   * error says what was done (`done`, e.g. "reserved <uuid>"), exit 7, never "the API
+   * failed".
+   */
+  async committed(done: string, print: () => void, hint?: string): Promise<void> {
+    const stdout = this.ctx.io.stdout;
+    let failed: unknown;
+    const onError = (err: unknown) => {
+      failed ??= err;
+    };
+    selfReportedStreams.add(stdout);
+    stdout.on('error', onError);
+    try {
+      this.held = [];
+      try {
+        print();
+      } finally {
+        const text = this.held.join('');
+        this.held = undefined;
+        if (text) await new Promise<void>((resolve, reject) => {
+          try {
+            stdout.write(text, (err) => (err ? reject(err) : resolve()));
+          } catch (err) {
+            reject(err); // a file descriptor's synchronous write (ENOSPC on a full disk)
+          }
+        });
+      }
+    } catch (err) {
+      failed ??= err;
+    }
+    if (failed === undefined) {
+      stdout.off('error', onError);
+      selfReportedStreams.delete(stdout);
+      return;
+    }
+    // the stream stays ours: its later error events must not end the process before the report
+    const why = failed instanceof Error ? failed.message : String(failed);
+    throw new CliError('output', `${done}, but printing the result failed: ${why.replace(/^error: /, '')}`, { hint, cause: failed });
   }
 
   setSecrets(secrets: Array<string | undefined>): void {
@@ -47,10 +120,10 @@ export class Output {
     this.clearProgress();
     if (jq !== undefined) {
       const result = runJq(jq, text, { tty: this.tty, secrets: this.secrets });
-      if (result !== '') this.ctx.io.stdout.write(result.endsWith('\n') ? result : `${result}\n`);
+      if (result !== '') this.write(result.endsWith('\n') ? result : `${result}\n`);
       return;
     }
-    this.ctx.io.stdout.write(safeJsonText(text, this.secrets) + '\n');
+    this.write(safeJsonText(text, this.secrets) + '\n');
   }
 
   /**
@@ -59,8 +132,8 @@ export class Output {
    */
   jsonItems(items: string, more: boolean): void {
     this.clearProgress();
-    if (more) this.ctx.io.stdout.write(',');
-    this.ctx.io.stdout.write(safeJsonItems(items, this.secrets));
+    if (more) this.write(',');
+    this.write(safeJsonItems(items, this.secrets));
   }
 
   /**
@@ -86,13 +159,18 @@ export class Output {
   /** Raw text of a JSON document being streamed: separators and brackets (no server data). */
   jsonSyntax(text: string): void {
     this.clearProgress();
-    this.ctx.io.stdout.write(text);
+    this.write(text);
+  }
+
+  /** A record of a pipe form: tab-separated fields, each cleaned, money as plain numbers. */
+  record(fields: unknown[]): void {
+    this.line(fields.map((f) => clean(this.moneyAsNumbers ? plainMoney(f ?? '') : f ?? '')).join('\t'));
   }
 
   /** A line of data on stdout. */
   line(text = ''): void {
     this.clearProgress();
-    this.ctx.io.stdout.write(text + '\n');
+    this.write(text + '\n');
   }
 
   /** A message for the human on stderr (never mixed into data). */
@@ -128,14 +206,16 @@ export class Output {
   table(headers: string[], rows: unknown[][], layout: TableLayout | number[] = {}): void {
     this.clearProgress();
     const marks = Array.isArray(layout) ? { alignRight: layout } : layout;
-    this.ctx.io.stdout.write(
+    if (this.moneyAsNumbers) rows = rows.map((row) => row.map(plainMoney));
+    this.write(
       renderTable(headers, rows, { ...marks, tty: this.tty, columns: this.ctx.io.stdout.columns, wide: this.ctx.globals.wide, style: (h) => this.color.bold(h) }),
     );
   }
 
   pairs(pairs: Pair[]): void {
     this.clearProgress();
-    this.ctx.io.stdout.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s), columns: this.ctx.io.stdout.columns }));
+    if (this.moneyAsNumbers) pairs = pairs.map(([label, value, ...rest]) => [label, plainMoney(value), ...rest] as Pair);
+    this.write(renderPairs(pairs, { tty: this.tty, style: (s) => this.color.dim(s), columns: this.ctx.io.stdout.columns }));
   }
 
   /** An action link on its own line on stdout: nothing else on that line, so scripts can take it. */

@@ -73,13 +73,13 @@ export function depositPair(trip: Trip, cli: string, uuid: string | undefined): 
   const amount = open ? `${formatCents(Math.abs(open.amount))} ` : '';
   switch (state) {
     case 'due':
-      return ['deposit', `${amount}due, not authorised yet${uuid ? ` (the customer authorises it on the page from \`${cli} pay-link ${uuid} --type deposit\`)` : ''}`, 'due'];
+      return ['deposit status', `${amount}due, not authorised yet${uuid ? ` (the customer authorises it on the page from \`${cli} pay-link ${uuid} --type deposit\`)` : ''}`, 'due'];
     case 'held':
-      return ['deposit', `${amount}authorised: a hold on the card, not a charge`, 'held'];
+      return ['deposit status', `${amount}authorised: a hold on the card, not a charge`, 'held'];
     case 'paid':
-      return ['deposit', `${amount}paid`, 'paid'];
+      return ['deposit status', `${amount}paid`, 'paid'];
     default:
-      return ['deposit', deposits.length ? 'no open deposit invoice (cancelled or released)' : 'no deposit invoice', 'none'];
+      return ['deposit status', deposits.length ? 'no open deposit invoice (cancelled or released)' : 'no deposit invoice', 'none'];
   }
 }
 

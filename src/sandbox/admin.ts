@@ -15,7 +15,8 @@ import type { SandboxContext } from './context.js';
 import { ApiError, apiError } from './errors.js';
 import { sandboxExtraCredentials, sandboxKeys } from './fixtures.js';
 import { type Reply, errorReply, isJsonMediaType, jsonReply, newRequestId, parseJsonBody, readBody, send } from './http.js';
-import { confirmRefunds, effectiveStatus, extendCheckout, payRentInvoice, placeDepositHold, saveCard } from './rules.js';
+import { effectiveStatus } from './facts.js';
+import { confirmRefunds, extendCheckout, payRentInvoice, placeDepositHold, saveCard } from './rules.js';
 import { anchorDay, findCustomer, readTagged, reservationsOf } from './state.js';
 
 type AdminHandler = (ctx: SandboxContext, body: unknown, url: URL) => Reply | Promise<Reply>;
@@ -117,7 +118,7 @@ const listReservations: AdminHandler = (ctx, _body, url) => {
   const env = ctx.env(state);
   const wanted = url.searchParams.get('status');
   const list = reservationsOf(state, customer.id)
-    .map((r) => ({ uuid: r.uuid, status: effectiveStatus(r, env), car_alias: env.fleet.byId.get(r.car_id)?.car_alias ?? null, date_checkin: r.date_checkin, date_checkout: r.date_checkout }))
+    .map((r) => ({ uuid: r.uuid, status: effectiveStatus(r, env), car_alias: env.fleet.byId.get(r.car_id)?.car_alias ?? null, city: env.fleet.byId.get(r.car_id)?.city ?? null, date_checkin: r.date_checkin, date_checkout: r.date_checkout }))
     .filter((r) => wanted === null || r.status === wanted);
   return ok({ customer: customer.id, handle: customer.handle, count: list.length, uuids: list.map((r) => r.uuid), reservations: list });
 };

@@ -5,7 +5,7 @@ import type { FaultRegistry } from './faults.js';
 import { type Fleet, buildFleet } from './fleet.js';
 import type { InflightRegistry } from './idempotency.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { RuleEnv } from './rules.js';
+import type { RuleEnv } from './facts.js';
 import { type SandboxState, anchorDay } from './state.js';
 import type { Store } from './store.js';
 

@@ -8,17 +8,17 @@ import { type CarRec, type Fleet, buildFleet } from './fleet.js';
 import { priceTrip, tripDays, type TripSelection } from './pricing.js';
 import { findPromo } from './promos.js';
 import { createRng } from './prng.js';
+import { isAvailable } from './availability.js';
+import type { RuleEnv } from './facts.js';
 import {
-  type CheckedTrip,
-  type RuleEnv,
   cancelReservation,
   confirmRefunds,
   extendCheckout,
   insertReservation,
-  isAvailable,
   payRentInvoice,
   placeDepositHold,
 } from './rules.js';
+import type { CheckedTrip } from './trip-request.js';
 import {
   type CustomerRec,
   type ReservationOptionsRec,

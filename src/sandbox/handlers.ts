@@ -10,22 +10,18 @@ import { apiError } from './errors.js';
 import { parseJsonBody } from './http.js';
 import { cardLinkUrl, extensionLinkUrl, paymentLinkUrl } from './links.js';
 import { DEFAULT_SELECTION, carDateTotals, priceTrip, quoteFromBreakdown, tripDays } from './pricing.js';
+import { assertAvailable } from './availability.js';
+import { type RuleEnv, balanceOf, effectiveStatus } from './facts.js';
 import {
-  type RuleEnv,
-  assertAvailable,
-  balanceOf,
   cancelReservation,
-  checkTrip,
   createReservation,
   debtInvoiceStale,
-  effectiveStatus,
   ensureDebtInvoice,
-  parseTripRequest,
   priceExtension,
   recordAgentFlow,
-  rejectUnknownFields,
   reservationOf,
 } from './rules.js';
+import { checkTrip, parseTripRequest, rejectUnknownFields } from './trip-request.js';
 import { type AgentFlowRec, type CustomerRec, type SandboxState, customerById, invoicesOf, reservationsOf } from './state.js';
 import {
   cardsView,

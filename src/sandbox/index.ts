@@ -4,6 +4,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
+import { resolveCredential } from './auth.js';
 import { baseClock } from './clock.js';
 import { type SandboxConfig, resolveConfig } from './config.js';
 import { createContext } from './context.js';
@@ -59,6 +60,10 @@ export interface RunningSandbox {
   /** http://127.0.0.1:PORT/__sandbox */
   adminUrl: string;
   keys: SandboxKeys;
+  /** The sandbox's own clock (real time plus the offset `sandbox clock` set). */
+  now(): Date;
+  /** What a key may do here (`auth status` says it): undefined for a key the sandbox does not accept. */
+  keyCapability(key: string): 'read_only' | 'booking_write' | undefined;
   /** Where the state is kept: an SQLite database, the JSON document of Node 20, or memory. */
   store: 'sqlite' | 'json' | 'memory';
   /** A plain-text line every done page shows from now on (e.g. when its server closes); undefined removes it. */
@@ -116,6 +121,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     appUrl: ctx.appUrl,
     adminUrl: ctx.adminUrl,
     keys: sandboxKeys(store.read().seed),
+    now: () => ctx.now(),
+    keyCapability: (key) => {
+      const found = resolveCredential(store.read(), { authorization: [`Bearer ${key}`] });
+      return found.kind === 'key' ? found.capability : undefined;
+    },
     store: store.kind,
     setDonePageNotice: (text) => {
       ctx.donePageNotice = text;

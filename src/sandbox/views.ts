@@ -3,17 +3,8 @@
 import { compareStamps, localNowMinutes, parseLocal } from './clock.js';
 import type { CarRec, City } from './fleet.js';
 import { DEFAULT_SELECTION, carDateTotals, priceTrip, tripDays } from './pricing.js';
-import {
-  type RuleEnv,
-  balanceOf,
-  carBlocks,
-  carOf,
-  effectiveStatus,
-  isAvailable,
-  isBooked,
-  licenceState,
-  tripTotalCents,
-} from './rules.js';
+import { carBlocks, isAvailable } from './availability.js';
+import { type RuleEnv, balanceOf, carOf, effectiveStatus, isBooked, licenceState, tripTotalCents } from './facts.js';
 import { type CustomerRec, type InvoiceRec, type ReservationRec, type SandboxState, invoicesOf, readTagged } from './state.js';
 
 export type ViewEnv = Pick<RuleEnv, 'now' | 'fleet'>;

@@ -83,15 +83,43 @@ function writeAll(fs: AtomicFs, fd: number, bytes: Uint8Array, position: number,
 }
 
 /**
- * Replaces `file` with `data`, whole or not at all. Throws the underlying error (ENOSPC,
- * EIO, EROFS, ENOENT for a missing directory, EACCES) after removing its temp file; the
- * old file, if any, is then exactly as it was.
+ * Where a write to `file` must land: `file` itself, or, when it is a symlink (a config kept
+ * in a dotfiles repository), the file it points to, through any chain of links. Renaming
+ * over the link would replace it with a regular file and leave its target stale, so the
+ * temp file goes beside the target and is renamed over it. A dangling link's target is
+ * created.
+ */
+export function writeTarget(file: string): string {
+  let current = file;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = nodeFs.readlinkSync(current);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // EINVAL: not a link; ENOENT: nothing there yet
+      if (code === 'EINVAL' || code === 'ENOENT') return current;
+      throw err;
+    }
+    current = path.resolve(path.dirname(current), link);
+  }
+  const err: NodeJS.ErrnoException = new Error(`ELOOP: too many symbolic links, '${file}'`);
+  err.code = 'ELOOP';
+  err.path = file;
+  throw err;
+}
+
+/**
+ * Replaces `file` with `data`, whole or not at all (through a symlink: its target). Throws
+ * the underlying error (ENOSPC, EIO, EROFS, ENOENT for a missing directory, EACCES) after
+ * removing its temp file; the old file, if any, is then exactly as it was.
  */
 export function writeFileAtomicSync(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   const fs = options.fs ?? nodeFs;
   const mode = options.mode ?? 0o600;
   const sync = options.fsync ?? true;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  file = writeTarget(file);
   const tmp = tempPathFor(file);
   const fd = fs.openSync(tmp, 'wx', mode);
   let renamed = false;

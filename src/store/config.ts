@@ -9,11 +9,13 @@
 // file is small and plain JSON, so reading and writing it here takes a few lines.
 // Reading is a plain JSON.parse: every command reads the config, few change it;
 // proper-lockfile loads only when something is written.
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, usageError } from '../errors.js';
-import { writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
+import type { AtomicFs } from './atomic-file.js';
+import { LockedFile } from './locked-file.js';
 import { configDir } from './paths.js';
+import { readRegularFileSync } from './regular-file.js';
 
 export const SETTING_KEYS = ['base_url', 'app_url', 'city'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
@@ -60,13 +62,14 @@ export class ConfigStore {
 
   /** The file as last written, read afresh each time (it is tiny); no file is no profiles. */
   private read(): ConfigShape {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readRegularFileSync(this.path, 'the config file');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      if (err instanceof CliError) throw err;
       throw this.unreadable(err);
     }
+    if (text === undefined) return { profiles: {} };
     try {
       const parsed = JSON.parse(text) as Partial<ConfigShape> | null;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
@@ -86,7 +89,10 @@ export class ConfigStore {
   /** A warning when the file holding keys is readable by group or others. */
   permissionWarning(): string | undefined {
     try {
-      const mode = statSync(this.path).mode & 0o777;
+      const stats = statSync(this.path);
+      // a FIFO or device there is reported (as not a regular file) when the file is read
+      if (!stats.isFile()) return undefined;
+      const mode = stats.mode & 0o777;
       if (mode & 0o077) {
         return `${this.path} is readable by other users (mode ${mode.toString(8)}); run: chmod 600 "${this.path}"`;
       }
@@ -110,24 +116,17 @@ export class ConfigStore {
    * any failure, left exactly as it was.
    */
   async update(name: string, change: (p: ProfileData) => void): Promise<void> {
-    try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw this.unwritable(err);
-    }
-    const { acquireLock } = await import('./lock.js');
-    let release: () => Promise<void>;
-    try {
-      release = await acquireLock(this.dir, { lockfilePath: join(this.dir, 'config.lock'), staleMs: 10_000, waitMs: 20_000 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
-        throw new CliError('api', `the config file ${this.path} is locked by another carrental process`, {
-          hint: `wait for it to finish; if no carrental is running, remove ${join(this.dir, 'config.lock')}`,
-        });
-      }
-      throw this.unwritable(err);
-    }
-    try {
+    const file = new LockedFile({
+      path: this.path,
+      lockPath: join(this.dir, 'config.lock'),
+      what: 'the config file',
+      lockWhat: 'the config lock',
+      staleMs: 10_000,
+      waitMs: 20_000,
+      fail: (_action, err) => this.unwritable(err),
+      fs: this.fs,
+    });
+    await file.withLock(async (held) => {
       const data = this.read(); // inside the lock; an unreadable file is never overwritten
       const profiles = { ...data.profiles };
       const p = { ...(profiles[name] ?? {}) };
@@ -137,13 +136,11 @@ export class ConfigStore {
       else delete profiles[name];
       try {
         // Tab-indented like the conf-written files before it, so diffs stay small.
-        writeFileAtomicSync(this.path, `${JSON.stringify({ ...data, profiles }, null, '\t')}\n`, { mode: 0o600, fs: this.fs });
+        held.write(`${JSON.stringify({ ...data, profiles }, null, '\t')}\n`);
       } catch (err) {
-        throw this.unwritable(err);
+        throw err instanceof CliError ? err : this.unwritable(err);
       }
-    } finally {
-      await release().catch(() => undefined);
-    }
+    });
   }
 }
 

@@ -6,21 +6,18 @@
 // temporary name and then hard-linked into place, which fails for the second one (EEXIST),
 // which then reads the winner's. A crash leaves at most a temporary file, never half a secret.
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { usageError } from '../errors.js';
 import { tempPathFor, writeFileAtomicSync } from './atomic-file.js';
+import { readRegularFileSync } from './regular-file.js';
 
 export const SECRET_FILE = 'confirmation-secret';
 
 function read(file: string): Buffer | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  // a FIFO or device there is a clear error, not a server that hangs at its start
+  const text = readRegularFileSync(file, 'the confirmation secret');
+  if (text === undefined) return undefined;
   if (!/^[0-9a-f]{64}\n?$/.test(text)) {
     throw usageError(`the confirmation secret ${file} is not 64 hex digits`, `remove it; a new one is made at the next start (confirmations issued before stop working)`);
   }

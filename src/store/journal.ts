@@ -22,59 +22,32 @@
 // it, so concurrent carrental processes never lose each other's entries; every write is
 // whole or nothing (atomic-file.ts).
 
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CliError, usageError } from '../errors.js';
-import { fsyncDirSync, isTempFileOf, writeFileAtomic, type AtomicFs } from './atomic-file.js';
-import { acquireLock } from './lock.js';
+import { clean } from '../render/sanitize.js';
+import { fsyncDirSync, isTempFileOf, writeTarget, type AtomicFs } from './atomic-file.js';
+import { LockedFile, type HeldFile } from './locked-file.js';
+import {
+  canonicalJson,
+  commandId,
+  FORMAT_VERSION,
+  isValidIdempotencyKey,
+  legacyCommandId,
+  normalizeBaseUrl,
+  OPERATIONS,
+  parseJournal,
+  rawUrlCommandId,
+  type JournalCommand,
+  type JournalEntry,
+  type JournalOperation,
+} from './journal-entry.js';
 import { stateDir } from './paths.js';
 
-export type JournalOperation = 'createReservation' | 'cancelReservation';
-export type JournalState = 'pending' | 'done';
-
-export interface JournalEntry {
-  /** commandId(baseUrl, credential, operation, request): the same command always maps here. */
-  id: string;
-  /** The Idempotency-Key sent with every attempt of this command. */
-  key: string;
-  /** The profile that began it: shown by `pending`, used in its rerun line; not part of the identity. */
-  profile: string;
-  baseUrl: string;
-  /** credentialFingerprint(key); null for an entry migrated from format 1 (owner unknown until resumed). */
-  credential: string | null;
-  operation: JournalOperation;
-  /** What the command acts on, for people reading `pending` (car alias / reservation uuid). */
-  target: string;
-  /** The canonical request, as hashed into `id`. */
-  request: unknown;
-  createdAt: string;
-  /** Last time the command was begun again or attempted; a pending entry's expiry counts from here. */
-  updatedAt: string;
-  /** Sends made with this key (every run and every in-process retry). */
-  attempts: number;
-  /** pending: the outcome is not known; done: the server answered 2xx. */
-  state: JournalState;
-  /** When it became done; the replay window counts from here. */
-  doneAt?: string;
-  /** The answer's `data` when it was a string: the reservation uuid, or "OK" for a cancel. */
-  result?: string | null;
-}
-
-/** What identifies a command, and what is stored with it. */
-export interface JournalCommand {
-  profile: string;
-  baseUrl: string;
-  /** credentialFingerprint(apiKey). */
-  credential: string;
-  operation: JournalOperation;
-  target: string;
-  request: unknown;
-  /** A key given by the caller (--idempotency-key). */
-  key?: string;
-  /** Start a new command even if this one is done within the replay window (reserve --new). */
-  fresh?: boolean;
-}
+// The entry model is its own module; callers keep importing it from here.
+export { canonicalJson, commandId, credentialFingerprint, isValidIdempotencyKey } from './journal-entry.js';
+export type { JournalCommand, JournalEntry, JournalOperation, JournalState } from './journal-entry.js';
 
 export interface JournalOptions {
   path: string;
@@ -106,179 +79,11 @@ export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export const DEFAULT_REPLAY_WINDOW_MS = 10 * 60 * 1000;
 export const JOURNAL_FILE = 'journal.json';
-const FORMAT_VERSION = 2;
 const DEFAULT_LOCK_STALE_MS = 10_000;
 
-const OPERATIONS: readonly JournalOperation[] = ['createReservation', 'cancelReservation'];
-
-/** The API's rule for Idempotency-Key: 16 to 128 printable ASCII characters. */
-export function isValidIdempotencyKey(key: string): boolean {
-  // Leading/trailing spaces would be stripped from the header in transit, so the key the
-  // server saw would differ from the journaled one.
-  return /^[\x21-\x7e][\x20-\x7e]{14,126}[\x21-\x7e]$/.test(key);
-}
-
-/**
- * JSON with object keys sorted (UTF-16 code unit order) and no whitespace, so equal
- * values always give the same text. Otherwise follows JSON.stringify: undefined,
- * functions and symbols are dropped from objects (null inside arrays), non-finite
- * numbers become null, toJSON() is honoured. A top-level undefined gives "null".
- * Throws TypeError on BigInt and on cycles.
- */
-export function canonicalJson(value: unknown): string {
-  return encode(value, new Set()) ?? 'null';
-}
-
-function encode(value: unknown, ancestors: Set<object>): string | undefined {
-  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    value = (value as { toJSON: () => unknown }).toJSON();
-  }
-  switch (typeof value) {
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return undefined;
-    case 'bigint':
-      throw new TypeError('canonicalJson: a BigInt has no JSON form');
-    case 'number':
-      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
-    case 'string':
-    case 'boolean':
-      return JSON.stringify(value);
-  }
-  if (value === null) return 'null';
-  const obj = value as object;
-  if (obj instanceof Number || obj instanceof String || obj instanceof Boolean) {
-    return encode(obj.valueOf(), ancestors);
-  }
-  if (ancestors.has(obj)) throw new TypeError('canonicalJson: circular structure');
-  ancestors.add(obj);
-  try {
-    if (Array.isArray(obj)) {
-      return `[${obj.map((item) => encode(item, ancestors) ?? 'null').join(',')}]`;
-    }
-    const record = obj as Record<string, unknown>;
-    const parts: string[] = [];
-    for (const key of Object.keys(record).sort()) {
-      const encoded = encode(record[key], ancestors);
-      if (encoded !== undefined) parts.push(`${JSON.stringify(key)}:${encoded}`);
-    }
-    return `{${parts.join(',')}}`;
-  } finally {
-    // Only the current path counts: the same object twice side by side is not a cycle.
-    ancestors.delete(obj);
-  }
-}
-
-/** `https://x/v1/` and `https://x/v1` are the same API; keep one spelling. */
-function normalizeBaseUrl(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, '');
-}
-
-// A fixed HMAC key separates this fingerprint from any other hash of the key (a server's
-// or another tool's), so the journal cannot be matched against one; the API key itself is
-// a long random secret, so the fingerprint cannot be guessed back. It must stay the same
-// for as long as an entry lives, which is why it is not a per-machine secret that could be
-// lost separately from the journal.
-const FINGERPRINT_KEY = 'carrental idempotency journal: credential fingerprint v1';
-
-/** 128 bits of HMAC-SHA256 of the API key: who an entry belongs to, without the key. */
-export function credentialFingerprint(apiKey: string): string {
-  return createHmac('sha256', FINGERPRINT_KEY).update(apiKey, 'utf8').digest('hex').slice(0, 32);
-}
-
-/** sha256 (hex) of the canonical JSON of the command; the journal's identity of a command. */
-export function commandId(cmd: { baseUrl: string; credential: string; operation: JournalOperation; request: unknown }): string {
-  const text = canonicalJson({ baseUrl: normalizeBaseUrl(cmd.baseUrl), credential: cmd.credential, operation: cmd.operation, request: cmd.request });
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** The identity format 1 used (profile instead of credential): finds a migrated entry. */
-function legacyCommandId(profile: string, baseUrl: string, operation: JournalOperation, request: unknown): string {
-  const text = canonicalJson({ profile, baseUrl: normalizeBaseUrl(baseUrl), operation, request });
-  return createHash('sha256').update(text).digest('hex');
-}
-
-// Lock attempts within one process queue here instead of spinning on the lock directory.
-const inProcessQueues = new Map<string, Promise<unknown>>();
-
-function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = inProcessQueues.get(key) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const tail = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  inProcessQueues.set(key, tail);
-  void tail.then(() => {
-    if (inProcessQueues.get(key) === tail) inProcessQueues.delete(key);
-  });
-  return run;
-}
 
 function isNodeError(err: unknown): err is NodeJS.ErrnoException {
   return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
-}
-
-const isStamp = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
-
-/** Format 1 fields; format 2 adds credential, state, doneAt, result. */
-function isEntryV1(e: Record<string, unknown>): boolean {
-  return (
-    typeof e.id === 'string' &&
-    typeof e.key === 'string' &&
-    typeof e.profile === 'string' &&
-    typeof e.baseUrl === 'string' &&
-    typeof e.target === 'string' &&
-    OPERATIONS.includes(e.operation as JournalOperation) &&
-    'request' in e &&
-    isStamp(e.createdAt) &&
-    isStamp(e.updatedAt) &&
-    Number.isInteger(e.attempts) &&
-    (e.attempts as number) >= 0
-  );
-}
-
-function isEntry(value: unknown, version: number): value is JournalEntry {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const e = value as Record<string, unknown>;
-  if (!isEntryV1(e)) return false;
-  if (version === 1) return true;
-  if (!(e.credential === null || typeof e.credential === 'string')) return false;
-  if (e.state === 'pending') return true;
-  return e.state === 'done' && isStamp(e.doneAt) && (e.result === undefined || e.result === null || typeof e.result === 'string');
-}
-
-type ParseResult = { ok: true; entries: JournalEntry[] } | { ok: false; reason: string };
-
-function parseJournal(text: string): ParseResult {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `not valid JSON: ${(err as Error).message}` };
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return { ok: false, reason: 'not a JSON object' };
-  }
-  const { version, entries } = data as { version?: unknown; entries?: unknown };
-  if (typeof version === 'number' && version > FORMAT_VERSION) {
-    // A newer carrental owns this file; setting it aside would lose its pending keys.
-    throw new CliError('api', `the idempotency journal was written by a newer carrental (format ${version})`, {
-      hint: 'upgrade carrental, or use CARRENTAL_STATE_DIR to point this version elsewhere',
-    });
-  }
-  if (version !== 1 && version !== FORMAT_VERSION) return { ok: false, reason: `unknown format version ${JSON.stringify(version)}` };
-  if (!Array.isArray(entries)) return { ok: false, reason: '"entries" is not an array' };
-  const seen = new Set<string>();
-  for (const [i, entry] of entries.entries()) {
-    if (!isEntry(entry, version)) return { ok: false, reason: `entry ${i} is malformed` };
-    if (seen.has(entry.id)) return { ok: false, reason: `entry ${i} repeats id ${entry.id}` };
-    seen.add(entry.id);
-  }
-  if (version === FORMAT_VERSION) return { ok: true, entries: entries as JournalEntry[] };
-  // Format 1 kept only unfinished commands, and did not record whose key sent them.
-  return { ok: true, entries: (entries as JournalEntry[]).map((e) => ({ ...e, credential: null, state: 'pending' as const })) };
 }
 
 function fsError(action: string, file: string, err: unknown, hint?: string): CliError {
@@ -308,11 +113,9 @@ export class Journal {
   private readonly ttlMs: number;
   readonly replayWindowMs: number;
   private readonly warn: (message: string) => void;
-  private readonly lockStaleMs: number;
-  private readonly fs?: AtomicFs;
+  private readonly file: LockedFile;
 
   constructor(opts: JournalOptions) {
-    this.fs = opts.fs;
     this.path = path.resolve(opts.path);
     this.dir = path.dirname(this.path);
     this.lockPath = `${this.path}.lock`;
@@ -321,8 +124,22 @@ export class Journal {
     if (!(this.ttlMs > 0)) throw new TypeError(`Journal ttlMs must be a positive number, got ${opts.ttlMs}`);
     this.replayWindowMs = opts.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
     if (!(this.replayWindowMs >= 0)) throw new TypeError(`Journal replayWindowMs must be >= 0, got ${opts.replayWindowMs}`);
-    this.warn = opts.onWarning ?? defaultWarning;
-    this.lockStaleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+    const warn = opts.onWarning ?? defaultWarning;
+    // a warning may quote the file's own bytes (a corrupt journal): one terminal-safe line
+    this.warn = (message) => warn(clean(message));
+    const staleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+    this.file = new LockedFile({
+      path: this.path,
+      lockPath: this.lockPath,
+      what: 'the idempotency journal',
+      lockWhat: 'the idempotency journal lock',
+      staleMs,
+      // About twice the stale time, so that a lock left by a SIGKILLed process is taken
+      // over instead of failing the command.
+      waitMs: 2 * staleMs,
+      fail: (action, err) => fsError(action, this.path, err),
+      fs: opts.fs,
+    });
   }
 
   /** `<stateDir>/journal.json`. */
@@ -411,6 +228,9 @@ export class Journal {
   private indexOf(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>, id: string): number {
     const index = entries.findIndex((e) => e.id === id);
     if (index >= 0) return index;
+    const rawUrlId = rawUrlCommandId(cmd);
+    const before = entries.findIndex((e) => e.credential !== null && e.id === rawUrlId);
+    if (before >= 0) return before;
     const legacy = legacyCommandId(cmd.profile, cmd.baseUrl, cmd.operation, cmd.request);
     return entries.findIndex((e) => e.credential === null && e.id === legacy);
   }
@@ -543,78 +363,24 @@ export class Journal {
     }
   }
 
-  private async ensureDir(): Promise<void> {
-    let created: string | undefined;
-    try {
-      created = await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw fsError('create the directory of', this.path, err);
-    }
-    if (created === undefined) return;
-    // A new directory is only durable once its own entry in the parent is synced.
-    for (let dir = this.dir; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-      await fsyncDir(path.dirname(dir));
-      if (dir === path.resolve(created)) break;
-    }
-  }
-
   private locked<T>(fn: (io: LockedIo & { write(entries: JournalEntry[], hint?: string): Promise<void> }) => Promise<T>): Promise<T> {
-    return serialize(this.path, async () => {
-      await this.ensureDir();
-      let compromised: Error | undefined;
-      let release: () => Promise<void>;
-      try {
-        release = await acquireLock(this.path, {
-          lockfilePath: this.lockPath,
-          staleMs: this.lockStaleMs,
-          // About twice the stale time, so that a lock left by a SIGKILLed process is
-          // taken over instead of failing the command.
-          waitMs: 2 * this.lockStaleMs,
-          // The default throws from a timer and crashes the process; instead refuse to
-          // write once another process may have taken the lock over.
-          onCompromised: (err) => {
-            compromised = err;
-          },
-        });
-      } catch (err) {
-        if (isNodeError(err) && err.code === 'ELOCKED') {
-          throw new CliError('api', `the idempotency journal ${this.path} is locked by another carrental process`, {
-            hint: `wait for it to finish; if no carrental is running, remove ${this.lockPath}`,
-            cause: err,
-          });
-        }
-        throw fsError('lock', this.path, err);
-      }
-      const io = {
-        read: () => this.read(),
-        write: async (entries: JournalEntry[], hint?: string) => {
-          if (compromised) {
-            throw new CliError('api', `lost the lock on the idempotency journal ${this.path}; nothing was written`, {
-              cause: compromised,
-              hint,
-            });
-          }
-          await this.write(entries, hint);
-        },
-      };
-      try {
-        return await fn(io);
-      } finally {
-        // A compromised lock may already belong to someone else; its release error is moot.
-        await release().catch(() => undefined);
-      }
-    });
+    return this.file.withLock((held) =>
+      fn({
+        read: () => this.read(held),
+        write: (entries: JournalEntry[], hint?: string) => this.write(held, entries, hint),
+      }),
+    );
   }
 
   /** Must run under the lock: it may set a corrupt file aside. */
-  private async read(): Promise<JournalEntry[]> {
-    let text: string;
+  private async read(held: HeldFile): Promise<JournalEntry[]> {
+    let text: string | undefined;
     try {
-      text = await fsp.readFile(this.path, 'utf8');
+      text = held.read();
     } catch (err) {
-      if (isNodeError(err) && err.code === 'ENOENT') return [];
       throw fsError('read', this.path, err);
     }
+    if (text === undefined) return [];
     const parsed = parseJournal(text);
     if (parsed.ok) return parsed.entries;
     const aside = await this.setAside();
@@ -656,24 +422,27 @@ export class Journal {
    * user's only copy of their keys. Best effort: litter is harmless.
    */
   private async removeAbandonedTempFiles(): Promise<void> {
-    const base = path.basename(this.path);
     try {
-      for (const name of await fsp.readdir(this.dir)) {
+      // a symlinked journal is written beside its target: its writers' temp files are there
+      const file = writeTarget(this.path);
+      const dir = path.dirname(file);
+      const base = path.basename(file);
+      for (const name of await fsp.readdir(dir)) {
         const legacy = name.startsWith(`${base}.`) && /^\d+$/.test(name.slice(base.length + 1));
-        if (!legacy && !isTempFileOf(this.path, name)) continue;
-        await fsp.unlink(path.join(this.dir, name));
+        if (!legacy && !isTempFileOf(file, name)) continue;
+        await fsp.unlink(path.join(dir, name));
       }
     } catch {
       // Cleanup must never fail the command.
     }
   }
 
-  private async write(entries: JournalEntry[], hint?: string): Promise<void> {
+  private async write(held: HeldFile, entries: JournalEntry[], hint?: string): Promise<void> {
     const text = `${JSON.stringify({ version: FORMAT_VERSION, entries }, null, 2)}\n`;
     await this.removeAbandonedTempFiles();
     try {
       // Whole or nothing: a short write, ENOSPC, EIO or EROFS leaves the old file as it was.
-      await writeFileAtomic(this.path, text, { mode: 0o600, fsync: true, fs: this.fs });
+      held.write(text, hint);
     } catch (err) {
       throw fsError('write', this.path, err, hint);
     }

@@ -138,11 +138,13 @@ describe('card-link', () => {
   it('prints the link alone on the first stdout line, the agent_flow_id, and the reminder; sends X-Agent-Client', async () => {
     const r = await run(['card-link']);
     expect(r.code).toBe(0);
-    const [url, flowLine] = r.stdout.split('\n');
+    // a pipe gets the link alone (one value asked for, one line); the flow id goes to stderr
+    expect(r.stdout.split('\n')).toHaveLength(2);
+    const url = r.stdout.trimEnd();
     const flow = (await flows('dana')).pop();
     expect(url).toBe(flow.url);
     expect(url).toMatch(/\/app\/billing\/cards\?agent_flow_id=/);
-    expect(flowLine).toBe(`agent_flow_id\t${flow.id}`);
+    expect(r.stderr).toContain(`agent_flow_id: ${flow.id}\n`);
     expect(flow.agent_client).toBe(`carrental/${VERSION}`);
     expect(r.stderr).toContain('Opening the link is not completion');
     expect(r.stderr).toContain('`carrental cards`');

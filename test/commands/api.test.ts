@@ -209,6 +209,16 @@ describe('api create and cancel are journaled like reserve and cancel', () => {
     expect(creates.length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a --jq that fails after the raw create: exit 7 naming the reservation, nothing pending', async () => {
+    await sb.admin('POST', '/reset');
+    const alias = (await sb.api<{ cars: Array<{ car_alias: string }> }>('/cars?city=la&limit=1')).cars[0];
+    const r = await run(['api', 'POST', '/my/reservation', '--body', createBody(alias.car_alias, []), '--jq', '.data | .x']);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/error: reserved [0-9a-f-]{36}, but printing the result failed: --jq: /);
+    const pending = await run(['pending', '--json']);
+    expect(JSON.parse(pending.stdout)).toEqual([]);
+  });
+
   it('a raw create and a `reserve` of the same booking are one command (extras in any order)', async () => {
     await sb.admin('POST', '/reset');
     const car = (await sb.api<{ cars: Array<{ car_alias: string; prices: { extras: Array<{ item_type: string }> } }> }>('/cars?city=la&limit=5')).cars.find((c) => c.prices.extras.length >= 2)!;

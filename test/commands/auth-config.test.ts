@@ -127,7 +127,7 @@ describe('auth status', () => {
   it('no key: exit 3 and says how to log in', async () => {
     const r = await cli(['--base-url', sb.baseUrl, 'auth', 'status']);
     expect(r.code).toBe(3);
-    expect(r.stdout).toBe(`profile\tdefault\nbase url\t${sb.baseUrl}\nsandbox\tno\nkey\t\nkey source\t\ncustomer\t\nfirst name\t\napproved to drive\t\nsaved card\t\n`);
+    expect(r.stdout).toBe(`profile\tdefault\nbase url\t${sb.baseUrl}\nsandbox\tno\nkey\t\nkey source\t\ncapability\tunknown\ncustomer\t\nfirst name\t\napproved to drive\t\nsaved card\t\n`);
     expect(r.stderr).toBe('error: no API key for profile "default"\nhint: run `carrental auth login`, or set CARRENTAL_API_KEY\n');
     expect(await sb.requests()).toEqual([]);
   });
@@ -266,5 +266,23 @@ describe('config', () => {
     await cli(['config', 'list']);
     await cli(['--base-url', sb.baseUrl, 'cars', '--limit', '1']);
     expect(existsSync(configFile())).toBe(false);
+  });
+});
+
+describe('auth status: what the key may do', () => {
+  it('the embedded sandbox tells it: booking_write for the demo key, read_only for the read-only one', async () => {
+    const write = await cli(['--sandbox', 'auth', 'status']);
+    expect(write.code, write.stderr).toBe(0);
+    expect(write.stdout).toContain('capability\tbooking_write\n');
+    const keys = JSON.parse((await cli(['sandbox', 'keys', '--json'])).stdout) as { read_only: string };
+    const read = await cli(['--sandbox', 'auth', 'status', '--json'], { env: { CARRENTAL_API_KEY: keys.read_only } });
+    expect(read.code, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout).capability).toBe('read_only');
+  });
+
+  it('an API that does not say: unknown, and on a terminal why', async () => {
+    const r = await cli(['--base-url', sb.baseUrl, 'auth', 'status'], { tty: true, env: { CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/capability\s+unknown: the API does not say what a key may do/);
   });
 });

@@ -42,11 +42,11 @@ describe('car <alias>', () => {
     expect(lines).toContain(`name\t${car.name}`);
     expect(lines).toContain('city\tla');
     expect(lines).toContain('zone\tAmerica/Los_Angeles');
-    expect(lines).toContain(`insurance coverage\t$${car.insurance_coverage_usd!.toLocaleString('en-US')}`);
-    expect(lines).toContain(`deposit\t$${(car.prices.car!.price_deposit! / 100).toFixed(2)}`);
-    expect(lines).toContain(`plan\tstandard\t$${(car.prices.protection!.standard / 100).toFixed(2)}`);
+    expect(lines).toContain(`insurance coverage\t${car.insurance_coverage_usd!}.00`);
+    expect(lines).toContain(`deposit\t${(car.prices.car!.price_deposit! / 100).toFixed(2)}`);
+    expect(lines).toContain(`plan\tstandard\t${(car.prices.protection!.standard / 100).toFixed(2)}`);
     const extra = car.prices.extras![0];
-    expect(lines).toContain(`extra\t${extra.item_type}\t${extra.title}\t$${(extra.price_day! / 100).toFixed(2)}`);
+    expect(lines).toContain(`extra\t${extra.item_type}\t${extra.title}\t${(extra.price_day! / 100).toFixed(2)}`);
     for (const b of car.blocked_ranges!) {
       expect(lines).toContain(`blocked\t${b.from!.replace('T', ' ')}\t${b.to === null ? '' : b.to!.replace('T', ' ')}\t${b.kind}`);
     }

@@ -3,6 +3,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Car, CarsPage } from '../../src/api/schemas.js';
 import { formatCents } from '../../src/render/money.js';
+/** Money as a pipe prints it: dollars, two decimals, no `$`. */
+const dollars = (cents: number) => (cents / 100).toFixed(2);
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { TestSandbox } from '../helpers/sandbox-admin.js';
 
@@ -61,7 +63,7 @@ describe('output', () => {
         'la',
         car.body_type,
         String(car.seats),
-        formatCents(car.discounted_day_rate_cents!),
+        dollars(car.discounted_day_rate_cents!),
         car.is_hot_deal ? 'yes' : '',
       ]);
     });
@@ -95,7 +97,7 @@ describe('filters: each flag reaches the API', () => {
     const first = r.stdout.split('\n')[0].split('\t');
     expect(first).toHaveLength(9);
     expect(first[6]).toBe(page.cars[0].is_available ? 'yes' : 'no');
-    expect(first[7]).toBe(formatCents(page.cars[0].display_trip_total_cents!));
+    expect(first[7]).toBe(dollars(page.cars[0].display_trip_total_cents!));
     const tty = await cars(['--city', 'la', '--from', '2026-12-01 10:00', '--to', '2026-12-04T10:00', '--limit', '2'], { tty: true });
     expect(tty.stdout).toContain('AVAILABLE');
     expect(tty.stdout).toContain('TRIP TOTAL');
@@ -180,7 +182,7 @@ describe('validation happens before any request', () => {
     [['--model-id', '1.5'], 'error: --model-id must be a whole number, got "1.5"'],
     [['--from', '2026-12-01T10:00'], 'error: --from needs --to or --days'],
     [['--to', '2026-12-01T10:00'], 'error: --from and --to go together: give both or neither'],
-    [['--from', '2026-12-01', '--to', '2026-12-03T10:00'], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "2026-12-01"'],
+    [['--from', '12/01/2026', '--to', '2026-12-03T10:00'], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, 2026-12-01, tomorrow 3pm, fri 10:00, +3d), got "12/01/2026"'],
     [['--from', '2026-02-30T10:00', '--to', '2026-12-03T10:00'], 'error: --from is not a real date and time: "2026-02-30T10:00"'],
     [['--from', '2026-12-03T10:00', '--to', '2026-12-03T10:00'], 'error: --to (2026-12-03 10:00) must be after --from (2026-12-03 10:00)'],
     [['--from', '2026-12-03T10:00', '--to', '2026-12-01T10:00'], 'error: --to (2026-12-01 10:00) must be after --from (2026-12-03 10:00)'],

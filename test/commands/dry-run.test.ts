@@ -79,7 +79,7 @@ describe('reserve --dry-run', () => {
   it('after a booking: replay, with the key, its age and the reservation; the journal file is byte for byte the same', async () => {
     const booked = await cli(['reserve', ALIAS, ...DATES, '-y', '--json']);
     expect(booked.code, booked.stderr).toBe(0);
-    const uuid = JSON.parse(booked.stdout) as string;
+    const uuid = (JSON.parse(booked.stdout) as { uuid: string }).uuid;
     const entry = (await new Journal({ path: journalPath() }).list())[0];
     const bytes = readFileSync(journalPath(), 'utf8');
     await sb.clearRequests();
@@ -122,7 +122,7 @@ describe('cancel, the links and api under --dry-run', () => {
     const booked = await cli(['reserve', ALIAS, ...DATES, '-y', '--json']);
     expect(booked.code, booked.stderr).toBe(0);
     await sb.clearRequests();
-    return JSON.parse(booked.stdout) as string;
+    return (JSON.parse(booked.stdout) as { uuid: string }).uuid;
   };
 
   it('cancel: the DELETE and decision new, from a prefix; reads the trips list, never the reservation (that would prepare a debt invoice)', async () => {

@@ -4,6 +4,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Car, CarsPage, Quote } from '../../src/api/schemas.js';
 import { sandboxExtraCredentials } from '../../src/sandbox/index.js';
 import { formatCents } from '../../src/render/money.js';
+/** Money as a pipe prints it: dollars, two decimals, no `$`. */
+const dollars = (cents: number) => (cents / 100).toFixed(2);
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
 
@@ -50,6 +52,8 @@ const quote = (args: string[], opts: Opts = {}) =>
   runCommand(['--base-url', sb.baseUrl, 'quote', ...args], {
     env: home.env(opts.key ? { CARRENTAL_API_KEY: opts.key } : {}),
     tty: opts.tty,
+    // the sandbox's clock: its blocked ranges and the past are measured against it
+    now: () => SANDBOX_NOW,
     sleep: opts.sleep ?? (async () => {}),
   });
 const dates = ['--from', FROM, '--to', TO];
@@ -68,14 +72,14 @@ describe('the breakdown', () => {
         'check-out\t2026-12-08 10:00',
         'zone\tAmerica/Los_Angeles',
         'days\t7',
-        `day rate\t${formatCents(q.discounted_day_rate)}`,
-        `day rate before discount\t${formatCents(q.blended_day_rate)}`,
-        `item\tRent subtotal\t${formatCents(q.rent_subtotal)}`,
-        `item\tDuration discount\t${formatCents(-q.rent_discount_amount)}`,
-        `item\tProtection (minimum)\t${formatCents(q.protection_total)}`,
-        `item\tTrip fee\t${formatCents(q.trip_fee_total)}`,
-        `total\t${formatCents(q.final_total)}`,
-        `deposit\t${formatCents(q.deposit_cents)}`,
+        `day rate\t${dollars(q.discounted_day_rate)}`,
+        `day rate before discount\t${dollars(q.blended_day_rate)}`,
+        `item\tRent subtotal\t${dollars(q.rent_subtotal)}`,
+        `item\tDuration discount\t${dollars(-q.rent_discount_amount)}`,
+        `item\tProtection (minimum)\t${dollars(q.protection_total)}`,
+        `item\tTrip fee\t${dollars(q.trip_fee_total)}`,
+        `total\t${dollars(q.final_total)}`,
+        `deposit\t${dollars(q.deposit_cents)}`,
         '',
       ].join('\n'),
     );
@@ -98,12 +102,12 @@ describe('the breakdown', () => {
     const r = await quote(args!!!);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines).toContain(`item\tProtection (standard)\t${formatCents(q.protection_total)}`);
-    expect(lines).toContain(`item\tExtras (${car.prices.extras!.map((e) => e.title).join(', ')})\t${formatCents(q.extras_total!)}`);
-    expect(lines).toContain(`item\tDelivery\t${formatCents(q.delivery_total!)}`);
-    expect(lines).toContain(`item\tUnlimited mileage\t${formatCents(q.unlimited_mileage_total!)}`);
-    expect(lines).toContain('item\tPromo discount (SAVE50)\t-$50.00');
-    expect(lines).toContain(`total\t${formatCents(q.final_total)}`);
+    expect(lines).toContain(`item\tProtection (standard)\t${dollars(q.protection_total)}`);
+    expect(lines).toContain(`item\tExtras (${car.prices.extras!.map((e) => e.title).join(', ')})\t${dollars(q.extras_total!)}`);
+    expect(lines).toContain(`item\tDelivery\t${dollars(q.delivery_total!)}`);
+    expect(lines).toContain(`item\tUnlimited mileage\t${dollars(q.unlimited_mileage_total!)}`);
+    expect(lines).toContain('item\tPromo discount (SAVE50)\t-50.00');
+    expect(lines).toContain(`total\t${dollars(q.final_total)}`);
     // the request carried every option
     const sent = await quotes();
     expect(sent.every((s) => s.status === 200)).toBe(true);
@@ -207,10 +211,14 @@ describe('API errors', () => {
     }
   });
 
-  it('an extra the car does not offer, a time outside opening hours, a date in the past: 400, exit 1', async () => {
+  it('an extra the car does not offer, a time outside opening hours: 400, exit 1; a date in the past: exit 2 before any request', async () => {
     expect((await quote([car.car_alias, ...dates, '--extra', 'jetpack'])).code).toBe(1);
     expect((await quote([car.car_alias, '--from', '2026-12-01T03:00', '--to', TO])).stderr).toContain('(outside_operating_hours');
-    expect((await quote([car.car_alias, '--from', '2026-10-01T10:00', '--to', '2026-10-03T10:00'])).stderr).toContain('(date_in_past');
+    await sb.clearRequests();
+    const past = await quote([car.car_alias, '--from', '2026-10-01T10:00', '--to', '2026-10-03T10:00']);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('error: --from 2026-10-01 10:00 is in the past');
+    expect(await sb.requests()).toEqual([]);
   });
 
   it('an unknown car is 404, exit 4', async () => {
@@ -259,7 +267,7 @@ describe('validation before any request', () => {
   it.each([
     [['CAR', '--from', FROM], 'error: --from needs --to or --days'],
     [['CAR'], 'error: --from and --to (or --days) are required'],
-    [['CAR', '--from', '12/01/2026', '--to', TO], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "12/01/2026"'],
+    [['CAR', '--from', '12/01/2026', '--to', TO], 'error: --from must be a car-local date and time (YYYY-MM-DD HH:MM, 2026-12-01, tomorrow 3pm, fri 10:00, +3d), got "12/01/2026"'],
     [['CAR', '--from', TO, '--to', FROM], 'error: --to (2026-12-01 10:00) must be after --from (2026-12-08 10:00)'],
     [['CAR', ...dates, '--protection', 'gold'], "error: option '--protection <plan>' argument 'gold' is invalid. Allowed choices are minimum, standard."],
     [['CAR', ...dates, '--mileage', 'lots'], "error: option '--mileage <type>' argument 'lots' is invalid. Allowed choices are limited, unlimited."],

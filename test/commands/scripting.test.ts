@@ -82,10 +82,10 @@ describe('--json fields', () => {
     expect(Object.keys(doc.active[0])).toEqual(['uuid', 'status']);
   });
 
-  it('a command whose JSON is a single string refuses a field list before sending anything', async () => {
-    const r = await run(['reserve', 'x-1', '--from', '2026-12-01T10:00', '--to', '2026-12-03T10:00', '-y', '--json', 'uuid'], { key: sb.keys.booking_write });
+  it('reserve checks its field list before sending anything', async () => {
+    const r = await run(['reserve', 'x-1', '--from', '2026-12-01T10:00', '--to', '2026-12-03T10:00', '-y', '--json', 'reservation_uuid'], { key: sb.keys.booking_write });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('no fields to pick');
+    expect(r.stderr).toContain('unknown JSON field: reservation_uuid');
     expect(await sb.requests()).toEqual([]);
   });
 });

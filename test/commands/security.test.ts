@@ -188,6 +188,32 @@ describe('the key is refused anywhere on the command line (exit 2, nothing sent)
     expect(stub.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['percent-encoded in a query', `/my/profile?k=svc%5F${KEY.slice(4)}`],
+    ['percent-encoded with lower-case hex', `/my/profile?k=svc%5f${KEY.slice(4)}`],
+    ['every character percent-encoded', `/my/${[...KEY].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')}`],
+    ['encoded twice', `/my/profile?k=svc%255F${KEY.slice(4)}`],
+    ['in upper case', `/my/profile?k=${KEY.toUpperCase()}`],
+    ['encoded and in mixed case', `/my/${KEY.slice(0, 10).toUpperCase().replace('_', '%5f')}${KEY.slice(10)}`],
+  ])('refuses the key in an api path %s (issue 29)', async (_what, path) => {
+    const r = await run(['api', 'GET', path]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('error: an API key is never accepted as a command-line argument');
+    expect(r.stderr.toLowerCase()).not.toContain(KEY.slice(8, -4).toLowerCase());
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('refuses an active key of any shape percent-encoded or in another case (issue 29)', async () => {
+    const encoded = [...ODD_KEY].map((c) => (/[a-z]/i.test(c) ? c : `%${c.charCodeAt(0).toString(16)}`)).join('');
+    for (const path of [`/my/profile?x=${encoded}`, `/my/profile?x=${ODD_KEY.toLowerCase()}`]) {
+      const r = await run(['api', 'GET', path], { key: ODD_KEY });
+      expect(r.code, path).toBe(2);
+      expect(r.stderr.toLowerCase()).not.toContain(ODD_KEY.slice(4, -4).toLowerCase());
+      expect(r.stderr.toLowerCase()).not.toContain(encoded.slice(6, -6).toLowerCase());
+    }
+    expect(stub.requests).toHaveLength(0);
+  });
+
   it('lets through arguments that merely look alike (no svc_ token, not the key)', async () => {
     stub.handler = () => ({ json: { data: stubCar('svc_abc') } });
     const r = await run(['car', 'svc_abc']);

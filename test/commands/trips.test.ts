@@ -131,15 +131,28 @@ describe('trips <uuid> (detail)', () => {
     expect(piped.stdout).toMatch(/^invoice\t[0-9a-f-]+\tDEPOSIT\tHOLD\t/m);
   });
 
+  it('a pipe: one key per field (the records aside), money as plain numbers for sort -n', async () => {
+    const t = find('has money to pay', (x) => x.payment_status.type === 'to_pay');
+    const r = await run(['trips', t.uuid]);
+    expect(r.code).toBe(0);
+    const records = new Set(['invoice', 'item', 'refund']);
+    const keys = r.stdout.trimEnd().split('\n').map((l) => l.split('\t')[0]).filter((k) => !records.has(k));
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+    expect(keys).toContain('deposit status');
+    // no field is a `$` amount (a server's description may say "$40.00 a day")
+    expect(r.stdout).not.toMatch(/\t-?\$[\d,]+(\.\d\d)?(\t|$)/m);
+    expect(r.stdout).toMatch(/^trip total\t\d+\.\d\d$/m);
+  });
+
   it('to pay: the amount and the payable invoice, and the next step', async () => {
     const t = find('has money to pay', (x) => x.payment_status.type === 'to_pay');
     const r = await run(['trips', t.uuid]);
     expect(r.code).toBe(0);
-    const dollars = `$${(t.payment_status.amount! / 100).toFixed(2)}`;
+    const dollars = (t.payment_status.amount! / 100).toFixed(2);
     expect(r.stdout).toContain(`payment\tto_pay\npayment amount\t${dollars}\npayable invoice\t${t.payment_status.invoice_id}\n`);
     expect(r.stdout).toContain(`invoice\t${t.payment_status.invoice_id}\tDEBT\t`);
     expect(r.stderr).toContain(`carrental pay-link ${t.uuid}`);
-    expect((await tty(t.uuid)).stdout).toContain(`to pay: ${dollars} (payable invoice ${t.payment_status.invoice_id})`);
+    expect((await tty(t.uuid)).stdout).toContain(`to pay: $${dollars} (payable invoice ${t.payment_status.invoice_id})`);
   });
 
   it('refund: the amount and the date with the car zone; a cancelled outcome with a pending review', async () => {
@@ -153,14 +166,14 @@ describe('trips <uuid> (detail)', () => {
     expect(r.stdout).toContain('recorded, not confirmed');
     expect(r.stderr).toContain('"cancelled" records the cancellation; it does not mean money was returned');
     const piped = await run(['trips', t.uuid]);
-    expect(piped.stdout).toContain(`payment\trefund\npayment amount\t$${(t.payment_status.amount! / 100).toFixed(2)}\nrefund expected by\t${t.payment_status.date}\n`);
+    expect(piped.stdout).toContain(`payment\trefund\npayment amount\t${(t.payment_status.amount! / 100).toFixed(2)}\nrefund expected by\t${t.payment_status.date}\n`);
     expect(piped.stdout).toContain(`zone\t${zone}\n`);
     expect(piped.stdout).toContain(`deposit hold\t${t.cancellation_outcome.hold_release!.status}\n`);
     expect(piped.stdout).toContain('refund review\tpending\n');
-    expect(piped.stdout).toContain(`refund\t${t.cancellation_outcome.refunds![0].id}\t$`);
+    expect(piped.stdout).toMatch(new RegExp(`^refund\\t${t.cancellation_outcome.refunds![0].id}\\t\\d+\\.\\d\\d\\t`, 'm'));
     expect(piped.stdout).toContain('\trecorded_unconfirmed\t');
     // a refund is a negative ledger amount
-    expect(piped.stdout).toMatch(/^invoice\t[^\t]+\tREFUND\t[^\t]+\t-\$/m);
+    expect(piped.stdout).toMatch(/^invoice\t[^\t]+\tREFUND\t[^\t]+\t-\d+\.\d\d\t/m);
   });
 
   it('cancelled with the review closed and a confirmed refund', async () => {
@@ -191,7 +204,7 @@ describe('trips <uuid> (detail)', () => {
     expect(r.stdout).toContain('cancellation\tnot cancelled');
     expect(r.stdout).not.toMatch(/^#/m);
     for (const inv of t.invoices) expect(r.stdout).toContain(`invoice\t${inv.id}\t${inv.type}\t`);
-    expect(r.stdout).toMatch(/^item\t[0-9a-f-]+\t[^\t]+\t-?\$[\d,]+\.\d\d$/m);
+    expect(r.stdout).toMatch(/^item\t[0-9a-f-]+\t[^\t]+\t-?\d+\.\d\d$/m);
     expect(r.stdout).toMatch(/^check-in\t\d{4}-\d\d-\d\d \d\d:\d\d$/m);
     expect(r.stdout).toMatch(/^zone\tAmerica\//m);
     // every line of the pipe form: a label and one value, or a record named by its first field

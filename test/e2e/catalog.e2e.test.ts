@@ -72,7 +72,7 @@ describe('in a pipe', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^car alias\\t${alias}\\n`));
     expect(r.stdout).toContain('city\tla\nzone\tAmerica/Los_Angeles\n');
-    expect(r.stdout).toMatch(/^plan\tminimum\t\$[\d,]+\.\d\d$/m);
+    expect(r.stdout).toMatch(/^plan\tminimum\t\d+\.\d\d$/m);
     expect(r.stdout).not.toMatch(/^#/m);
     expect(r.stdout).not.toContain('\u001b');
   });
@@ -80,14 +80,14 @@ describe('in a pipe', () => {
   it('quote: the breakdown as lines a script can cut, the deposit apart', async () => {
     const r = await cli(['quote', alias, '--from', FROM.replace('T', ' '), '--to', TO.replace('T', ' '), '--protection', 'standard']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\ntotal\t\$[\d,]+\.\d\d\n/);
-    expect(r.stdout).toMatch(/\ndeposit\t\$[\d,]+\.\d\d\n/);
-    expect(r.stdout).toMatch(/^item\tProtection \(standard\)\t\$[\d,]+\.\d\d$/m);
+    expect(r.stdout).toMatch(/\ntotal\t\d+\.\d\d\n/);
+    expect(r.stdout).toMatch(/\ndeposit\t\d+\.\d\d\n/);
+    expect(r.stdout).toMatch(/^item\tProtection \(standard\)\t\d+\.\d\d$/m);
     const cut = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" --base-url ${server.info.base_url} quote ${alias} --from ${FROM} --to ${TO} | awk -F'\\t' '$1 == "total" { print $2 }'`], {
       env: home.env(),
       encoding: 'utf8',
     });
-    expect(cut.stdout).toMatch(/^\$[\d,]+\.\d\d\n$/);
+    expect(cut.stdout).toMatch(/^\d+\.\d\d\n$/);
   });
 
   it('--json is one document that another program parses', () => {

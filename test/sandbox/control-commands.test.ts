@@ -43,7 +43,7 @@ describe('sandbox pay', () => {
     expect(JSON.parse(rent.stdout)).toMatchObject({ reservation: uuid, type: 'rent', paid_cents: expect.any(Number) });
     const deposit = await cli(['sandbox', 'pay', uuid, '--type', 'deposit', '--port', port]);
     expect(deposit.code, deposit.stderr).toBe(0);
-    expect(deposit.stdout).toMatch(/deposit held\s+\$/);
+    expect(deposit.stdout).toMatch(/deposit held\t\d+\.\d\d\n/);
     const trip = (await api(`/my/reservation/${uuid}`)).data;
     expect(trip.payment_status.type).toBe('settled');
     expect(trip.is_booked).toBe(true);
@@ -90,7 +90,24 @@ describe('sandbox card, extend, keys', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ reservation: uuid, current_checkout: TO, new_checkout: '2026-12-06T10:00', additional_days: 2 });
     expect((await api(`/my/reservation/${uuid}`)).data.date_checkout).toBe('2026-12-06T10:00');
     expect((await cli(['sandbox', 'extend', uuid, '--port', port])).code).toBe(2);
-    expect((await cli(['sandbox', 'extend', uuid, '--to', '2026-12-06', '--port', port])).code).toBe(2);
+    expect((await cli(['sandbox', 'extend', uuid, '--to', '12/06/2026', '--port', port])).code).toBe(2);
+  });
+
+  it('extend takes a uuid prefix and every date form: a date alone (10:00), a relative one on the sandbox clock in the car zone; so does pay', async () => {
+    const uuid = await newReservation();
+    const day = await cli(['sandbox', 'extend', uuid.slice(0, 8), '--to', '2026-12-05', '--port', port, '--json']);
+    expect(day.code, day.stderr).toBe(0);
+    expect(JSON.parse(day.stdout)).toMatchObject({ reservation: uuid, new_checkout: '2026-12-05T10:00' });
+    // the sandbox's now is 2026-11-20 10:00 in Los Angeles
+    const rel = await cli(['sandbox', 'extend', uuid.slice(0, 8), '--to', '+16d 3pm', '--port', port, '--json']);
+    expect(rel.code, rel.stderr).toBe(0);
+    expect(JSON.parse(rel.stdout)).toMatchObject({ reservation: uuid, new_checkout: '2026-12-06T15:00' });
+    // and pay, as every other command
+    const r = await cli(['sandbox', 'pay', uuid.slice(0, 8), '--port', port, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ reservation: uuid, type: 'rent' });
+    const none = await cli(['sandbox', 'pay', '0000000', '--port', port]);
+    expect(none.code).toBe(4);
   });
 
   it('lists the demo keys, from a running sandbox or from the embedded state', async () => {

@@ -25,7 +25,7 @@ type Row = [name: string, code: string | undefined, status: number, ctx: HintCon
 
 const ROWS: Row[] = [
   // dates: the flags the user typed, not the API's fields
-  ['date in the past on quote', 'date_in_past', 400, QUOTE, 'date_checkin is in the past (now is 2026-11-20 10:00 car-local)', /--from "tomorrow 10:00"/],
+  ['date in the past on quote', 'date_in_past', 400, QUOTE, 'date_checkin is in the past (now is 2026-11-20 10:00 car-local)', /^give a later --from: by the server's clock/],
   ['date in the past on reserve', 'date_in_past', 400, RESERVE, 'date_checkin is in the past', /--from/],
   ['check-in outside hours', 'outside_operating_hours', 400, QUOTE, 'date_checkin must be between 08:00 and 20:00 car-local time', /^move --from inside the opening hours/],
   ['check-out outside hours', 'outside_operating_hours', 400, RESERVE, 'date_checkout must be between 08:00 and 20:00 car-local time', /^move --to inside/],

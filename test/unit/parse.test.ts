@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../src/errors.js';
 import { checkKeyShape } from '../../src/commands/auth-login.js';
 import { buildCarsQuery, pageConcurrency } from '../../src/commands/cars.js';
 import { parseAlias, parseIdempotencyKey, parseIntOption, parseSeconds, parseUuid } from '../../src/commands/parse.js';
 import { buildQuoteRequest } from '../../src/commands/quote.js';
 import { checkSettingKey, checkSettingValue } from '../../src/store/config.js';
+import { usageError } from '../helpers/failure.js';
 
-const usageMessage = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    expect((err as CliError).exitCode).toBe(2);
-    return (err as CliError).message;
-  }
-  throw new Error('expected a usage error');
-};
+const usageMessage = (fn: () => unknown) => usageError(fn).message;
 
 describe('parseIntOption', () => {
   it('parses whole numbers within bounds', () => {
@@ -97,7 +88,7 @@ describe('buildCarsQuery: every filter, validated before any request', () => {
     [{ makeId: '-1' }, '--make-id must be at least 0'],
     [{ modelId: 'x' }, '--model-id must be a whole number'],
     [{ from: '2026-12-01T10:00' }, '--from needs --to or --days'],
-    [{ from: '2026-12-01', to: '2026-12-02T10:00' }, '--from must be a car-local date'],
+    [{ from: '12/01/2026', to: '2026-12-02T10:00' }, '--from must be a car-local date'],
     [{ from: '2026-12-02T10:00', to: '2026-12-01T10:00' }, 'must be after --from'],
   ])('%j -> %s', (input, message) => {
     expect(usageMessage(() => buildCarsQuery(input))).toContain(message);

@@ -107,7 +107,7 @@ describe('dates', () => {
     const now = new Date('2026-11-20T18:00:00Z');
     expect(() => resolveDateInput('2026-02-30T10:00', '--from', { now })).toThrow(/not a real date/);
     expect(() => resolveDateInput('next friday', '--from', { now })).toThrow(
-      '--from must be a car-local date and time (YYYY-MM-DD HH:MM, or tomorrow 10:00, +3d 10:00), got "next friday"',
+      '--from must be a car-local date and time (YYYY-MM-DD HH:MM, 2026-12-01, tomorrow 3pm, fri 10:00, +3d), got "next friday"',
     );
   });
 

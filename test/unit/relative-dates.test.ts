@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addLocalDays, isPastLocal, isRelativeDate, localNow, parseDays, resolveDateInput } from '../../src/render/dates.js';
+import { addLocalDays, DEFAULT_TIME, isPastLocal, isRelativeDate, localNow, parseDays, resolveDateInput } from '../../src/render/dates.js';
 
 const LA = 'America/Los_Angeles';
 const NY = 'America/New_York';
@@ -37,6 +37,31 @@ describe('relative dates', () => {
     expect(() => resolveDateInput('tomorrow 10:60', '--from', { now: NOW, zone: LA })).toThrow(/no such time/);
     expect(resolveDateInput('tomorrow 23:59', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T23:59');
     expect(() => resolveDateInput('tomorrow', '--from', { now: NOW })).toThrow(/give --city/);
+  });
+
+  it('a time as people write it: 3pm, 3:30 pm, 12am, 9:05; and a weekday, the next one (never today)', () => {
+    // NOW is Wednesday 2026-12-30 in LA, Thursday 2026-12-31 in New York
+    expect(resolveDateInput('tomorrow 3pm', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T15:00');
+    expect(resolveDateInput('tomorrow 3:30 PM', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T15:30');
+    expect(resolveDateInput('tomorrow 12am', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T00:00');
+    expect(resolveDateInput('tomorrow 12pm', '--from', { now: NOW, zone: LA })).toBe('2026-12-31T12:00');
+    expect(resolveDateInput('fri 10:00', '--from', { now: NOW, zone: LA })).toBe('2027-01-01T10:00');
+    expect(resolveDateInput('Friday', '--from', { now: NOW, zone: LA })).toBe('2027-01-01T10:00');
+    expect(resolveDateInput('wed 9am', '--from', { now: NOW, zone: LA })).toBe('2027-01-06T09:00');
+    expect(resolveDateInput('thu', '--from', { now: NOW, zone: NY })).toBe('2027-01-07T10:00');
+    expect(resolveDateInput('+3d', '--from', { now: NOW, zone: LA })).toBe('2027-01-02T10:00');
+    expect(isRelativeDate('fri 10:00')).toBe(true);
+    expect(isRelativeDate('tomorrow 3pm')).toBe(true);
+    for (const bad of ['tomorrow 13pm', 'tomorrow 0am', 'tomorrow 3:75pm']) expect(() => resolveDateInput(bad, '--from', { now: NOW, zone: LA })).toThrow(/no such time/);
+    expect(() => resolveDateInput('fri noonish', '--from', { now: NOW, zone: LA })).toThrow(/must be a car-local date/);
+  });
+
+  it('a date alone is that day at 10:00 (DEFAULT_TIME), and needs no zone; a date with 3pm too', () => {
+    expect(DEFAULT_TIME).toBe('10:00');
+    expect(resolveDateInput('2026-12-01', '--from', { now: NOW })).toBe('2026-12-01T10:00');
+    expect(resolveDateInput('2026-12-01 3pm', '--from', { now: NOW })).toBe('2026-12-01T15:00');
+    expect(isRelativeDate('2026-12-01')).toBe(false);
+    expect(() => resolveDateInput('2026-02-30', '--from', { now: NOW })).toThrow(/not a real date/);
   });
 
   it('adds days on the calendar, February and leap years included', () => {

@@ -11,12 +11,11 @@ const action: ManualAction = {
 };
 
 describe('printAction', () => {
-  it('prints the url alone on the first stdout line, the flow id, and the reminder on stderr', () => {
+  it('in a pipe prints the url alone on stdout (one value asked for), the flow id and the reminder on stderr', () => {
     const o = fakeOutput();
     printAction(o.out, action, { nextStep: 'run `carrental cards`' });
-    const lines = o.stdout().split('\n');
-    expect(lines[0]).toBe(action.url);
-    expect(lines[1]).toBe(`agent_flow_id\t${action.agent_flow_id}`);
+    expect(o.stdout()).toBe(`${action.url}\n`);
+    expect(o.stderr()).toContain(`agent_flow_id: ${action.agent_flow_id}\n`);
     expect(o.stderr()).toContain('Opening the link is not completion');
     expect(o.stderr()).toContain('Then run `carrental cards`.');
     expect(o.stderr()).not.toContain('Opened');

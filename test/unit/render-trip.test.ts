@@ -128,7 +128,7 @@ describe('renderFinancialSummary', () => {
     // in a pipe, the values without the explanations, and no heading
     const piped = fakeOutput();
     renderFinancialSummary(piped.out, { currency: 'USD', trip_total_cents: null, deposit_cents: 0 });
-    expect(piped.stdout()).toBe('trip total\tunknown\ndeposit\t$0.00\n');
+    expect(piped.stdout()).toBe('trip total\tunknown\ndeposit\t0.00\n');
   });
 });
 
@@ -163,7 +163,7 @@ describe('renderCancellationOutcome', () => {
     // in a pipe: one value a line, each refund a record line named by its first field
     expect(text).toBe(
       'cancellation\tcancelled\ndeposit hold\treleased\nrefund review\tpending\nrefunds\t2\n' +
-        'refund\trf_1\t$345.67\trecorded_unconfirmed\t\nrefund\trf_2\t$1.00\tconfirmed\t2026-12-02 09:15 UTC\n',
+        'refund\trf_1\t345.67\trecorded_unconfirmed\t\nrefund\trf_2\t1.00\tconfirmed\t2026-12-02 09:15 UTC\n',
     );
     const tty = fakeOutput({ tty: true });
     renderCancellationOutcome(tty.out, outcome, 'la');
@@ -196,9 +196,9 @@ describe('renderTripDetail', () => {
     expect(text).toContain('car\tTesla Model 3\ncar alias\ttesla-model-3-la-001\n');
     expect(text).toContain('status\tnew\nbooked\tno\n');
     expect(text).toContain('check-in\t2026-12-01 10:00\ncheck-out\t2026-12-04 10:00\nzone\tAmerica/Los_Angeles\n');
-    expect(text).toContain(`payment\tto_pay\npayment amount\t$345.67\npayable invoice\t${invoice.id}\n`);
-    expect(text).toContain(`invoice\t${invoice.id}\tRENT\tPAID\t-$345.67\t2026-11-20 18:30 UTC\tRent\n`);
-    expect(text).toContain(`item\t${invoice.id}\tDuration discount\t-$14.33\n`);
+    expect(text).toContain(`payment\tto_pay\npayment amount\t345.67\npayable invoice\t${invoice.id}\n`);
+    expect(text).toContain(`invoice\t${invoice.id}\tRENT\tPAID\t-345.67\t2026-11-20 18:30 UTC\tRent\n`);
+    expect(text).toContain(`item\t${invoice.id}\tDuration discount\t-14.33\n`);
     expect(text).toContain('cancellation\tnot cancelled\n');
     const tty = fakeOutput({ tty: true });
     renderTripDetail(tty.out, trip({ payment_status: { type: 'to_pay', amount: 34567, invoice_id: invoice.id } }));

@@ -5,7 +5,8 @@
 // the extension costs nothing.
 import { addDaysToDate } from '../clock.js';
 import { ApiError, apiError } from '../errors.js';
-import { effectiveStatus, extendCheckout, priceExtension, reservationOf } from '../rules.js';
+import { effectiveStatus } from '../facts.js';
+import { extendCheckout, priceExtension, reservationOf } from '../rules.js';
 import type { ReservationRec } from '../state.js';
 import {
   type PageHandler,

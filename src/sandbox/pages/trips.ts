@@ -5,7 +5,8 @@
 // placeDepositHold) only if they are still what the customer reviewed.
 import type { CarRec } from '../fleet.js';
 import { apiError } from '../errors.js';
-import { effectiveStatus, payRentInvoice, placeDepositHold, reservationOf } from '../rules.js';
+import { effectiveStatus } from '../facts.js';
+import { payRentInvoice, placeDepositHold, reservationOf } from '../rules.js';
 import { type CustomerRec, type InvoiceRec, type ReservationRec, type SandboxState, invoicesOf, reservationsOf } from '../state.js';
 import {
   type PageHandler,

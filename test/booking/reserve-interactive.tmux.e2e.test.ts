@@ -1,12 +1,12 @@
 // An interactive `reserve` driven end to end in a real terminal: the built CLI runs in a
 // tmux pane against a sandbox served from this process; the test types the answers
 // (send-keys) and reads the screen (capture-pane). Needs tmux and `npm run build`.
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
 import { FROM, SANDBOX_NOW, TO, freeCars, reservations, resetSandbox } from './sandbox.js';
+import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-test-${process.pid}`;
 const SESSION = 'reserve';
@@ -14,7 +14,7 @@ const SESSION = 'reserve';
 let sb: RunningSandbox;
 let home: TestHome;
 
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const tmux = tmuxOn(SOCKET);
 let session = SESSION;
 const screen = () => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200');
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
@@ -40,11 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // no server left: nothing to stop
-  }
+  tmux.stop();
   await sb?.close();
   home?.cleanup();
 });
@@ -58,7 +54,7 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
 
   await waitFor(/City/);
   keys('Enter'); // la, the default
-  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 10:00, \+3d 10:00; America\/Los_Angeles\)/);
+  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 3pm, fri 10:00, \+3d; America\/Los_Angeles\)/);
   type(FROM.replace('T', ' '));
   keys('Enter');
   await waitFor(/Check-out/);
@@ -116,7 +112,7 @@ it('in the accessible mode, completes by typing numbers and text only: numbered 
 
   await waitFor(/City:\n {2}1\. la \(America\/Los_Angeles\)\n {2}2\. miami \(America\/New_York\)\nType a number from 1 to 2, or press Enter for 1: $/m);
   answer('1');
-  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 10:00, \+3d 10:00; America\/Los_Angeles\) \[Enter for [^\]]+\]: $/m);
+  await waitFor(/Check-in \(YYYY-MM-DD HH:MM, or tomorrow 3pm, fri 10:00, \+3d; America\/Los_Angeles\) \[Enter for [^\]]+\]: $/m);
   answer(FROM.replace('T', ' '));
   await waitFor(/Check-out .*: $/m);
   answer(TO.replace('T', ' '));

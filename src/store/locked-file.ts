@@ -1,0 +1,131 @@
+// One small file that several carrental processes change (the config, the journal): read
+// it, change it and write it back under a cross-process lock, so that two processes never
+// lose each other's change. Within one process, calls queue instead of spinning on the
+// lock. Reads refuse a FIFO, socket or device (regular-file.ts); writes are whole or
+// nothing and go through a symlink to its target (atomic-file.ts).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { CliError } from '../errors.js';
+import { fsyncDirSync, writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
+import { checkLockPath, readRegularFileSync } from './regular-file.js';
+
+export interface LockedFileOptions {
+  path: string;
+  /** The lock directory proper-lockfile creates. */
+  lockPath: string;
+  /** The file in messages: "the config file", "the idempotency journal". */
+  what: string;
+  /** The lock in messages: "the config lock". */
+  lockWhat: string;
+  /** After how long an un-refreshed lock counts as abandoned (its holder was killed). */
+  staleMs: number;
+  /** How long to wait for a live holder. */
+  waitMs: number;
+  /** The caller's error for a failure to create the directory or to take the lock. */
+  fail: (action: 'create the directory of' | 'lock', err: unknown) => Error;
+  /** Tests inject a short write here (atomic-file.ts). */
+  fs?: AtomicFs;
+}
+
+/** What a caller may do while it holds the lock. */
+export interface HeldFile {
+  /** The file's text, undefined when there is none. */
+  read(): string | undefined;
+  /** Replaces the file whole (0600); refused once another process may have taken the lock over. */
+  write(text: string, hint?: string): void;
+}
+
+// Lock attempts within one process queue here instead of spinning on the lock directory.
+const inProcessQueues = new Map<string, Promise<unknown>>();
+
+function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = inProcessQueues.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  inProcessQueues.set(key, tail);
+  void tail.then(() => {
+    if (inProcessQueues.get(key) === tail) inProcessQueues.delete(key);
+  });
+  return run;
+}
+
+export class LockedFile {
+  readonly path: string;
+  readonly dir: string;
+
+  constructor(private readonly opts: LockedFileOptions) {
+    this.path = opts.path;
+    this.dir = path.dirname(opts.path);
+  }
+
+  /** The file's text without the lock (a reader that changes nothing); undefined when there is none. */
+  read(): string | undefined {
+    return readRegularFileSync(this.path, this.opts.what);
+  }
+
+  /** Runs `fn` holding the lock; the directory (0700) is created first, durably. */
+  withLock<T>(fn: (file: HeldFile) => Promise<T>): Promise<T> {
+    const { opts } = this;
+    return serialize(this.path, async () => {
+      this.ensureDir();
+      checkLockPath(opts.lockPath, opts.lockWhat);
+      // the lock library loads only when something is written
+      const { acquireLock } = await import('./lock.js');
+      let compromised: Error | undefined;
+      let release: () => Promise<void>;
+      try {
+        release = await acquireLock(this.path, {
+          lockfilePath: opts.lockPath,
+          staleMs: opts.staleMs,
+          waitMs: opts.waitMs,
+          // The default throws from a timer and crashes the process; instead refuse to
+          // write once another process may have taken the lock over.
+          onCompromised: (err) => {
+            compromised = err;
+          },
+        });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
+          throw new CliError('api', `${opts.what} ${this.path} is locked by another carrental process`, {
+            hint: `wait for it to finish; if no carrental is running, remove ${opts.lockPath}`,
+            cause: err,
+          });
+        }
+        throw opts.fail('lock', err);
+      }
+      const held: HeldFile = {
+        read: () => this.read(),
+        write: (text, hint) => {
+          if (compromised) {
+            throw new CliError('api', `lost the lock on ${opts.what} ${this.path}; nothing was written`, { cause: compromised, hint });
+          }
+          writeFileAtomicSync(this.path, text, { mode: 0o600, fsync: true, fs: opts.fs });
+        },
+      };
+      try {
+        return await fn(held);
+      } finally {
+        // A compromised lock may already belong to someone else; its release error is moot.
+        await release().catch(() => undefined);
+      }
+    });
+  }
+
+  private ensureDir(): void {
+    let created: string | undefined;
+    try {
+      created = mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw this.opts.fail('create the directory of', err);
+    }
+    if (created === undefined) return;
+    // A new directory is only durable once its own entry in the parent is synced.
+    for (let dir = this.dir; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      fsyncDirSync(path.dirname(dir));
+      if (dir === path.resolve(created)) break;
+    }
+  }
+}
