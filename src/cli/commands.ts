@@ -2,6 +2,8 @@
 // module that runs it. The help, the parser and the shell completions all come from here.
 import { BODY_TYPES, CITIES, MILEAGE_TYPES, ORDER_BY, PAYMENT_TYPES, PROTECTION_PLANS } from '../api/enums.js';
 import { HELP_TOPICS } from './help-topics.js';
+import type { ModuleMismatches, PathsOf, SpecAt, SpecInput } from './command-types.js';
+import type { Context } from './context.js';
 
 export interface ArgSpec {
   syntax: string; // commander syntax: <alias>, [uuid]
@@ -39,30 +41,42 @@ export interface CommandSpec {
   pager?: boolean | ((input: Record<string, unknown>) => boolean);
 }
 
+/**
+ * CommandSpec as written below, `as const`: read-only arrays and literal flags, from which
+ * command-types.ts derives each command's input type.
+ */
+type DeclaredSpec = Omit<CommandSpec, 'aliases' | 'args' | 'options' | 'examples' | 'subcommands'> & {
+  readonly aliases?: readonly string[];
+  readonly args?: readonly ArgSpec[];
+  readonly options?: readonly OptionSpec[];
+  readonly examples?: readonly string[];
+  readonly subcommands?: readonly DeclaredSpec[];
+};
+
 /** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
 export const JSON_OUTPUT_MODULE = () => import('./json-output.js');
 
-const dateRange: OptionSpec[] = [
+const dateRange = [
   { flags: '--from <date>', description: 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"' },
   { flags: '--to <date>', description: 'check-out, car-local, in the same forms as --from' },
   { flags: '--days <n>', description: 'instead of --to: check out n days after the check-in, same time' },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const QUOTE_OPTIONS: OptionSpec[] = [
+export const QUOTE_OPTIONS = [
   ...dateRange,
   { flags: '--protection <plan>', description: 'protection plan (default minimum)', choices: PROTECTION_PLANS },
   { flags: '--mileage <type>', description: 'mileage (default limited)', choices: MILEAGE_TYPES },
   { flags: '--delivery-address <address>', description: 'deliver the car to this address instead of pickup' },
   { flags: '--extra <type>', description: 'add an extra by item type (repeatable)', repeatable: true, complete: 'car-extra' },
   { flags: '--promo <code>', description: 'promo code' },
-];
+] as const satisfies readonly OptionSpec[];
 
-const uuidArg = (description: string, complete: ArgSpec['complete'] = 'reservation-uuid'): ArgSpec => ({ syntax: '<uuid>', key: 'uuid', description, complete });
+const uuidArg = (description: string, complete: ArgSpec['complete'] = 'reservation-uuid') => ({ syntax: '<uuid>', key: 'uuid', description, complete }) as const satisfies ArgSpec;
 
 /** The sandbox control commands act on a running `sandbox serve` found by this, or --base-url. */
-const PORT: OptionSpec = { flags: '--port <n>', description: 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)' };
+const PORT = { flags: '--port <n>', description: 'act on the `sandbox serve` on this port (default: the embedded state, or --base-url)' } as const satisfies OptionSpec;
 
-export const COMMANDS: CommandSpec[] = [
+const DECLARED = [
   {
     name: 'cars',
     description: 'search cars; with dates, shows availability and trip totals',
@@ -119,7 +133,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['carrental trips', 'carrental trips <uuid>', 'carrental trips <uuid> --watch'],
     module: () => import('../commands/trips.js'),
-    pager: (input) => !input.watch,
+    pager: (input: Record<string, unknown>) => !input.watch,
   },
   {
     name: 'reserve',
@@ -310,7 +324,8 @@ export const COMMANDS: CommandSpec[] = [
       },
     ],
     examples: ['carrental pending', 'carrental pending list --all'],
-    module: () => import('../commands/pending.js').then((m) => ({ run: m.list })),
+    // bare `pending` is `pending list` without --all, which it does not declare
+    module: () => import('../commands/pending.js').then((m) => ({ run: (_input: unknown, ctx: Context) => m.list({}, ctx) })),
   },
   {
     name: 'api',
@@ -526,4 +541,24 @@ export const COMMANDS: CommandSpec[] = [
     module: () => import('../commands/help.js'),
     pager: true,
   },
-];
+] as const;
+
+// read-only in fact; typed as CommandSpec for the help, parser and completion walks
+export const COMMANDS = DECLARED as unknown as CommandSpec[];
+
+/** Every command's path: `cars`, `config set`, `sandbox pay`. */
+export type CommandPath = PathsOf<typeof DECLARED>;
+
+/** The input a command's run function gets, from its declaration: `InputOf<'cars'>`. */
+export type InputOf<P extends CommandPath> = SpecInput<SpecAt<typeof DECLARED, P>>;
+
+/**
+ * Fails to compile, naming the command, when a module's run takes another input than its
+ * declaration gives (a flag renamed here and not there).
+ */
+type Holds<T extends never> = T;
+export type ModulesMatchDeclarations = Holds<ModuleMismatches<typeof DECLARED>>;
+
+// not `satisfies` on DECLARED: its contextual type would erase the modules' types in `.then`
+type Declares<T extends readonly DeclaredSpec[]> = T;
+export type DeclarationsAreSpecs = Declares<typeof DECLARED>;

@@ -4,9 +4,11 @@
 import { CliError, usageError } from '../errors.js';
 import { parseJsonFields } from '../render/json-select.js';
 import { agentName, isAccessible } from './agent.js';
+import type { OptionsInput } from './command-types.js';
+import type { DeclaredGlobalOptions } from './global-options.js';
 
 // The streams live with the renderers that write to them; re-exported for the front end.
-export { selfReportedStreams, type InStream, type IO, type OutStream } from '../render/streams.js';
+export { selfReportedStreams, underlyingStream, WRAPPED_STREAM, type InStream, type IO, type OutStream } from '../render/streams.js';
 import type { IO } from '../render/streams.js';
 
 export interface Globals {
@@ -37,21 +39,11 @@ export interface Globals {
   accessible: boolean;
 }
 
-export interface RawGlobals {
-  profile?: string;
-  baseUrl?: string;
-  sandbox?: boolean;
-  /** true for a bare --json, the field list for --json a,b ('' when it stood before the command). */
-  json?: boolean | string;
-  jq?: string;
-  color?: boolean;
-  input?: boolean;
-  yes?: boolean;
-  debug?: boolean;
-  timeout?: string;
-  wide?: boolean;
-  pager?: boolean;
-}
+/**
+ * The global flags as commander parses them, typed from their declarations (global-options.ts).
+ * json: true for a bare --json, the field list for --json a,b ('' when it stood before the command).
+ */
+export type RawGlobals = OptionsInput<DeclaredGlobalOptions>;
 
 const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 

@@ -3,7 +3,7 @@
 // Import-free on purpose: it loads for `--help` and for completion scripts.
 import type { OptionSpec } from './commands.js';
 
-export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
+const DECLARED = [
   { flags: '--profile <name>', description: 'configuration profile (env CARRENTAL_PROFILE; default "default")', complete: 'profile' },
   { flags: '--base-url <url>', description: 'API base address ending in /v1 (env CARRENTAL_BASE_URL)' },
   { flags: '--sandbox', description: 'use the embedded sandbox instead of a remote API (env CARRENTAL_SANDBOX=1)' },
@@ -16,7 +16,11 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { flags: '-y, --yes', description: 'answer yes to confirmations' },
   { flags: '--debug', description: 'trace HTTP requests and responses to stderr, credentials redacted (env CARRENTAL_DEBUG=1)' },
   { flags: '--timeout <seconds>', description: 'per-request timeout in seconds (env CARRENTAL_TIMEOUT; default 30)' },
-];
+] as const satisfies readonly OptionSpec[];
+
+export const GLOBAL_OPTIONS: readonly OptionSpec[] = DECLARED;
+/** The literal declarations, from which context.ts types RawGlobals. */
+export type DeclaredGlobalOptions = typeof DECLARED;
 
 /** Flags commander adds by itself to the program (version) and to every command (help). */
 export const VERSION_FLAGS = { flags: '-V, --version', description: 'print the version' } as const;

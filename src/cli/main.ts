@@ -8,7 +8,7 @@ import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../text/json-text.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { maskedIO } from './masked-io.js';
-import { makeSleep, resolveGlobals, selfReportedStreams, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
+import { makeSleep, resolveGlobals, selfReportedStreams, WRAPPED_STREAM, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { jsonBeforeCommand } from './argv.js';
 import { JSON_OUTPUT_MODULE, type CommandSpec } from './commands.js';
 import { helpRequest, renderHelp } from './help-text.js';
@@ -221,6 +221,7 @@ function asPipes(io: IO): IO {
   const pipe = <T extends object>(stream: T): T =>
     new Proxy(stream, {
       get(target, key) {
+        if (key === WRAPPED_STREAM) return target;
         if (key === 'isTTY') return false;
         if (key === 'columns' || key === 'rows') return undefined;
         const value = Reflect.get(target, key, target) as unknown;

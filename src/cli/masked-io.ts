@@ -3,7 +3,7 @@
 // goes through ctx.io.stdout or ctx.io.stderr, so wrapping those two streams covers any
 // server string a renderer forgot, instead of trusting each command to remember.
 import { maskKey, maskSecrets, MIN_SECRET_LENGTH } from '../text/redact.js';
-import type { IO, OutStream } from './context.js';
+import { WRAPPED_STREAM, type IO, type OutStream } from './context.js';
 
 /**
  * `text` with every secret masked. A Buffer is masked byte for byte (read as latin1, so a
@@ -34,6 +34,7 @@ export function maskedStream<T extends OutStream>(stream: T, secrets: readonly s
     get(target, prop) {
       if (prop === 'write') return write;
       if (prop === 'end') return end;
+      if (prop === WRAPPED_STREAM) return target;
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },

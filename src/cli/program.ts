@@ -97,6 +97,8 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
     }
     cmd.action(async (...params: unknown[]) => {
       const command = params[params.length - 1] as Command;
+      // InputOf<path> of the spec by construction (command-types.ts models exactly this: opts()
+      // plus each argument under its key); commands.ts checks each module's run accepts it
       const input: Record<string, unknown> = { ...command.opts() };
       (spec.args ?? []).forEach((arg, i) => {
         input[arg.key] = params[i];

@@ -4,6 +4,7 @@
 import { errorFromResponse, NO_RETRY, READ_RETRY } from '../api/client.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { redactHeader, scrubSecrets } from '../text/redact.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
@@ -118,17 +119,7 @@ export function canonicalCreate(rawBody: string): { request: unknown; body: stri
   return { request, body: JSON.stringify(request), target };
 }
 
-export interface ApiInput {
-  method?: string;
-  path?: string;
-  body?: string;
-  header?: string[];
-  include?: boolean;
-  anonymous?: boolean;
-  paginate?: boolean;
-  /** A write: print the request (and for create and cancel the journal's decision); send nothing. */
-  dryRun?: boolean;
-}
+export type ApiInput = InputOf<'api'>;
 
 export async function run(input: ApiInput, ctx: Context): Promise<number> {
   const method = parseMethod(input.method);

@@ -5,14 +5,13 @@ import { Writable } from 'node:stream';
 import { Api } from '../api/endpoints.js';
 import { maskKey } from '../text/redact.js';
 import type { Profile } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { makeClient, openConfig, output, resolveTarget } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../text/sanitize.js';
 
-export interface LoginInput {
-  withKey?: boolean;
-}
+export type LoginInput = InputOf<'auth login'>;
 
 /** The key's shape: `svc_` and printable, space-free ASCII. The message never echoes the value. */
 export function checkKeyShape(key: string): string {

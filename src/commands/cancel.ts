@@ -4,6 +4,7 @@
 import { NO_RETRY, type ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError } from '../errors.js';
@@ -20,12 +21,7 @@ import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, t
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
 
-export interface CancelInput {
-  uuid?: string;
-  idempotencyKey?: string;
-  /** Print the DELETE and the journal's decision; send nothing. */
-  dryRun?: boolean;
-}
+export type CancelInput = InputOf<'cancel'>;
 
 export function run(input: CancelInput, ctx: Context): Promise<number> {
   return cancel(input, ctx, inquirerPrompter(ctx));

@@ -2,6 +2,7 @@
 // the date ranges it is blocked (car-local, labelled with the city's zone).
 import { payloadOf } from '../api/payload.js';
 import type { Car } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { formatLocal, zoneOf } from '../render/dates.js';
@@ -11,9 +12,7 @@ import { clean, cleanText } from '../text/sanitize.js';
 import { cell, NOT_STATED, stated } from '../render/table.js';
 import { parseAlias } from '../input/parse.js';
 
-export interface CarInput {
-  alias?: string;
-}
+export type CarInput = InputOf<'car'>;
 
 export async function run(input: CarInput, ctx: Context): Promise<number> {
   const alias = parseAlias(input.alias);

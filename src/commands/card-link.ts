@@ -2,6 +2,7 @@
 // The CLI never adds a card; it hands over a link and says how to learn the outcome.
 import { payloadOf } from '../api/payload.js';
 import { openUrl } from '../cli/browser.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { sandboxLinkNote, services } from '../cli/services.js';
 import { printAction } from '../render/action.js';
@@ -9,7 +10,7 @@ import { usageError } from '../errors.js';
 import { cliPrefix } from '../cli/confirm.js';
 import { LINK_NOTE, previewOf, printDryRun } from '../booking/dry-run.js';
 
-export async function run(input: { open?: boolean; dryRun?: boolean }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'card-link'>, ctx: Context): Promise<number> {
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');
   const { api, out, target } = await services(ctx);
   if (input.dryRun) return printDryRun(out, { command: 'card-link', request: await previewOf(api, (a) => a.cardAddLink()), notes: [LINK_NOTE] });

@@ -5,6 +5,7 @@ import { payloadOf } from '../api/payload.js';
 import { CITIES } from '../api/enums.js';
 import * as S from '../api/schemas.js';
 import type { Car, CarsPage } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
@@ -17,21 +18,7 @@ import { parseIntOption } from '../input/parse.js';
 import { walkPages } from '../api/page-walk.js';
 import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from '../cli/trip-dates.js';
 
-export interface CarsInput {
-  city?: string;
-  from?: string;
-  to?: string;
-  days?: string;
-  bodyType?: string;
-  makeId?: string;
-  modelId?: string;
-  sort?: string;
-  limit?: string;
-  offset?: string;
-  all?: boolean;
-  parallel?: string;
-  available?: boolean;
-}
+export type CarsInput = InputOf<'cars'>;
 
 /** Pages `--all --parallel` asks for at once at most: enough to hide latency, few enough to stay polite. */
 export const MAX_PAGE_CONCURRENCY = 4;

@@ -17,6 +17,7 @@ import { Writable } from 'node:stream';
 import { NO_RETRY } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import type { DynamicKind } from '../cli/completion-gen.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { makeClient, resolveTarget } from '../cli/services.js';
 import { zoneOf } from '../render/dates.js';
@@ -51,7 +52,7 @@ interface CacheEntry {
   items: string[];
 }
 
-export async function run(input: { kind?: string; context?: string }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'__complete'>, ctx: Context): Promise<number> {
   const kind = input.kind as DynamicKind;
   if (!KINDS.includes(kind)) return 0;
   let items: string[] = [];

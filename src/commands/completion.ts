@@ -1,10 +1,11 @@
 // `carrental completion <shell>`: prints the completion script generated from the command
 // tree. The same scripts are checked in under completions/ (`npm run completions`).
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { generateCompletion, SHELLS, type Shell } from '../cli/completion-gen.js';
 import { usageError } from '../errors.js';
 
-export async function run(input: { shell?: string }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'completion'>, ctx: Context): Promise<number> {
   const shell = input.shell ?? '';
   if (!(SHELLS as readonly string[]).includes(shell)) {
     throw usageError(`unknown shell "${shell}" (supported: ${SHELLS.join(', ')})`, 'run `carrental completion bash`, `carrental completion zsh` or `carrental completion fish`');

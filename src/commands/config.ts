@@ -1,16 +1,14 @@
 // `carrental config get|set|unset|list|path`: the settings of a profile. The API key is
 // not a setting: it is stored by `auth login` only, and `list` shows it masked.
 import { maskKey } from '../text/redact.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { noSuchProfile, openConfig, output } from '../cli/services.js';
 import { checkSettingKey, checkSettingValue, SETTING_KEYS, type ProfileData } from '../store/config.js';
 
-export interface ConfigInput {
-  key?: string;
-  value?: string;
-}
+export type ConfigInput = InputOf<'config set'>;
 
-export async function get(input: ConfigInput, ctx: Context): Promise<number> {
+export async function get(input: InputOf<'config get'>, ctx: Context): Promise<number> {
   const key = checkSettingKey(input.key ?? '');
   const out = output(ctx);
   const profile = ctx.globals.profile;
@@ -37,7 +35,7 @@ export async function set(input: ConfigInput, ctx: Context): Promise<number> {
   return 0;
 }
 
-export async function unset(input: ConfigInput, ctx: Context): Promise<number> {
+export async function unset(input: InputOf<'config unset'>, ctx: Context): Promise<number> {
   const key = checkSettingKey(input.key ?? '');
   const out = output(ctx);
   const config = openConfig(ctx);
@@ -56,7 +54,7 @@ export async function unset(input: ConfigInput, ctx: Context): Promise<number> {
 
 const masked = (p: ProfileData): ProfileData => (p.api_key ? { ...p, api_key: maskKey(p.api_key) } : { ...p });
 
-export async function list(_input: ConfigInput, ctx: Context): Promise<number> {
+export async function list(_input: unknown, ctx: Context): Promise<number> {
   const out = output(ctx);
   const config = openConfig(ctx);
   const profiles = Object.fromEntries(Object.entries(config.profiles()).map(([name, p]) => [name, masked(p)]));
@@ -74,7 +72,7 @@ export async function list(_input: ConfigInput, ctx: Context): Promise<number> {
   return 0;
 }
 
-export async function path(_input: ConfigInput, ctx: Context): Promise<number> {
+export async function path(_input: unknown, ctx: Context): Promise<number> {
   const out = output(ctx);
   const file = openConfig(ctx).path;
   if (ctx.globals.json) out.printJson({ path: file });

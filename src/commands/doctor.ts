@@ -16,19 +16,14 @@ import { describeRoute, proxySettings, routeFor } from '../api/proxy.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { maskKey, scrubSecrets } from '../text/redact.js';
 import * as S from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { makeClient, openConfig, output, resolveTarget, type Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 
-export interface DoctorInput {
-  require?: string[];
-  write?: boolean;
-  /** Check every answer against the spec (src/commands/doctor-contract.ts). */
-  contract?: boolean;
-  junit?: string;
-}
+export type DoctorInput = InputOf<'doctor'>;
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 export type OpStatus = 'ok' | 'not_deployed' | 'refused' | 'failed' | 'skipped';

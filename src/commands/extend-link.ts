@@ -10,6 +10,7 @@ import type { ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { ExtensionPrice, ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
@@ -24,13 +25,7 @@ import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { readReservation } from './trips.js';
 import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cli/trip-dates.js';
 
-export interface ExtendLinkInput {
-  uuid?: string;
-  to?: string;
-  open?: boolean;
-  /** Print the link request it would send (after the price preview of --to, a read); no link is asked for. */
-  dryRun?: boolean;
-}
+export type ExtendLinkInput = InputOf<'extend-link'>;
 
 /** reservation_not_active and invalid_checkout, said with the reservation's own dates when known. */
 function explain(err: unknown, uuid: string, to: string | undefined, trip: Trip | undefined, cli: string): unknown {

@@ -4,6 +4,7 @@
 // commander's help (src/cli/main.ts) and never load this module.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { HELP_TOPICS, type HelpTopic } from '../cli/help-topics.js';
 import { CliError, usageError } from '../errors.js';
@@ -64,7 +65,7 @@ export function nearestName(typed: string, names: readonly string[]): string | u
   return best && best.distance <= Math.max(2, Math.floor(word.length / 3)) ? best.name : undefined;
 }
 
-export async function run(input: { topic?: string }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'help'>, ctx: Context): Promise<number> {
   const topic = HELP_TOPICS.find((t) => t.name === input.topic);
   if (!topic) {
     // loaded only here: the command tree, for the names a typo may have meant

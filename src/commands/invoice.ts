@@ -1,12 +1,13 @@
 // `carrental invoice <invoice-uuid>`: one invoice with its line items.
 import { payloadOf } from '../api/payload.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { invoiceNotes, renderInvoice } from '../render/invoice.js';
 import { cliPrefix } from '../cli/confirm.js';
 import { parseUuidRef, resolveInvoice } from '../booking/resolve-id.js';
 
-export async function run(input: { uuid?: string }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'invoice'>, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the invoice uuid');
   const { api, out } = await services(ctx);
   const uuid = await resolveInvoice(api, ref, cliPrefix(ctx));

@@ -1,13 +1,14 @@
 // `carrental invoices <reservation-uuid>`: every invoice of the trip, across types and
 // states, with line items. The API answers a bare array; --json prints it as is.
 import { payloadOf } from '../api/payload.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { invoiceNotes, renderInvoiceTable } from '../render/invoice.js';
 import { cliPrefix } from '../cli/confirm.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 
-export async function run(input: { uuid?: string }, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'invoices'>, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');
   const { api, out } = await services(ctx);
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));

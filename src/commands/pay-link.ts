@@ -8,6 +8,7 @@ import type { Api } from '../api/endpoints.js';
 import { payloadOf } from '../api/payload.js';
 import type { Invoice, ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { LINK_GRACE_MS, requireKey, sandboxLinkNote, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
@@ -22,15 +23,7 @@ import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { askedWaitMs, readReservation } from './trips.js';
 
-export interface PayLinkInput {
-  uuid?: string;
-  type?: 'rent' | 'deposit';
-  open?: boolean;
-  wait?: boolean;
-  waitTimeout?: string;
-  /** Print the request it would send; send nothing. */
-  dryRun?: boolean;
-}
+export type PayLinkInput = InputOf<'pay-link'>;
 
 /** The spec's polling guidance: not faster than every few seconds. */
 export const WAIT_INTERVAL_MS = 5_000;

@@ -1,6 +1,7 @@
 // `carrental pending [list|clear]`: the reserve and cancel commands of the current API key
 // whose outcome is not known yet. They are finished by rerunning the same command (which
 // reuses the journaled idempotency key); clearing them gives that up, so it asks first.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { openConfig, output, resolveTarget } from '../cli/services.js';
 import type { ReservationCreateRequest } from '../api/schemas.js';
@@ -92,7 +93,7 @@ function entryJson(e: JournalEntry & { expired?: boolean }): Record<string, unkn
   return json;
 }
 
-export async function list(input: { all?: boolean }, ctx: Context): Promise<number> {
+export async function list(input: InputOf<'pending list'>, ctx: Context): Promise<number> {
   const out = output(ctx);
   const credential = input.all ? undefined : await currentCredential(ctx);
   const everything = (await openJournal(ctx, out).list()).filter((e) => e.state === 'pending');
@@ -145,11 +146,11 @@ export async function list(input: { all?: boolean }, ctx: Context): Promise<numb
   return 0;
 }
 
-export function clear(input: { all?: boolean }, ctx: Context): Promise<number> {
+export function clear(input: InputOf<'pending clear'>, ctx: Context): Promise<number> {
   return clearPending(input, ctx, inquirerPrompter(ctx));
 }
 
-export async function clearPending(input: { all?: boolean }, ctx: Context, prompter: Prompter): Promise<number> {
+export async function clearPending(input: InputOf<'pending clear'>, ctx: Context, prompter: Prompter): Promise<number> {
   const out = output(ctx);
   const journal = openJournal(ctx, out);
   const credential = input.all ? undefined : await currentCredential(ctx);

@@ -4,6 +4,7 @@
 import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, QuoteRequest } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
@@ -14,18 +15,7 @@ import { clean } from '../text/sanitize.js';
 import { parseAlias } from '../input/parse.js';
 import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
-export interface QuoteInput {
-  alias?: string;
-  from?: string;
-  to?: string;
-  days?: string;
-  protection?: string;
-  mileage?: string;
-  deliveryAddress?: string;
-  extra?: string[];
-  promo?: string;
-  anonymous?: boolean;
-}
+export type QuoteInput = InputOf<'quote'>;
 
 /**
  * The QuoteRequest of the flags. Relative dates (`tomorrow 10:00`) resolve in `dates.zone`;

@@ -4,6 +4,7 @@
 import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError, formatErrorLine, usageError } from '../errors.js';
@@ -21,25 +22,7 @@ import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, r
 import { buildCreateRequest, type ReserveDraft } from '../booking/create-request.js';
 import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
-export interface ReserveInput {
-  alias?: string;
-  city?: string;
-  from?: string;
-  to?: string;
-  days?: string;
-  protection?: 'minimum' | 'standard';
-  mileage?: 'limited' | 'unlimited';
-  deliveryAddress?: string;
-  extra?: string[];
-  promo?: string;
-  idempotencyKey?: string;
-  /** Book again even though this same command booked within the replay window. */
-  new?: boolean;
-  /** Print the request and the journal's decision; send nothing. */
-  dryRun?: boolean;
-  /** false (--no-quote): a dry run asks for no quote either. */
-  quote?: boolean;
-}
+export type ReserveInput = InputOf<'reserve'>;
 
 export function run(input: ReserveInput, ctx: Context): Promise<number> {
   return reserve(input, ctx, inquirerPrompter(ctx));

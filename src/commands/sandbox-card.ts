@@ -1,18 +1,13 @@
 // `carrental sandbox card add|remove [--customer dana]`: what the customer does on the
 // add-card page (a test card, never a real number), or removing the saved card, so that a
 // test can put a customer in either state.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
-import { type PortInput, adminTarget } from './sandbox-admin.js';
+import { adminTarget } from './sandbox-admin.js';
 
-export interface CardInput extends PortInput {
-  action?: string;
-  customer?: string;
-  brand?: string;
-  last4?: string;
-  exp?: string;
-}
+export type CardInput = InputOf<'sandbox card'>;
 
 export async function run(input: CardInput, ctx: Context): Promise<number> {
   const customer = input.customer ?? 'dana';

@@ -1,15 +1,13 @@
 // `carrental sandbox clock [show] | set <instant> | advance <duration>`: the sandbox's own
 // clock (an offset from real time, kept in the state), so a test can reach a cancellation
 // deadline, a trip's start or its end without waiting.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
-import { type PortInput, adminTarget } from './sandbox-admin.js';
+import { adminTarget } from './sandbox-admin.js';
 
-export interface ClockInput extends PortInput {
-  action?: string;
-  value?: string;
-}
+export type ClockInput = InputOf<'sandbox clock'>;
 
 const UNIT_SECONDS: Record<string, number> = { w: 604_800, d: 86_400, h: 3_600, m: 60, s: 1 };
 

@@ -1,19 +1,17 @@
 // `carrental sandbox extend <uuid> --to D`: what the customer confirms on the extension
 // page: the checkout moves to D (car-local) and an EXTEND invoice is issued when it costs.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { isRelativeDate, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { type PortInput, adminTarget, findReservation } from './sandbox-admin.js';
+import { adminTarget, findReservation } from './sandbox-admin.js';
 import { parseUuidRef } from '../booking/resolve-id.js';
 import { checkPartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
-export interface ExtendInput extends PortInput {
-  uuid?: string;
-  to?: string;
-}
+export type ExtendInput = InputOf<'sandbox extend'>;
 
 export async function run(input: ExtendInput, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');

@@ -2,26 +2,17 @@
 // running sandbox injects into its next answers (latency, dropped connections, error codes,
 // malformed bodies), for reliability tests of a client. They live in the server process.
 import { OPERATIONS } from '../api/operations.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../render/table.js';
-import { type PortInput, adminTarget } from './sandbox-admin.js';
+import { adminTarget } from './sandbox-admin.js';
 import { parseIntOption } from '../input/parse.js';
 
 export const FAULT_KINDS = ['latency', 'drop', 'error', 'malformed', 'operation_not_enabled'] as const;
 
-export interface FaultInput extends PortInput {
-  action?: string;
-  kind?: string;
-  operation?: string;
-  code?: string;
-  ms?: string;
-  when?: string;
-  times?: string;
-  commit?: boolean;
-  body?: string;
-}
+export type FaultInput = InputOf<'sandbox fault'>;
 
 interface Fault {
   id: string;

@@ -1,10 +1,11 @@
 // `carrental sandbox keys`: the demo keys of the sandbox's customers and the app token
 // (fixtures of a seed, not secrets), for a test that needs another customer or capability.
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
-import { type PortInput, adminTarget } from './sandbox-admin.js';
+import { adminTarget } from './sandbox-admin.js';
 
-export async function run(input: PortInput, ctx: Context): Promise<number> {
+export async function run(input: InputOf<'sandbox keys'>, ctx: Context): Promise<number> {
   const target = await adminTarget(ctx, input);
   const keys = await target.call<Record<string, string>>('GET', '/keys');
   const out = output(ctx);

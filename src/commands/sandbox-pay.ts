@@ -1,18 +1,16 @@
 // `carrental sandbox pay <uuid> [--type rent|deposit]`: what the customer does on the
 // payment page, without a browser: pays everything owed on the reservation (rent), or
 // authorizes the deposit (a HOLD, not a charge).
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { formatCents } from '../render/money.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { type PortInput, adminTarget, findReservation } from './sandbox-admin.js';
+import { adminTarget, findReservation } from './sandbox-admin.js';
 import { parseUuidRef } from '../booking/resolve-id.js';
 
-export interface PayInput extends PortInput {
-  uuid?: string;
-  type?: string;
-}
+export type PayInput = InputOf<'sandbox pay'>;
 
 export async function run(input: PayInput, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');

@@ -3,22 +3,13 @@
 // keys of the sandbox's own demo customers, not secrets), then runs until SIGINT or
 // SIGTERM and closes cleanly with exit 0.
 import { resolve } from 'node:path';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output, sandboxPort, sandboxStatePath } from '../cli/services.js';
 import { CliError } from '../errors.js';
 import { parseIntOption } from '../input/parse.js';
 
-export interface ServeInput {
-  port?: string;
-  state?: string;
-  reset?: boolean;
-  fleetSize?: string;
-  seed?: string;
-  /** commander's `--no-rate-limit` */
-  rateLimit?: boolean;
-  /** `--log` / `--no-log`; undefined: log when stderr is a terminal. */
-  log?: boolean;
-}
+export type ServeInput = InputOf<'sandbox serve'>;
 
 /** Budgets so high they never bind: for load tests and benchmarks. */
 const UNLIMITED = Number.MAX_SAFE_INTEGER;

@@ -3,6 +3,7 @@
 // trip cancelled lately, what its cancellation is still waiting for. `--exit-status`
 // makes it a CI gate, like `gh pr checks`: exit 8 when something needs the customer.
 import type { Invoice, Trip } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { formatLocal } from '../render/dates.js';
@@ -11,9 +12,7 @@ import { clean } from '../text/sanitize.js';
 import { cliPrefix } from '../cli/confirm.js';
 import { readReservation } from './trips.js';
 
-export interface StatusInput {
-  exitStatus?: boolean;
-}
+export type StatusInput = InputOf<'status'>;
 
 /** `--exit-status` when something needs the customer (gh pr checks uses 8 for "pending"). */
 export const NEEDS_ACTION_EXIT = 8;

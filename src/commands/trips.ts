@@ -4,6 +4,7 @@
 import type { Api } from '../api/endpoints.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
+import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
@@ -14,12 +15,7 @@ import { cliPrefix } from '../cli/confirm.js';
 import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation, type UuidRef } from '../booking/resolve-id.js';
 
-export interface TripsInput {
-  uuid?: string;
-  watch?: boolean;
-  interval?: string;
-  watchTimeout?: string;
-}
+export type TripsInput = InputOf<'trips'>;
 
 /** The spec: "do not poll faster than every few seconds"; --watch never goes below this. */
 export const MIN_WATCH_INTERVAL_S = 5;

@@ -5,7 +5,7 @@ import { CliError } from '../errors.js';
 import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
 import { clean } from '../text/sanitize.js';
 import { makeStyle, type Style } from './style.js';
-import { selfReportedStreams, type IO } from './streams.js';
+import { selfReportedStreams, underlyingStream, type IO } from './streams.js';
 import { safeJsonItems, safeJsonText } from '../text/json-text.js';
 import { selectFields, type SelectOptions } from './json-select.js';
 import { RawJson } from '../text/raw-json.js';
@@ -77,7 +77,7 @@ export class Output {
     const onError = (err: unknown) => {
       failed ??= err;
     };
-    selfReportedStreams.add(stdout);
+    selfReportedStreams.add(underlyingStream(stdout));
     stdout.on('error', onError);
     try {
       this.held = [];
@@ -99,7 +99,7 @@ export class Output {
     }
     if (failed === undefined) {
       stdout.off('error', onError);
-      selfReportedStreams.delete(stdout);
+      selfReportedStreams.delete(underlyingStream(stdout));
       return;
     }
     // the stream stays ours: its later error events must not end the process before the report

@@ -17,6 +17,16 @@ export interface OutStream extends Writable {
  */
 export const selfReportedStreams = new WeakSet<object>();
 
+/** Read on a wrapping Proxy (the key's mask, agent mode) to reach the stream it wraps. */
+export const WRAPPED_STREAM = Symbol('the wrapped stream');
+
+/** The process stream under any wrappers: what the launcher's error handler is attached to. */
+export function underlyingStream(stream: object): object {
+  let s = stream as { [WRAPPED_STREAM]?: object };
+  while (s[WRAPPED_STREAM]) s = s[WRAPPED_STREAM] as typeof s;
+  return s;
+}
+
 export interface IO {
   stdin: InStream;
   stdout: OutStream;

@@ -1,51 +1,48 @@
 // `cancel` and `pending` in-process against the stateful fake.
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Journal } from '../../src/store/journal.js';
 import { PassThrough } from 'node:stream';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
-import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
-import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
+import { FakeOut, runCommand } from '../helpers/cli.js';
+import { ALIAS, KEYS, test as fakeTest } from './fake-api.js';
 
-let fake: FakeBookingApi;
-let home: TestHome;
-
-beforeAll(async () => {
-  fake = await FakeBookingApi.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = new TestHome();
-  fake.requests.length = 0;
-  fake.reservations.clear();
-});
-afterEach(() => home.cleanup());
-
-function cli(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}) {
-  return runCommand(['--base-url', fake.baseUrl, ...args], {
-    env: home.env({ CARRENTAL_API_KEY: opts.key ?? KEYS.write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
-    sleep: async () => {},
-    signal: opts.signal,
-  });
-}
-
-const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
-/** Entries whose outcome is unknown (done ones are kept for the replay window). */
-const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
 const unknown = { status: 503, headers: { 'retry-after': '1' }, json: { error: 'The outcome of the operation is unknown', error_code: 'operation_outcome_unknown' } };
 
+const test = fakeTest
+  .extend('cli', async ({ fake, home }) => (args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}) =>
+    runCommand(['--base-url', fake.baseUrl, ...args], {
+      env: home.env({ CARRENTAL_API_KEY: opts.key ?? KEYS.write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
+      sleep: async () => {},
+      signal: opts.signal,
+    }),
+  )
+  .extend('journal', async ({ home }) => () => new Journal({ path: join(home.dir, 'state', 'journal.json') }))
+  /** Entries whose outcome is unknown (done ones are kept for the replay window). */
+  .extend('unfinished', async ({ journal }) => async () => (await journal().list()).filter((e) => e.state === 'pending'))
+  /** A reserve and a cancel (on the profile `work`) whose outcomes are unknown; returns the cancelled reservation's uuid. */
+  .extend('leavePending', async ({ fake, cli }) => async () => {
+    fake.fault('create', { ...unknown, after: true }, unknown, unknown);
+    const r = await cli(['reserve', ALIAS, '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00', '--extra', 'child_seat', '--protection', 'standard', '-y']);
+    expect(r.code).toBe(6);
+    const seeded = fake.seed();
+    Object.assign(seeded, { from: '2027-01-10T10:00', to: '2027-01-12T10:00' });
+    fake.fault('cancel', unknown, unknown, unknown);
+    const c = await cli(['--profile', 'work', 'cancel', seeded.uuid, '-y']);
+    expect(c.code).toBe(6);
+    return seeded.uuid;
+  });
+
 describe('cancel', () => {
-  it('refuses in a pipe without -y: exit 2 and no request', async () => {
+  test('refuses in a pipe without -y: exit 2 and no request', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['cancel', r.uuid]);
     expect(res.code).toBe(2);
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('shows what is cancelled, sends DELETE with a key, then prints the cancellation outcome', async () => {
+  test('shows what is cancelled, sends DELETE with a key, then prints the cancellation outcome', async ({ fake, cli, unfinished }) => {
     const r = fake.seed();
     const res = await cli(['cancel', r.uuid, '-y']);
     expect(res.code, res.stderr).toBe(0);
@@ -60,7 +57,7 @@ describe('cancel', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('--json prints the reservation read after the cancel, as the server sent it', async () => {
+  test('--json prints the reservation read after the cancel, as the server sent it', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['cancel', r.uuid, '-y', '--json']);
     expect(res.code, res.stderr).toBe(0);
@@ -68,7 +65,7 @@ describe('cancel', () => {
     expect(payload).toMatchObject({ uuid: r.uuid, status: 'cancelled', cancellation_outcome: { status: 'cancelled' }, server_extra_field: 'kept' });
   });
 
-  it('an already cancelled reservation: nothing is sent, the outcome is shown, exit 0', async () => {
+  test('an already cancelled reservation: nothing is sent, the outcome is shown, exit 0', async ({ fake, cli }) => {
     const r = fake.seed('cancelled');
     const res = await cli(['cancel', r.uuid, '-y']);
     expect(res.code).toBe(0);
@@ -76,13 +73,13 @@ describe('cancel', () => {
     expect(fake.requestsOf('cancel')).toHaveLength(0);
   });
 
-  it('404 is exit 4 before any DELETE', async () => {
+  test('404 is exit 4 before any DELETE', async ({ fake, cli }) => {
     const res = await cli(['cancel', '6f1c1d7e-1111-4222-8333-444455556666', '-y']);
     expect(res.code).toBe(4);
     expect(fake.requestsOf('cancel')).toHaveLength(0);
   });
 
-  it('a read_only key: 403 upgrade message, exit 3, nothing pending', async () => {
+  test('a read_only key: 403 upgrade message, exit 3, nothing pending', async ({ fake, cli, unfinished }) => {
     const r = fake.seed();
     const res = await cli(['cancel', r.uuid, '-y'], { key: KEYS.readOnly });
     expect(res.code).toBe(3);
@@ -92,7 +89,7 @@ describe('cancel', () => {
     expect(r.status).toBe('new');
   });
 
-  it('a dropped connection after the commit: the retry returns OK under the same key', async () => {
+  test('a dropped connection after the commit: the retry returns OK under the same key', async ({ fake, cli }) => {
     const r = fake.seed();
     fake.fault('cancel', { after: true, destroy: true });
     const res = await cli(['cancel', r.uuid, '-y']);
@@ -102,7 +99,7 @@ describe('cancel', () => {
     expect(keys[1]).toBe(keys[0]);
   });
 
-  it('409 operation_in_progress then success', async () => {
+  test('409 operation_in_progress then success', async ({ fake, cli }) => {
     const r = fake.seed();
     fake.fault('cancel', { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } });
     const res = await cli(['cancel', r.uuid, '-y']);
@@ -110,7 +107,7 @@ describe('cancel', () => {
     expect(fake.requestsOf('cancel')).toHaveLength(2);
   });
 
-  it('503 operation_outcome_unknown until retries run out: exit 6, entry kept; the rerun resumes the same key even though it now reads cancelled', async () => {
+  test('503 operation_outcome_unknown until retries run out: exit 6, entry kept; the rerun resumes the same key even though it now reads cancelled', async ({ fake, cli, unfinished }) => {
     const r = fake.seed();
     fake.fault('cancel', { ...unknown, after: true }, unknown, unknown);
     const res = await cli(['cancel', r.uuid, '-y']);
@@ -128,19 +125,8 @@ describe('cancel', () => {
 });
 
 describe('pending', () => {
-  async function leavePending() {
-    fake.fault('create', { ...unknown, after: true }, unknown, unknown);
-    const r = await cli(['reserve', ALIAS, '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00', '--extra', 'child_seat', '--protection', 'standard', '-y']);
-    expect(r.code).toBe(6);
-    const seeded = fake.seed();
-    Object.assign(seeded, { from: '2027-01-10T10:00', to: '2027-01-12T10:00' });
-    fake.fault('cancel', unknown, unknown, unknown);
-    const c = await cli(['--profile', 'work', 'cancel', seeded.uuid, '-y']);
-    expect(c.code).toBe(6);
-    return seeded.uuid;
-  }
 
-  it('lists nothing when nothing is pending', async () => {
+  test('lists nothing when nothing is pending', async ({ home }) => {
     const r = await runCommand(['pending'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
@@ -149,7 +135,7 @@ describe('pending', () => {
     expect(JSON.parse(json.stdout)).toEqual([]);
   });
 
-  it('lists operation, target, key, age and the command that finishes each one', async () => {
+  test('lists operation, target, key, age and the command that finishes each one', async ({ fake, home, journal, leavePending }) => {
     const uuid = await leavePending();
     const entries = await journal().list();
     const r = await runCommand(['pending'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
@@ -167,7 +153,7 @@ describe('pending', () => {
     expect(json[0]).toMatchObject({ operation: 'createReservation', key: entries[0].key, expired: false, attempts: 3 });
   });
 
-  it('on a terminal: a table, then the numbered commands that finish each one', async () => {
+  test('on a terminal: a table, then the numbered commands that finish each one', async ({ fake, home, leavePending }) => {
     const uuid = await leavePending();
     const r = await runCommand(['pending'], { env: home.env({ NO_COLOR: '1', CARRENTAL_API_KEY: KEYS.write }), tty: true });
     expect(r.code).toBe(0);
@@ -177,7 +163,7 @@ describe('pending', () => {
     expect(r.stdout).toContain(`  2. carrental --base-url ${fake.baseUrl} --profile work cancel ${uuid}\n`);
   });
 
-  it('the listed command really finishes the pending reserve', async () => {
+  test('the listed command really finishes the pending reserve', async ({ fake, home, unfinished, leavePending }) => {
     await leavePending();
     const [entry] = await unfinished();
     const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) })).stdout) as Array<{ rerun: string }>;
@@ -191,7 +177,7 @@ describe('pending', () => {
     expect((await unfinished()).map((e) => e.operation)).toEqual(['cancelReservation']);
   });
 
-  it('clear asks first: in a pipe it needs -y and drops nothing without it', async () => {
+  test('clear asks first: in a pipe it needs -y and drops nothing without it', async ({ home, unfinished, leavePending }) => {
     await leavePending();
     const env = home.env({ CARRENTAL_API_KEY: KEYS.write });
     const refused = await runCommand(['pending', 'clear'], { env });
@@ -201,7 +187,7 @@ describe('pending', () => {
     expect(await unfinished()).toHaveLength(2);
   });
 
-  it('clear on a terminal asks, and a no keeps everything', async () => {
+  test('clear on a terminal asks, and a no keeps everything', async ({ home, unfinished, leavePending }) => {
     await leavePending();
     const env = home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' });
     const no = await runCommand(['pending', 'clear'], { env, tty: true, stdinTty: true, stdin: 'n\n' });
@@ -211,7 +197,7 @@ describe('pending', () => {
     expect(await unfinished()).toHaveLength(2);
   });
 
-  it("clear -y drops the current key's commands only; --all drops everything", async () => {
+  test("clear -y drops the current key's commands only; --all drops everything", async ({ home, unfinished, leavePending }) => {
     await leavePending();
     const other = await runCommand(['pending', 'clear', '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.readOnly }) });
     expect(other.code).toBe(0);
@@ -232,7 +218,7 @@ describe('pending', () => {
 });
 
 describe('a confirmation', () => {
-  it('asks again on an answer that is neither yes nor no, instead of taking it as no', async () => {
+  test('asks again on an answer that is neither yes nor no, instead of taking it as no', async ({ fake, home }) => {
     const seeded = fake.seed();
     const stdout = new FakeOut(true);
     const stderr = new FakeOut(true);
@@ -259,7 +245,7 @@ describe('a confirmation', () => {
 });
 
 describe('pending --json', () => {
-  it('speaks snake_case, as every JSON carrental prints', async () => {
+  test('speaks snake_case, as every JSON carrental prints', async ({ fake, cli }) => {
     fake.fault('create', { ...unknown, after: true }, unknown, unknown);
     expect((await cli(['reserve', ALIAS, '--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00', '-y'])).code).toBe(6);
     const r = await cli(['pending', '--json']);

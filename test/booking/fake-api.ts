@@ -3,6 +3,8 @@
 // command tests can check "exactly one reservation" without the full sandbox. Faults are
 // queued per operation and answered before the normal behaviour.
 import { randomUUID } from 'node:crypto';
+import { test as base } from 'vitest';
+import { TestHome } from '../helpers/cli.js';
 import { StubServer, stubCar, type Recorded, type StubResponse } from '../helpers/stub-server.js';
 
 export const ALIAS = 'tesla-model-3-la-001';
@@ -72,6 +74,13 @@ export class FakeBookingApi {
 
   fault(op: Op, ...faults: Fault[]): void {
     this.faults.set(op, [...(this.faults.get(op) ?? []), ...faults]);
+  }
+
+  /** Forgets what earlier tests sent and booked, and the payment statuses they left queued. */
+  forget(): void {
+    this.requests.length = 0;
+    this.reservations.clear();
+    this.paymentStatuses.length = 0;
   }
 
   close() {
@@ -227,6 +236,24 @@ export function opOf(req: Recorded): Op | undefined {
   if (req.method === 'POST' && /^\/my\/reservation\/[^/]+\/extension-link$/.test(p)) return 'extensionLink';
   return undefined;
 }
+
+/**
+ * The fixtures of the tests against the fake: one per file, which forgets everything before
+ * each test, and a fresh temporary home per test (removed after it). Each file adds its own
+ * `cli` (`test.extend('cli', ...)`): the keys, retries and sleeps differ from file to file.
+ */
+export const test = base
+  .extend('fake', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const fake = await FakeBookingApi.start();
+    onCleanup(() => fake.close());
+    return fake;
+  })
+  .extend('home', { auto: true }, async ({ fake }, { onCleanup }) => {
+    fake.forget();
+    const home = new TestHome();
+    onCleanup(() => home.cleanup());
+    return home;
+  });
 
 /**
  * The commands' clock in tests against the fake: its dates (2026-12-01) stay in the

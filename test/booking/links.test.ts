@@ -1,37 +1,20 @@
 // pay-link and extend-link in-process against the stateful fake: the ManualAction output,
 // the request bodies (payment_type; checkout), plain explanations of the 409/400 codes,
 // --open, and --wait driven by an injected sleep.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CliError } from '../../src/errors.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { FakeBookingApi, KEYS } from './fake-api.js';
+import { runCommand } from '../helpers/cli.js';
+import { KEYS, test as fakeTest } from './fake-api.js';
 
-let fake: FakeBookingApi;
-let home: TestHome;
-
-beforeAll(async () => {
-  fake = await FakeBookingApi.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = new TestHome();
-  fake.requests.length = 0;
-  fake.reservations.clear();
-  fake.paymentStatuses.length = 0;
-});
-afterEach(() => home.cleanup());
-
-function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; sleep?: (ms: number) => Promise<void> } = {}) {
-  return runCommand(['--base-url', fake.baseUrl, ...args], {
+const test = fakeTest.extend('cli', async ({ fake, home }) => (args: string[], opts: { env?: NodeJS.ProcessEnv; sleep?: (ms: number) => Promise<void> } = {}) =>
+  runCommand(['--base-url', fake.baseUrl, ...args], {
     env: home.env({ CARRENTAL_API_KEY: KEYS.write, ...opts.env }),
     sleep: opts.sleep ?? (async () => {}),
-  });
-}
+  }),
+);
 
 describe('pay-link', () => {
-  it('prints the url alone on the first stdout line, the flow id, and the reminder on stderr', async () => {
+  test('prints the url alone on the first stdout line, the flow id, and the reminder on stderr', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['pay-link', r.uuid]);
     expect(res.code, res.stderr).toBe(0);
@@ -46,7 +29,7 @@ describe('pay-link', () => {
     expect(req.headers['x-agent-client']).toMatch(/^carrental\/\S+$/);
   });
 
-  it('--type deposit and --json print the payload as received', async () => {
+  test('--type deposit and --json print the payload as received', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['pay-link', r.uuid, '--type', 'deposit', '--json']);
     expect(res.code).toBe(0);
@@ -56,7 +39,7 @@ describe('pay-link', () => {
     expect(JSON.parse(fake.requestsOf('paymentLink')[0].body)).toEqual({ payment_type: 'deposit' });
   });
 
-  it('nothing_to_pay and reservation_cancelled are exit 5 with a plain explanation', async () => {
+  test('nothing_to_pay and reservation_cancelled are exit 5 with a plain explanation', async ({ fake, cli }) => {
     const settled = fake.seed();
     settled.paymentStatus = { type: 'settled' };
     const a = await cli(['pay-link', settled.uuid]);
@@ -70,7 +53,7 @@ describe('pay-link', () => {
     expect(a.stdout + b.stdout).toBe('');
   });
 
-  it('--open uses $BROWSER; with no browser at all it only prints', async () => {
+  test('--open uses $BROWSER; with no browser at all it only prints', async ({ fake, cli }) => {
     const r = fake.seed();
     const opened = await cli(['pay-link', r.uuid, '--open'], { env: { BROWSER: 'true' } });
     expect(opened.code).toBe(0);
@@ -81,7 +64,7 @@ describe('pay-link', () => {
     expect(headless.stdout).toContain(`/trips/${r.uuid}?intent=pay`);
   });
 
-  it('--wait re-reads every 5 s until settled, then exits 0', async () => {
+  test('--wait re-reads every 5 s until settled, then exits 0', async ({ fake, cli }) => {
     const r = fake.seed();
     fake.paymentStatuses.push({ type: 'to_pay', amount: 34099 }, { type: 'to_pay', amount: 34099 }, { type: 'settled' });
     const sleeps: number[] = [];
@@ -92,7 +75,7 @@ describe('pay-link', () => {
     expect(res.stderr).toContain(`settled: reservation ${r.uuid} has nothing left to pay`);
   });
 
-  it('--wait-timeout gives up with exit 6 (no read faster than 5 s)', async () => {
+  test('--wait-timeout gives up with exit 6 (no read faster than 5 s)', async ({ fake, cli }) => {
     const r = fake.seed();
     const sleeps: number[] = [];
     const res = await cli(['pay-link', r.uuid, '--wait', '--wait-timeout', '12'], { sleep: async (ms) => void sleeps.push(ms) });
@@ -102,7 +85,7 @@ describe('pay-link', () => {
     expect(res.stderr).toContain('the link stays valid');
   });
 
-  it('Ctrl-C while waiting is exit 130 and says the link stays valid', async () => {
+  test('Ctrl-C while waiting is exit 130 and says the link stays valid', async ({ fake, cli }) => {
     const r = fake.seed();
     let calls = 0;
     const res = await cli(['pay-link', r.uuid, '--wait'], {
@@ -114,7 +97,7 @@ describe('pay-link', () => {
     expect(res.stderr).toContain('stopped waiting; the link stays valid');
   });
 
-  it('validates before sending', async () => {
+  test('validates before sending', async ({ fake, cli }) => {
     const a = await cli(['pay-link', 'not-a-uuid']);
     const b = await cli(['pay-link', '6f1c1d7e-1111-4222-8333-444455556666', '--wait-timeout', '30']);
     const c = await cli(['pay-link', '6f1c1d7e-1111-4222-8333-444455556666', '--type', 'tip']);
@@ -125,7 +108,7 @@ describe('pay-link', () => {
 });
 
 describe('extend-link', () => {
-  it('with --to: previews the price, then asks for the link with the target named `checkout`', async () => {
+  test('with --to: previews the price, then asks for the link with the target named `checkout`', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['extend-link', r.uuid, '--to', '2026-12-06 10:00']);
     expect(res.code, res.stderr).toBe(0);
@@ -139,7 +122,7 @@ describe('extend-link', () => {
     expect(res.stdout.split('\n')[0]).toMatch(/\/modify\?checkout=2026-12-06T10%3A00&agent_flow_id=/);
   });
 
-  it('without --to: no preview, an empty body', async () => {
+  test('without --to: no preview, an empty body', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['extend-link', r.uuid, '--json']);
     expect(res.code).toBe(0);
@@ -148,7 +131,7 @@ describe('extend-link', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ action: 'extend_reservation' });
   });
 
-  it('explains invalid_checkout with the current check-out, and reservation_not_active', async () => {
+  test('explains invalid_checkout with the current check-out, and reservation_not_active', async ({ fake, cli }) => {
     const r = fake.seed();
     const bad = await cli(['extend-link', r.uuid, '--to', '2026-12-03T10:00']);
     expect(bad.code).toBe(1);
@@ -162,7 +145,7 @@ describe('extend-link', () => {
     expect(inactive.stderr).toContain('cannot be extended (it is cancelled): only a reservation in status new can (reservation_not_active');
   });
 
-  it('--dry-run: the price preview (a read) on stderr, the link request on stdout, no link asked for; --json carries the price as received', async () => {
+  test('--dry-run: the price preview (a read) on stderr, the link request on stdout, no link asked for; --json carries the price as received', async ({ fake, cli }) => {
     const r = fake.seed();
     const res = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run']);
     expect(res.code, res.stderr).toBe(0);
@@ -180,7 +163,7 @@ describe('extend-link', () => {
     expect(fake.requestsOf('extensionLink')).toHaveLength(0);
   });
 
-  it('--dry-run without --to prints the bare link request; with --open it is a usage error before any request', async () => {
+  test('--dry-run without --to prints the bare link request; with --open it is a usage error before any request', async ({ fake, cli }) => {
     const r = fake.seed();
     const open = await cli(['extend-link', r.uuid, '--to', '2026-12-06T10:00', '--dry-run', '--open']);
     expect(open.code).toBe(2);
@@ -192,7 +175,7 @@ describe('extend-link', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('a malformed --to is a usage error before any request', async () => {
+  test('a malformed --to is a usage error before any request', async ({ fake, cli }) => {
     const res = await cli(['extend-link', '6f1c1d7e-1111-4222-8333-444455556666', '--to', '6 dec']);
     expect(res.code).toBe(2);
     expect(fake.requests).toHaveLength(0);

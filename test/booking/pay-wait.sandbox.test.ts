@@ -1,40 +1,42 @@
 // `pay-link --wait` against the sandbox, in-process: the injected sleep stands in for the
 // 5 s between reads and, on its second call, the customer pays through the sandbox's admin
 // helper (what the pay page does). The wait ends with exit 0 and `trips` reads settled.
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, admin, freeCars, requests, resetSandbox } from './sandbox.js';
+import { expect } from 'vitest';
+import { FROM, TO, admin, freeCars, requests, test as bookingTest } from './sandbox.js';
 
-let sb: RunningSandbox;
-let home: TestHome;
+const test = bookingTest
+  /** Reserves the nth free car (0: the cheapest) and returns the reservation's uuid. */
+  .extend('reserveOne', async ({ sb, cli }) => async (nth = 0): Promise<string> => {
+    const alias = (await freeCars(sb, nth + 1))[nth];
+    const reserved = await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y']);
+    expect(reserved.code, reserved.stderr).toBe(0);
+    return reserved.stdout.trim();
+  })
+  /** Runs `pay-link <uuid> [args] --wait`, doing `pays[n]` (rent or deposit) during the n-th sleep. */
+  .extend('waitWithPayments', async ({ sb, cli }) => async (uuid: string, args: string[], pays: Record<number, 'rent' | 'deposit'>) => {
+    const sleeps: number[] = [];
+    const res = await cli(['pay-link', uuid, ...args, '--wait', '--wait-timeout', '60'], {
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        const type = pays[sleeps.length];
+        if (type) await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: type });
+      },
+    });
+    return { ...res, sleeps };
+  });
 
-beforeAll(async () => {
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await resetSandbox(sb);
-  home = new TestHome();
-});
-afterEach(() => home.cleanup());
-
-const cli = (args: string[], sleep: (ms: number) => Promise<void> = async () => {}) =>
-  runCommand(['--base-url', sb.baseUrl, ...args], { env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }), sleep });
-
-it('waits, the customer pays, --wait exits 0 and trips shows settled', async () => {
-  const [alias] = await freeCars(sb, 1);
+test('waits, the customer pays, --wait exits 0 and trips shows settled', async ({ sb, alias, cli }) => {
   const reserved = await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y']);
   expect(reserved.code, reserved.stderr).toBe(0);
   const uuid = reserved.stdout.trim();
   await admin(sb, 'DELETE', '/requests');
 
   const sleeps: number[] = [];
-  const res = await cli(['pay-link', uuid, '--wait'], async (ms) => {
-    sleeps.push(ms);
-    if (sleeps.length === 2) await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
+  const res = await cli(['pay-link', uuid, '--wait'], {
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      if (sleeps.length === 2) await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
+    },
   });
   expect(res.code, res.stderr).toBe(0);
   expect(res.stdout.split('\n')[0]).toBe(`${sb.appUrl}/trips/${uuid}?intent=pay&payment_type=reservation&agent_flow_id=${res.stdout.match(/agent_flow_id=([0-9a-f-]{36})/)![1]}`);
@@ -49,8 +51,7 @@ it('waits, the customer pays, --wait exits 0 and trips shows settled', async () 
   expect(JSON.parse(trip.stdout).payment_status).toEqual({ type: 'settled' });
 });
 
-it('nothing_to_pay once settled: exit 5 with a plain explanation', async () => {
-  const [alias] = await freeCars(sb, 1);
+test('nothing_to_pay once settled: exit 5 with a plain explanation', async ({ sb, alias, cli }) => {
   const uuid = (await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y'])).stdout.trim();
   await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
   const res = await cli(['pay-link', uuid]);
@@ -58,25 +59,7 @@ it('nothing_to_pay once settled: exit 5 with a plain explanation', async () => {
   expect(res.stderr).toContain(`nothing to pay: reservation ${uuid} has no unpaid rent invoice`);
 });
 
-/** Runs `pay-link <uuid> [args] --wait`, doing `pays[n]` (rent or deposit) during the n-th sleep. */
-async function waitWithPayments(uuid: string, args: string[], pays: Record<number, 'rent' | 'deposit'>) {
-  const sleeps: number[] = [];
-  const res = await cli(['pay-link', uuid, ...args, '--wait', '--wait-timeout', '60'], async (ms) => {
-    sleeps.push(ms);
-    const type = pays[sleeps.length];
-    if (type) await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: type });
-  });
-  return { ...res, sleeps };
-}
-
-async function reserveOne(): Promise<string> {
-  const [alias] = await freeCars(sb, 1);
-  const reserved = await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y']);
-  expect(reserved.code, reserved.stderr).toBe(0);
-  return reserved.stdout.trim();
-}
-
-it('--type deposit --wait with the rent already paid waits for the deposit hold, not for settled', async () => {
+test('--type deposit --wait with the rent already paid waits for the deposit hold, not for settled', async ({ sb, reserveOne, waitWithPayments }) => {
   const uuid = await reserveOne();
   await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
   const res = await waitWithPayments(uuid, ['--type', 'deposit'], { 3: 'deposit' });
@@ -88,7 +71,7 @@ it('--type deposit --wait with the rent already paid waits for the deposit hold,
   expect(res.stderr).toContain('this command waits until the deposit is authorised (held) or paid');
 });
 
-it('--type deposit --wait with both due: paying the rent does not end it, the deposit does; the rent state is said', async () => {
+test('--type deposit --wait with both due: paying the rent does not end it, the deposit does; the rent state is said', async ({ reserveOne, waitWithPayments }) => {
   const uuid = await reserveOne();
   const res = await waitWithPayments(uuid, ['--type', 'deposit'], { 1: 'rent', 3: 'deposit' });
   expect(res.code, res.stderr).toBe(0);
@@ -96,7 +79,7 @@ it('--type deposit --wait with both due: paying the rent does not end it, the de
   expect(res.stderr).toContain(`deposit authorised: reservation ${uuid}`);
 });
 
-it('--type deposit --wait: the rent still owed at the end is named with the command that pays it', async () => {
+test('--type deposit --wait: the rent still owed at the end is named with the command that pays it', async ({ reserveOne, waitWithPayments }) => {
   const uuid = await reserveOne();
   const res = await waitWithPayments(uuid, ['--type', 'deposit'], { 1: 'deposit' });
   expect(res.code, res.stderr).toBe(0);
@@ -104,7 +87,7 @@ it('--type deposit --wait: the rent still owed at the end is named with the comm
   expect(res.stderr).toMatch(new RegExp(`deposit authorised: reservation ${uuid}: .*; rent is still owed, to pay: \\$[\\d,.]+.*pay-link ${uuid}\``));
 });
 
-it('--wait (rent) with both due: paying the deposit does not end it; settled says the deposit is still due when it is', async () => {
+test('--wait (rent) with both due: paying the deposit does not end it; settled says the deposit is still due when it is', async ({ reserveOne, waitWithPayments }) => {
   const uuid = await reserveOne();
   const deposit = await waitWithPayments(uuid, [], { 1: 'deposit', 2: 'rent' });
   expect(deposit.code, deposit.stderr).toBe(0);
@@ -112,20 +95,13 @@ it('--wait (rent) with both due: paying the deposit does not end it; settled say
   expect(deposit.stderr).toContain(`settled: reservation ${uuid} has nothing left to pay`);
   expect(deposit.stderr).not.toContain('deposit is still due');
 
-  const other = await reserveOneMore();
+  const other = await reserveOne(1);
   const rentOnly = await waitWithPayments(other, ['--type', 'rent'], { 1: 'rent' });
   expect(rentOnly.code, rentOnly.stderr).toBe(0);
   expect(rentOnly.stderr).toContain(`settled: reservation ${other} has nothing left to pay; the deposit is still due (\`carrental pay-link ${other} --type deposit\`)`);
 });
 
-async function reserveOneMore(): Promise<string> {
-  const [, alias] = await freeCars(sb, 2);
-  const reserved = await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y']);
-  expect(reserved.code, reserved.stderr).toBe(0);
-  return reserved.stdout.trim();
-}
-
-it('--wait-timeout ends an unpaid deposit wait with exit 6, saying what it last saw', async () => {
+test('--wait-timeout ends an unpaid deposit wait with exit 6, saying what it last saw', async ({ sb, cli, reserveOne }) => {
   const uuid = await reserveOne();
   await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
   const res = await cli(['pay-link', uuid, '--type', 'deposit', '--wait', '--wait-timeout', '10']);

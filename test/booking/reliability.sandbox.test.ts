@@ -2,55 +2,35 @@
 // connection after the commit, 409 operation_in_progress, 503 operation_outcome_unknown
 // until retries run out, a rerun after success, a read_only key, and no -y in a pipe.
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { describe, expect } from 'vitest';
 import { Journal } from '../../src/store/journal.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, admin, faults, freeCars, requests, reservations, resetSandbox } from './sandbox.js';
-
-let sb: RunningSandbox;
-let home: TestHome;
-let alias: string;
-
-beforeAll(async () => {
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await resetSandbox(sb);
-  home = new TestHome();
-  [alias] = await freeCars(sb, 1);
-  await admin(sb, 'DELETE', '/requests');
-});
-afterEach(() => home.cleanup());
+import { runCommand } from '../helpers/cli.js';
+import { FROM, TO, admin, faults, requests, reservations, test as bookingTest } from './sandbox.js';
 
 const noWait = async () => {};
 
-/** Sleeps are skipped unless `realSleep` (Retry-After must then really pass). */
-function cli(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; realSleep?: boolean } = {}) {
-  return runCommand(['--base-url', sb.baseUrl, ...args], {
-    env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
-    sleep: opts.realSleep ? undefined : noWait,
+const test = bookingTest
+  /** Two write retries; sleeps are skipped unless `realSleep` (Retry-After must then really pass). */
+  .extend('cli', async ({ sb, home }) => (args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; realSleep?: boolean } = {}) =>
+    runCommand(['--base-url', sb.baseUrl, ...args], {
+      env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
+      sleep: opts.realSleep ? undefined : noWait,
+    }),
+  )
+  .extend('reserveArgs', async ({ alias }) => () => ['reserve', alias, '--from', FROM, '--to', TO, '-y'])
+  .extend('journal', async ({ home }) => () => new Journal({ path: join(home.dir, 'state', 'journal.json') }))
+  /** Entries whose outcome is unknown (done ones are kept for the replay window). */
+  .extend('unfinished', async ({ journal }) => async () => (await journal().list()).filter((e) => e.state === 'pending'))
+  /** A reservation to cancel; the request log starts empty after it. */
+  .extend('reserveOne', async ({ sb, cli, reserveArgs }) => async (): Promise<string> => {
+    const r = await cli(reserveArgs());
+    expect(r.code, r.stderr).toBe(0);
+    await admin(sb, 'DELETE', '/requests');
+    return r.stdout.trim();
   });
-}
-
-const reserveArgs = () => ['reserve', alias, '--from', FROM, '--to', TO, '-y'];
-const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
-/** Entries whose outcome is unknown (done ones are kept for the replay window). */
-const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
-
-/** A reservation to cancel; the request log starts empty after it. */
-async function reserveOne(): Promise<string> {
-  const r = await cli(reserveArgs());
-  expect(r.code, r.stderr).toBe(0);
-  await admin(sb, 'DELETE', '/requests');
-  return r.stdout.trim();
-}
 
 describe('reserve against the sandbox', () => {
-  it('(a) connection dropped after the commit: the in-process retry returns the original uuid, one reservation', async () => {
+  test('(a) connection dropped after the commit: the in-process retry returns the original uuid, one reservation', async ({ sb, alias, cli, reserveArgs, unfinished }) => {
     await faults(sb, { kind: 'drop', operation: 'createReservation', when: 'after_commit', times: 1 });
     const r = await cli(reserveArgs());
     expect(r.code, r.stderr).toBe(0);
@@ -63,7 +43,7 @@ describe('reserve against the sandbox', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('(c) 409 operation_in_progress (the first attempt timed out while the server still works) then success', async () => {
+  test('(c) 409 operation_in_progress (the first attempt timed out while the server still works) then success', async ({ sb, alias, cli, reserveArgs }) => {
     await faults(sb, { kind: 'latency', operation: 'createReservation', ms: 1500, when: 'before_commit', times: 1 });
     // real sleeps: Retry-After 2 must actually pass for the slow first attempt to finish
     const r = await cli(['--timeout', '0.5', ...reserveArgs()], { realSleep: true, env: { CARRENTAL_WRITE_RETRIES: '4' } });
@@ -77,7 +57,7 @@ describe('reserve against the sandbox', () => {
     expect(r.stdout.trim()).toBe(created[0].uuid);
   }, 20_000);
 
-  it('(d) 503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun succeeds with the same key', async () => {
+  test('(d) 503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun succeeds with the same key', async ({ sb, alias, cli, reserveArgs, unfinished }) => {
     await faults(sb, { kind: 'error', operation: 'createReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
     const r = await cli(reserveArgs());
     expect(r.code).toBe(6);
@@ -97,7 +77,7 @@ describe('reserve against the sandbox', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('(f) after a success the same command within the replay window replays: the same uuid, one reservation; --new books again', async () => {
+  test('(f) after a success the same command within the replay window replays: the same uuid, one reservation; --new books again', async ({ sb, alias, cli, reserveArgs, unfinished }) => {
     const first = await cli(reserveArgs());
     expect(first.code, first.stderr).toBe(0);
     const second = await cli(reserveArgs());
@@ -120,7 +100,7 @@ describe('reserve against the sandbox', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('(f) after the replay window the same command is a new command with a new key', async () => {
+  test('(f) after the replay window the same command is a new command with a new key', async ({ sb, home, alias, cli, reserveArgs }) => {
     const first = await cli(reserveArgs(), { env: { CARRENTAL_REPLAY_WINDOW: '60' } });
     expect(first.code, first.stderr).toBe(0);
     const later = new Date(Date.now() + 61_000);
@@ -137,7 +117,7 @@ describe('reserve against the sandbox', () => {
     expect(await reservations(sb, alias)).toHaveLength(2);
   });
 
-  it('a replay whose reservation was cancelled since says so, claims no booking and exits 5', async () => {
+  test('a replay whose reservation was cancelled since says so, claims no booking and exits 5', async ({ sb, alias, cli, reserveArgs }) => {
     const first = await cli(reserveArgs());
     expect(first.code, first.stderr).toBe(0);
     const uuid = first.stdout.trim();
@@ -153,7 +133,7 @@ describe('reserve against the sandbox', () => {
     expect((await requests(sb, 'createReservation')).map((q) => q.replayed)).toEqual([false, true]);
   });
 
-  it("another customer's key on the same profile neither resumes nor clears the first customer's pending reserve", async () => {
+  test("another customer's key on the same profile neither resumes nor clears the first customer's pending reserve", async ({ sb, home, alias, cli, reserveArgs, unfinished }) => {
     await faults(sb, { kind: 'error', operation: 'createReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
     const r = await cli(reserveArgs());
     expect(r.code).toBe(6);
@@ -175,7 +155,7 @@ describe('reserve against the sandbox', () => {
     expect(new Set(sent.map((q) => q.idempotency_key))).toEqual(new Set([danas.key]));
   });
 
-  it('a read_only key: 403 with the settings page, exit 3, nothing pending, nothing booked', async () => {
+  test('a read_only key: 403 with the settings page, exit 3, nothing pending, nothing booked', async ({ sb, alias, cli, reserveArgs, unfinished }) => {
     const r = await cli(reserveArgs(), { key: sb.keys.read_only });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('api_key_write_upgrade_required');
@@ -184,7 +164,7 @@ describe('reserve against the sandbox', () => {
     expect(await reservations(sb, alias)).toHaveLength(0);
   });
 
-  it('no -y in a pipe: exit 2 and not a single request', async () => {
+  test('no -y in a pipe: exit 2 and not a single request', async ({ sb, alias, cli }) => {
     const r = await cli(['reserve', alias, '--from', FROM, '--to', TO]);
     expect(r.code).toBe(2);
     expect(await requests(sb)).toEqual([]);
@@ -192,7 +172,7 @@ describe('reserve against the sandbox', () => {
 });
 
 describe('cancel against the sandbox', () => {
-  it('(a) connection dropped after the commit: the retry returns OK, the outcome is shown', async () => {
+  test('(a) connection dropped after the commit: the retry returns OK, the outcome is shown', async ({ sb, alias, cli, reserveOne }) => {
     const uuid = await reserveOne();
     await faults(sb, { kind: 'drop', operation: 'cancelReservation', when: 'after_commit', times: 1 });
     const r = await cli(['cancel', uuid, '-y']);
@@ -204,7 +184,7 @@ describe('cancel against the sandbox', () => {
     expect(await reservations(sb, alias, 'cancelled')).toHaveLength(1);
   });
 
-  it('(c) 409 operation_in_progress then success', async () => {
+  test('(c) 409 operation_in_progress then success', async ({ sb, cli, reserveOne }) => {
     const uuid = await reserveOne();
     await faults(sb, { kind: 'latency', operation: 'cancelReservation', ms: 1500, when: 'before_commit', times: 1 });
     const r = await cli(['--timeout', '0.5', 'cancel', uuid, '-y'], { realSleep: true, env: { CARRENTAL_WRITE_RETRIES: '4' } });
@@ -215,7 +195,7 @@ describe('cancel against the sandbox', () => {
     expect(new Set(sent.map((q) => q.idempotency_key)).size).toBe(1);
   }, 20_000);
 
-  it('(d) 503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun finishes with the same key', async () => {
+  test('(d) 503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun finishes with the same key', async ({ sb, cli, unfinished, reserveOne }) => {
     const uuid = await reserveOne();
     await faults(sb, { kind: 'error', operation: 'cancelReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
     const r = await cli(['cancel', uuid, '-y']);
@@ -232,7 +212,7 @@ describe('cancel against the sandbox', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('(f) after a success the same command within the window replays the same key: exit 0, no second cancellation', async () => {
+  test('(f) after a success the same command within the window replays the same key: exit 0, no second cancellation', async ({ sb, cli, reserveOne }) => {
     const uuid = await reserveOne();
     expect((await cli(['cancel', uuid, '-y'])).code).toBe(0);
     const again = await cli(['cancel', uuid, '-y']);
@@ -246,7 +226,7 @@ describe('cancel against the sandbox', () => {
     ]);
   });
 
-  it('(f) after the window, an already cancelled reservation: nothing is sent', async () => {
+  test('(f) after the window, an already cancelled reservation: nothing is sent', async ({ sb, cli, reserveOne }) => {
     const uuid = await reserveOne();
     expect((await cli(['cancel', uuid, '-y'], { env: { CARRENTAL_REPLAY_WINDOW: '0' } })).code).toBe(0);
     const again = await cli(['cancel', uuid, '-y'], { env: { CARRENTAL_REPLAY_WINDOW: '0' } });
@@ -255,7 +235,7 @@ describe('cancel against the sandbox', () => {
     expect(await requests(sb, 'cancelReservation')).toHaveLength(1);
   });
 
-  it('a read_only key: exit 3 and nothing pending', async () => {
+  test('a read_only key: exit 3 and nothing pending', async ({ sb, alias, cli, unfinished, reserveOne }) => {
     const uuid = await reserveOne();
     const r = await cli(['cancel', uuid, '-y'], { key: sb.keys.read_only });
     expect(r.code).toBe(3);
@@ -264,7 +244,7 @@ describe('cancel against the sandbox', () => {
     expect(await reservations(sb, alias, 'new')).toHaveLength(1);
   });
 
-  it('no -y in a pipe: exit 2 and no request', async () => {
+  test('no -y in a pipe: exit 2 and no request', async ({ sb, cli, reserveOne }) => {
     const uuid = await reserveOne();
     const r = await cli(['cancel', uuid]);
     expect(r.code).toBe(2);

@@ -3,16 +3,16 @@ import { randomUUID } from 'node:crypto';
 // with which choices (only cars free on the dates), and that answers become the request.
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { Api } from '../../src/api/endpoints.js';
 import { makeSleep, resolveGlobals, type Context, type InStream } from '../../src/cli/context.js';
 import { reserve } from '../../src/commands/reserve.js';
 import { promptReservation, type Choice, type Prompter } from '../../src/cli/reserve-prompts.js';
 import { Journal } from '../../src/store/journal.js';
-import { FakeOut, TestHome } from '../helpers/cli.js';
+import { FakeOut } from '../helpers/cli.js';
 import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
-import { ALIAS, FakeBookingApi, KEYS } from './fake-api.js';
+import { ALIAS, KEYS, test as fakeTest } from './fake-api.js';
 
 type Answer = string | string[] | boolean | ((choices: Array<Choice<unknown>>) => unknown);
 
@@ -55,40 +55,34 @@ class ScriptedPrompter implements Prompter {
   }
 }
 
-let fake: FakeBookingApi;
-let home: TestHome;
-const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  fake = await FakeBookingApi.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = new TestHome();
-  fake.requests.length = 0;
-  fake.reservations.clear();
-});
-afterEach(async () => {
-  for (const fn of cleanups.splice(0)) await fn();
-  home.cleanup();
-});
+const test = fakeTest
+  /** What the command left to run at its end (ctx.onCleanup), run after the test. */
+  .extend('cleanups', async ({ home: _ }, { onCleanup }) => {
+    const cleanups: Array<() => unknown> = [];
+    onCleanup(async () => {
+      for (const fn of cleanups.splice(0)) await fn();
+    });
+    return cleanups;
+  })
+  /** A command context on a terminal (prompts allowed) against the fake. */
+  .extend('terminalContext', async ({ fake, home, cleanups }) => () =>
+    onTerminal(fake.baseUrl, home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' }), () => new Date(), cleanups),
+  );
 
-function terminalContext(): { ctx: Context; stdout: FakeOut; stderr: FakeOut } {
+/** A command context whose streams are terminals (so prompts are allowed), and those streams. */
+function onTerminal(baseUrl: string, env: NodeJS.ProcessEnv, now: () => Date, cleanups: Array<() => unknown>): { ctx: Context; stdout: FakeOut; stderr: FakeOut } {
   const stdout = new FakeOut(true);
   const stderr = new FakeOut(true);
   const stdin = new PassThrough() as unknown as InStream;
   stdin.isTTY = true;
   const io = { stdin, stdout, stderr };
-  const env = home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' });
   const controller = new AbortController();
-  const globals = resolveGlobals({ baseUrl: fake.baseUrl }, env, io);
   const ctx: Context = {
     io,
     env,
-    globals,
+    globals: resolveGlobals({ baseUrl }, env, io),
     version: '0.0.0-test',
-    now: () => new Date(),
+    now,
     sleep: makeSleep(controller.signal),
     signal: controller.signal,
     canPrompt: () => true,
@@ -98,7 +92,7 @@ function terminalContext(): { ctx: Context; stdout: FakeOut; stderr: FakeOut } {
 }
 
 describe('promptReservation', () => {
-  it('asks city, dates, a free car, protection, mileage, delivery and address, extras and promo', async () => {
+  test('asks city, dates, a free car, protection, mileage, delivery and address, extras and promo', async ({ fake }) => {
     const client = new ApiClient({ baseUrl: fake.baseUrl, timeoutMs: 5000, userAgent: 'test' });
     const prompter = new ScriptedPrompter(['miami', '2026-12-01 10:00', '2026-12-04T10:00', ALIAS, 'standard', 'unlimited', 'delivery', ' 5 Ocean Ave ', ['child_seat'], ' SPRING ']);
     const infos: string[] = [];
@@ -126,7 +120,7 @@ describe('promptReservation', () => {
     });
   });
 
-  it('does not ask what the command line gave, and refuses a check-out before check-in', async () => {
+  test('does not ask what the command line gave, and refuses a check-out before check-in', async ({ fake }) => {
     const client = new ApiClient({ baseUrl: fake.baseUrl, timeoutMs: 5000, userAgent: 'test' });
     const prompter = new ScriptedPrompter(['2026-12-01T09:00', 'pickup', '']);
     await expect(
@@ -142,7 +136,7 @@ describe('promptReservation', () => {
 });
 
 describe('reserve on a terminal', () => {
-  it('prompts for what is missing, shows the quote, confirms, then books', async () => {
+  test('prompts for what is missing, shows the quote, confirms, then books', async ({ fake, terminalContext }) => {
     const { ctx, stdout, stderr } = terminalContext();
     const prompter = new ScriptedPrompter(['la', '2026-12-01T10:00', '2026-12-04T10:00', ALIAS, 'minimum', 'limited', 'pickup', [], '', true]);
     const code = await reserve({}, ctx, prompter);
@@ -154,7 +148,7 @@ describe('reserve on a terminal', () => {
     expect(JSON.parse(fake.requestsOf('create')[0].body)).toMatchObject({ car_alias: ALIAS, options: { delivery_type: 'pickup' }, extras: [] });
   });
 
-  it('a "no" at the confirmation sends nothing and exits 1', async () => {
+  test('a "no" at the confirmation sends nothing and exits 1', async ({ fake, home, terminalContext }) => {
     const { ctx, stderr } = terminalContext();
     const prompter = new ScriptedPrompter([false]);
     const code = await reserve({ alias: ALIAS, from: '2026-12-01T10:00', to: '2026-12-04T10:00' }, ctx, prompter);
@@ -166,38 +160,25 @@ describe('reserve on a terminal', () => {
   });
 });
 
-describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Angeles)', () => {
-  let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await TestSandbox.start();
-  });
-  afterAll(() => sb.close());
-  beforeEach(() => sb.reset());
+const sandboxTest = test
+  .extend('sb', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sb = await TestSandbox.start();
+    onCleanup(() => sb.close());
+    return sb;
+  })
+  // reset before each test, as the fake is
+  .extend('reset', { auto: true }, async ({ sb }) => {
+    await sb.reset();
+  })
+  /** A command context on a terminal (prompts allowed) against the sandbox, on its clock. */
+  .extend('sandboxTerminal', async ({ sb, home, cleanups }) => () =>
+    onTerminal(sb.baseUrl, home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1' }), () => SANDBOX_NOW, cleanups),
+  );
 
-  function sandboxTerminal(): { ctx: Context; stdout: FakeOut; stderr: FakeOut } {
-    const stdout = new FakeOut(true);
-    const stderr = new FakeOut(true);
-    const stdin = new PassThrough() as unknown as InStream;
-    stdin.isTTY = true;
-    const io = { stdin, stdout, stderr };
-    const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1' });
-    const controller = new AbortController();
-    const ctx: Context = {
-      io,
-      env,
-      globals: resolveGlobals({ baseUrl: sb.baseUrl }, env, io),
-      version: '0.0.0-test',
-      now: () => SANDBOX_NOW,
-      sleep: makeSleep(controller.signal),
-      signal: controller.signal,
-      canPrompt: () => true,
-      onCleanup: (fn) => void cleanups.push(fn),
-    };
-    return { ctx, stdout, stderr };
-  }
+describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Angeles)', () => {
   const firstCar = (choices: Array<Choice<unknown>>) => choices[0].value;
 
-  it('the check-in prompt refuses a time already past there, and offers tomorrow 10:00 and three days later', async () => {
+  sandboxTest('the check-in prompt refuses a time already past there, and offers tomorrow 10:00 and three days later', async ({ sb }) => {
     const client = new ApiClient({ baseUrl: sb.baseUrl, timeoutMs: 5000, userAgent: 'test' });
     const api = new Api(client, 'x');
     const past = new ScriptedPrompter(['la', '2026-11-01 09:00']);
@@ -212,7 +193,7 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
     expect(result).toMatchObject({ from: '2026-11-02T10:00', to: '2026-11-05T10:00' });
   });
 
-  it('relative answers are read in the city zone', async () => {
+  sandboxTest('relative answers are read in the city zone', async ({ sb }) => {
     const client = new ApiClient({ baseUrl: sb.baseUrl, timeoutMs: 5000, userAgent: 'test' });
     const prompter = new ScriptedPrompter(['miami', '+2d 11:00', '+4d 9:30', firstCar, 'minimum', 'limited', 'pickup', [], '']);
     const result = await promptReservation({}, { api: new Api(client, 'x'), prompter, info: () => {}, now: SANDBOX_NOW });
@@ -220,7 +201,7 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
     expect(result).toMatchObject({ from: '2026-11-03T11:00', to: '2026-11-05T09:30' });
   });
 
-  it('asks again only the field the API refused (dates, then promo), and prints the one-line command even when not booked', async () => {
+  sandboxTest('asks again only the field the API refused (dates, then promo), and prints the one-line command even when not booked', async ({ sandboxTerminal }) => {
     const { ctx, stderr } = sandboxTerminal();
     const prompter = new ScriptedPrompter([
       'la',
@@ -248,7 +229,7 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
     expect(stderr.text()).toMatch(/warning: Promo code not found: .*asking again/);
     expect(stderr.text()).toMatch(/the same without prompts: carrental reserve [a-z0-9-]+ --from '2026-11-02 10:00' --to '2026-11-04 10:00' --protection standard --mileage limited\n/);
   });
-  it('when the create itself refuses the dates (the car taken meanwhile), asks again for the dates only, quotes again and books', async () => {
+  sandboxTest('when the create itself refuses the dates (the car taken meanwhile), asks again for the dates only, quotes again and books', async ({ sb, sandboxTerminal }) => {
     const { ctx, stdout, stderr } = sandboxTerminal();
     let alias = '';
     const takeTheCar = async () => {

@@ -1,51 +1,32 @@
 // `reserve` in-process against the stateful fake: validation before any request, the
 // quote with the key, the body, the journal around the create, retries under one key.
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Journal } from '../../src/store/journal.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { ALIAS, FAKE_NOW, FakeBookingApi, KEYS } from './fake-api.js';
+import { runCommand } from '../helpers/cli.js';
+import { ALIAS, FAKE_NOW, KEYS, test as fakeTest } from './fake-api.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04 10:00'];
 
-let fake: FakeBookingApi;
-let home: TestHome;
-let sleeps: number[];
-
-beforeAll(async () => {
-  fake = await FakeBookingApi.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = new TestHome();
-  sleeps = [];
-  fake.requests.length = 0;
-  fake.reservations.clear();
-});
-afterEach(() => home.cleanup());
-
-const sleep = async (ms: number) => {
-  sleeps.push(ms);
-};
-
-function reserve(args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; tty?: boolean } = {}) {
-  return runCommand(['--base-url', fake.baseUrl, 'reserve', ...args], { now: FAKE_NOW,
-    env: home.env({ CARRENTAL_API_KEY: opts.key ?? KEYS.write, CARRENTAL_WRITE_RETRIES: '3', ...opts.env }),
-    sleep,
-    signal: opts.signal,
-    tty: opts.tty,
-  });
-}
-
-const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
-/** Entries whose outcome is unknown (done ones are kept for the replay window). */
-const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
+const test = fakeTest
+  /** What the command slept, in ms (its sleeps return at once). */
+  .extend('sleeps', async () => [] as number[])
+  .extend('reserve', async ({ fake, home, sleeps }) => (args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; tty?: boolean } = {}) =>
+    runCommand(['--base-url', fake.baseUrl, 'reserve', ...args], {
+      now: FAKE_NOW,
+      env: home.env({ CARRENTAL_API_KEY: opts.key ?? KEYS.write, CARRENTAL_WRITE_RETRIES: '3', ...opts.env }),
+      sleep: async (ms) => void sleeps.push(ms),
+      signal: opts.signal,
+      tty: opts.tty,
+    }),
+  )
+  .extend('journal', async ({ home }) => () => new Journal({ path: join(home.dir, 'state', 'journal.json') }))
+  /** Entries whose outcome is unknown (done ones are kept for the replay window). */
+  .extend('unfinished', async ({ journal }) => async () => (await journal().list()).filter((e) => e.state === 'pending'));
 
 describe('reserve: before anything is sent', () => {
-  it('refuses to book in a pipe without -y: exit 2 and no request at all', async () => {
+  test('refuses to book in a pipe without -y: exit 2 and no request at all', async ({ fake, reserve, unfinished }) => {
     const r = await reserve([ALIAS, ...DATES]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/needs a confirmation.*not a terminal.*-y/);
@@ -54,7 +35,7 @@ describe('reserve: before anything is sent', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('refuses with --no-input and with CI set, even on a terminal', async () => {
+  test('refuses with --no-input and with CI set, even on a terminal', async ({ fake, home, reserve }) => {
     for (const extra of [{ args: ['--no-input'], env: {} }, { args: [], env: { CI: 'true' } }]) {
       const r = await runCommand(['--base-url', fake.baseUrl, ...extra.args, 'reserve', ALIAS, ...DATES], { now: FAKE_NOW,
         env: home.env({ CARRENTAL_API_KEY: KEYS.write, ...extra.env }),
@@ -67,14 +48,14 @@ describe('reserve: before anything is sent', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('asks for nothing in a script: missing alias or dates is a usage error', async () => {
+  test('asks for nothing in a script: missing alias or dates is a usage error', async ({ fake, reserve }) => {
     const r = await reserve(['-y', '--from', '2026-12-01T10:00']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('missing a car alias, --to');
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('validates dates, options and the idempotency key locally', async () => {
+  test('validates dates, options and the idempotency key locally', async ({ fake, reserve }) => {
     const cases: Array<[string[], RegExp]> = [
       [[ALIAS, '--from', '2026-12-04T10:00', '--to', '2026-12-01T10:00', '-y'], /must be after --from/],
       [[ALIAS, '--from', '2026-02-30T10:00', '--to', '2026-03-04T10:00', '-y'], /not a real date/],
@@ -95,7 +76,7 @@ describe('reserve: before anything is sent', () => {
 });
 
 describe('reserve: the booking', () => {
-  it('quotes with the key, creates with every field, prints the uuid alone in a pipe and the next step on stderr', async () => {
+  test('quotes with the key, creates with every field, prints the uuid alone in a pipe and the next step on stderr', async ({ fake, reserve, unfinished }) => {
     const r = await reserve([ALIAS, ...DATES, '--protection', 'standard', '--mileage', 'unlimited', '--delivery-address', ' 5 Ocean Ave ', '--extra', 'gps', '--extra', 'child_seat', '--extra', 'gps', '--promo', 'WELCOME10', '-y']);
     expect(r.code, r.stderr).toBe(0);
     const [uuid] = [...fake.reservations.keys()];
@@ -122,7 +103,7 @@ describe('reserve: the booking', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('always sends the three options, with the defaults, and no delivery address for pickup', async () => {
+  test('always sends the three options, with the defaults, and no delivery address for pickup', async ({ fake, reserve }) => {
     const r = await reserve([ALIAS, ...DATES, '-y']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(fake.requestsOf('create')[0].body)).toEqual({
@@ -134,7 +115,7 @@ describe('reserve: the booking', () => {
     });
   });
 
-  it('prints an object with the uuid with --json, and a labelled block on a terminal', async () => {
+  test('prints the uuid as a JSON string with --json, and a labelled block on a terminal', async ({ fake, reserve }) => {
     const json = await reserve([ALIAS, ...DATES, '-y', '--json']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout).uuid).toMatch(UUID_V4);
@@ -146,7 +127,7 @@ describe('reserve: the booking', () => {
     expect(tty.stdout).toContain('unpaid');
   });
 
-  it('a definitive refusal settles the journal: 409 car not available is exit 5 and nothing stays pending', async () => {
+  test('a definitive refusal settles the journal: 409 car not available is exit 5 and nothing stays pending', async ({ fake, reserve, unfinished }) => {
     fake.seed();
     const r = await reserve([ALIAS, ...DATES, '-y']);
     expect(r.code).toBe(5);
@@ -154,7 +135,7 @@ describe('reserve: the booking', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('a read_only key gets the upgrade message with the settings page, exit 3, nothing pending', async () => {
+  test('a read_only key gets the upgrade message with the settings page, exit 3, nothing pending', async ({ fake, reserve, unfinished }) => {
     const r = await reserve([ALIAS, ...DATES, '-y'], { key: KEYS.readOnly });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('api_key_write_upgrade_required');
@@ -163,13 +144,13 @@ describe('reserve: the booking', () => {
     expect(fake.reservations.size).toBe(0);
   });
 
-  it('needs a key before anything is sent', async () => {
-    const r = await runCommand(['--base-url', fake.baseUrl, 'reserve', ALIAS, ...DATES, '-y'], { now: FAKE_NOW, env: home.env() });
+  test('needs a key before anything is sent', async ({ fake, home, reserve }) => {
+    const r = await runCommand(['--base-url', fake.baseUrl, 'reserve', ALIAS, ...DATES, '-y'], { env: home.env() });
     expect(r.code).toBe(3);
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('after a success, the same command again replays the same key (the same uuid); --new is a new command with a new key', async () => {
+  test('after a success, the same command again replays the same key (the same uuid); --new is a new command with a new key', async ({ fake, reserve }) => {
     const first = await reserve([ALIAS, ...DATES, '-y']);
     expect(first.code).toBe(0);
     const replay = await reserve([ALIAS, ...DATES, '-y']);
@@ -186,7 +167,7 @@ describe('reserve: the booking', () => {
     expect(second.stdout).not.toBe(first.stdout);
   });
 
-  it('--new while an identical reserve is unfinished: exit 2 before any request', async () => {
+  test('--new while an identical reserve is unfinished: exit 2 before any request', async ({ fake, reserve }) => {
     const down = { status: 503, json: { error: 'down' } };
     fake.fault('create', down, down, down, down);
     expect((await reserve([ALIAS, ...DATES, '-y'])).code).toBe(6);
@@ -197,7 +178,7 @@ describe('reserve: the booking', () => {
     expect(fake.requests.slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
-  it('uses --idempotency-key as given', async () => {
+  test('uses --idempotency-key as given', async ({ fake, reserve }) => {
     const key = 'script-supplied-key-0001';
     const r = await reserve([ALIAS, ...DATES, '-y', '--idempotency-key', key]);
     expect(r.code, r.stderr).toBe(0);
@@ -206,7 +187,7 @@ describe('reserve: the booking', () => {
 });
 
 describe('reserve: unknown outcomes', () => {
-  it('retries a dropped connection after the commit with the same key and gets the original uuid', async () => {
+  test('retries a dropped connection after the commit with the same key and gets the original uuid', async ({ fake, reserve, unfinished }) => {
     fake.fault('create', { after: true, destroy: true });
     const r = await reserve([ALIAS, ...DATES, '-y']);
     expect(r.code, r.stderr).toBe(0);
@@ -218,7 +199,7 @@ describe('reserve: unknown outcomes', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('waits out 409 operation_in_progress (Retry-After 2) and then succeeds', async () => {
+  test('waits out 409 operation_in_progress (Retry-After 2) and then succeeds', async ({ fake, sleeps, reserve }) => {
     fake.fault('create', { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } });
     const r = await reserve([ALIAS, ...DATES, '-y']);
     expect(r.code, r.stderr).toBe(0);
@@ -228,7 +209,7 @@ describe('reserve: unknown outcomes', () => {
     expect(fake.reservations.size).toBe(1);
   });
 
-  it('keeps waiting out operation_in_progress beyond the attempt count (an identical run is busy), within the time budget', async () => {
+  test('keeps waiting out operation_in_progress beyond the attempt count (an identical run is busy), within the time budget', async ({ fake, sleeps, reserve }) => {
     const busy = { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } };
     fake.fault('create', ...Array.from({ length: 9 }, () => busy)); // more than the 4 attempts CARRENTAL_WRITE_RETRIES=3 allows
     const r = await reserve([ALIAS, ...DATES, '-y']);
@@ -240,7 +221,7 @@ describe('reserve: unknown outcomes', () => {
     expect(fake.reservations.size).toBe(1);
   });
 
-  it('gives up on operation_in_progress once the time budget is spent: exit 6, the entry stays', async () => {
+  test('gives up on operation_in_progress once the time budget is spent: exit 6, the entry stays', async ({ fake, reserve, unfinished }) => {
     const busy = { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } };
     fake.fault('create', busy);
     const r = await reserve([ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRY_SECONDS: '1' } });
@@ -250,7 +231,7 @@ describe('reserve: unknown outcomes', () => {
     expect(await unfinished()).toHaveLength(1);
   });
 
-  it('503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun finishes with the same key', async () => {
+  test('503 operation_outcome_unknown until retries run out: exit 6, entry kept, the rerun finishes with the same key', async ({ fake, reserve, unfinished }) => {
     const unknown = { status: 503, headers: { 'retry-after': '1' }, json: { error: 'The outcome of the operation is unknown', error_code: 'operation_outcome_unknown' } };
     fake.fault('create', { ...unknown, after: true }, unknown, unknown, unknown);
     const r = await reserve([ALIAS, ...DATES, '-y']);
@@ -275,7 +256,7 @@ describe('reserve: unknown outcomes', () => {
     expect(await unfinished()).toEqual([]);
   });
 
-  it('does not reuse a journaled key for different options', async () => {
+  test('does not reuse a journaled key for different options', async ({ fake, reserve, unfinished }) => {
     fake.fault('create', { status: 503, json: { error: 'down' } }, { status: 503, json: { error: 'down' } }, { status: 503, json: { error: 'down' } }, { status: 503, json: { error: 'down' } });
     expect((await reserve([ALIAS, ...DATES, '-y'])).code).toBe(6);
     const other = await reserve([ALIAS, ...DATES, '--protection', 'standard', '-y']);
@@ -286,7 +267,7 @@ describe('reserve: unknown outcomes', () => {
     expect(await unfinished()).toHaveLength(1);
   });
 
-  it('Ctrl-C while the request is in flight: exit 130, the entry stays, the message says a rerun is safe', async () => {
+  test('Ctrl-C while the request is in flight: exit 130, the entry stays, the message says a rerun is safe', async ({ fake, reserve, unfinished }) => {
     const controller = new AbortController();
     fake.fault('create', { after: true, delayMs: 300 });
     const pending = reserve([ALIAS, ...DATES, '-y'], { signal: controller.signal });
@@ -305,7 +286,7 @@ describe('reserve: unknown outcomes', () => {
     expect(again.stdout.trim()).toBe([...fake.reservations.keys()][0]);
   });
 
-  it('bounds the retries by CARRENTAL_WRITE_RETRIES and rejects a malformed value', async () => {
+  test('bounds the retries by CARRENTAL_WRITE_RETRIES and rejects a malformed value', async ({ fake, reserve }) => {
     fake.fault('create', { status: 500, json: { error: 'boom' } });
     const r = await reserve([ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRIES: '0' } });
     expect(r.code).toBe(6);

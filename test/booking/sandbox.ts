@@ -1,6 +1,8 @@
-// Helpers for booking tests against the real sandbox: its admin API (faults, counters, the
-// customer's payment) and dates that are valid for its rules.
-import type { RunningSandbox } from '../../src/sandbox/index.js';
+// Booking tests against the real sandbox, in-process: their fixtures (`test`), the sandbox's
+// admin API (faults, counters, the customer's payment) and dates valid for its rules.
+import { test as base } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { runCommand, TestHome, type RunOpts, type RunResult } from '../helpers/cli.js';
 
 /** The sandbox clock in these tests: trips below are 11+ days ahead, inside opening hours. */
 export const SANDBOX_NOW = new Date('2026-11-20T18:00:00Z');
@@ -56,3 +58,38 @@ export async function resetSandbox(sb: RunningSandbox): Promise<void> {
   await admin(sb, 'DELETE', '/faults');
   await admin(sb, 'DELETE', '/requests');
 }
+
+/**
+ * A command against the file's sandbox, in the test's home, with the booking customer's key
+ * (opts.env adds to it); its sleeps return at once unless opts.sleep says otherwise.
+ */
+export type BookingCli = (args: string[], opts?: RunOpts) => Promise<RunResult>;
+
+const noWait = async () => {};
+
+/**
+ * The fixtures of these tests: one sandbox per file (on SANDBOX_NOW); before every test it
+ * is reset and a fresh temporary home made (removed after the test); `alias`, a car free for
+ * FROM..TO (the request log emptied after finding it); `cli`, a command against all that. A
+ * file with other needs extends or overrides one (`test.override('cli', ...)`).
+ */
+export const test = base
+  .extend('sb', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
+    onCleanup(() => sb.close());
+    return sb;
+  })
+  .extend('home', { auto: true }, async ({ sb }, { onCleanup }) => {
+    await resetSandbox(sb);
+    const home = new TestHome();
+    onCleanup(() => home.cleanup());
+    return home;
+  })
+  .extend('alias', async ({ sb, home: _ }) => {
+    const [alias] = await freeCars(sb, 1);
+    await admin(sb, 'DELETE', '/requests');
+    return alias;
+  })
+  .extend('cli', async ({ sb, home }): Promise<BookingCli> => {
+    return (args, opts = {}) => runCommand(['--base-url', sb.baseUrl, ...args], { sleep: noWait, ...opts, env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...opts.env }) });
+  });

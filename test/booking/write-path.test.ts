@@ -3,55 +3,36 @@
 // what a person at a terminal sees while a create or cancel is retried or resumed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { describeFailure } from '../../src/booking/journaled-write.js';
 import { Journal } from '../../src/store/journal.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { ALIAS, FAKE_NOW, FakeBookingApi, KEYS } from './fake-api.js';
+import { runCommand } from '../helpers/cli.js';
+import { ALIAS, FAKE_NOW, KEYS, test as fakeTest } from './fake-api.js';
 
 const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'];
 const ESC = '\u001b';
 const ERASE = `\r${ESC}[2K`;
 
-let fake: FakeBookingApi;
-let home: TestHome;
-let sleeps: number[];
-
-beforeAll(async () => {
-  fake = await FakeBookingApi.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = new TestHome();
-  sleeps = [];
-  fake.requests.length = 0;
-  fake.reservations.clear();
-});
-afterEach(() => home.cleanup());
-
-const journalPath = () => join(home.dir, 'state', 'journal.json');
-const journal = () => new Journal({ path: journalPath() });
-const unfinished = async () => (await journal().list()).filter((e) => e.state === 'pending');
-
-function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; sleep?: (ms: number) => Promise<void> } = {}) {
-  return runCommand(['--base-url', fake.baseUrl, ...args], { now: FAKE_NOW,
-    env: home.env({ CARRENTAL_API_KEY: KEYS.write, CARRENTAL_WRITE_RETRIES: '3', NO_COLOR: '1', ...opts.env }),
-    sleep:
-      opts.sleep ??
-      (async (ms) => {
-        sleeps.push(ms);
-      }),
-    tty: opts.tty,
-  });
-}
+const test = fakeTest
+  /** What the command slept, in ms (unless a test gives it a sleep, they return at once). */
+  .extend('sleeps', async () => [] as number[])
+  .extend('cli', async ({ fake, home, sleeps }) => (args: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; sleep?: (ms: number) => Promise<void> } = {}) =>
+    runCommand(['--base-url', fake.baseUrl, ...args], {
+      now: FAKE_NOW,
+      env: home.env({ CARRENTAL_API_KEY: KEYS.write, CARRENTAL_WRITE_RETRIES: '3', NO_COLOR: '1', ...opts.env }),
+      sleep: opts.sleep ?? (async (ms) => void sleeps.push(ms)),
+      tty: opts.tty,
+    }),
+  )
+  .extend('journalPath', async ({ home }) => () => join(home.dir, 'state', 'journal.json'))
+  .extend('journal', async ({ journalPath }) => () => new Journal({ path: journalPath() }))
+  .extend('unfinished', async ({ journal }) => async () => (await journal().list()).filter((e) => e.state === 'pending'))
+  .extend('keysSent', async ({ fake }) => (op: 'create' | 'cancel') => fake.requestsOf(op).map((q) => q.headers['idempotency-key']));
 
 const boom = { status: 500, json: { error: 'boom' } };
-const keysSent = (op: 'create' | 'cancel') => fake.requestsOf(op).map((q) => q.headers['idempotency-key']);
 
 describe('a final 5xx is not an answer', () => {
-  it('a final 500 on create keeps the journal entry and a rerun reuses its key', async () => {
+  test('a final 500 on create keeps the journal entry and a rerun reuses its key', async ({ fake, cli, unfinished, keysSent }) => {
     fake.fault('create', boom);
     const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRIES: '0' } });
     expect(r.code).toBe(6);
@@ -65,7 +46,7 @@ describe('a final 5xx is not an answer', () => {
     expect(fake.reservations.size).toBe(1);
   });
 
-  it('a final 500 on cancel keeps the journal entry and a rerun reuses its key', async () => {
+  test('a final 500 on cancel keeps the journal entry and a rerun reuses its key', async ({ fake, cli, unfinished, keysSent }) => {
     const booked = fake.seed();
     fake.fault('cancel', boom);
     const r = await cli(['cancel', booked.uuid, '-y'], { env: { CARRENTAL_WRITE_RETRIES: '0' } });
@@ -78,7 +59,7 @@ describe('a final 5xx is not an answer', () => {
     expect(keysSent('cancel')).toEqual([entry.key, entry.key]);
   });
 
-  it('a 4xx on create is the answer: the entry goes, and the rerun sends a new key', async () => {
+  test('a 4xx on create is the answer: the entry goes, and the rerun sends a new key', async ({ fake, cli, journal, keysSent }) => {
     fake.fault('create', { status: 422, json: { error: 'bad dates', error_code: 'invalid_dates' } });
     const r = await cli(['reserve', ALIAS, ...DATES, '-y']);
     expect(r.code).toBe(1);
@@ -92,7 +73,7 @@ describe('a final 5xx is not an answer', () => {
 });
 
 describe('on a terminal', () => {
-  it('each retry shows a progress line naming the failure, the wait and the attempt, erased before the result', async () => {
+  test('each retry shows a progress line naming the failure, the wait and the attempt, erased before the result', async ({ fake, sleeps, cli, keysSent }) => {
     fake.fault('create', boom, { status: 503, headers: { 'retry-after': '3' }, json: { error: 'down', error_code: 'operation_outcome_unknown' } });
     const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
@@ -102,14 +83,14 @@ describe('on a terminal', () => {
     expect(new Set(keysSent('create')).size).toBe(1);
   });
 
-  it('a dropped connection is named in the progress line', async () => {
+  test('a dropped connection is named in the progress line', async ({ fake, cli }) => {
     fake.fault('create', { after: true, destroy: true });
     const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/\r\u001b\[2Kconnection failed \((UND_ERR_SOCKET|ECONNRESET)\): retrying the reserve with the same idempotency key in 1 s \(attempt 2 of 4\)/);
   });
 
-  it('409 operation_in_progress shows that the same command is still running and when it asks again', async () => {
+  test('409 operation_in_progress shows that the same command is still running and when it asks again', async ({ fake, sleeps, cli }) => {
     fake.fault('cancel', { status: 409, headers: { 'retry-after': '2' }, json: { error: 'Operation in progress', error_code: 'operation_in_progress' } });
     const booked = fake.seed();
     const r = await cli(['cancel', booked.uuid, '-y'], { tty: true, env: { CARRENTAL_WRITE_RETRIES: '0' } });
@@ -120,7 +101,7 @@ describe('on a terminal', () => {
     expect(sleeps).toEqual([2000]);
   });
 
-  it('in a pipe there is no progress line at all', async () => {
+  test('in a pipe there is no progress line at all', async ({ fake, cli }) => {
     fake.fault('create', boom);
     const r = await cli(['reserve', ALIAS, ...DATES, '-y']);
     expect(r.code, r.stderr).toBe(0);
@@ -128,7 +109,7 @@ describe('on a terminal', () => {
     expect(r.stderr).not.toContain(ESC);
   });
 
-  it('the resume message says how old the pending command is and which key it reuses', async () => {
+  test('the resume message says how old the pending command is and which key it reuses', async ({ fake, home, cli, unfinished }) => {
     fake.fault('create', boom);
     const first = await cli(['reserve', ALIAS, ...DATES, '-y'], { env: { CARRENTAL_WRITE_RETRIES: '0' } });
     expect(first.code).toBe(6);
@@ -144,7 +125,7 @@ describe('on a terminal', () => {
     expect(r.stderr.match(/resuming a pending/g)).toHaveLength(1);
   });
 
-  it('a replay within the window says what the earlier run got, and that --new books another', async () => {
+  test('a replay within the window says what the earlier run got, and that --new books another', async ({ fake, home, cli, journal }) => {
     const first = await cli(['reserve', ALIAS, ...DATES, '-y']);
     expect(first.code).toBe(0);
     const uuid = first.stdout.trim();
@@ -158,7 +139,7 @@ describe('on a terminal', () => {
     expect(r.stderr).toContain(`already reserved by this same command 2 min ago: ${uuid} (replaying idempotency key ${entry.key}; --new books another)\n`);
   });
 
-  it("the journal's warnings reach the terminal: a corrupt journal is set aside and the reserve goes ahead", async () => {
+  test("the journal's warnings reach the terminal: a corrupt journal is set aside and the reserve goes ahead", async ({ fake, home, cli, journalPath, journal }) => {
     mkdirSync(join(home.dir, 'state'), { recursive: true });
     writeFileSync(journalPath(), '{"version":2,"entries":[{"id":');
     const r = await cli(['reserve', ALIAS, ...DATES, '-y'], { tty: true });
@@ -167,7 +148,7 @@ describe('on a terminal', () => {
     expect(fake.reservations.size).toBe(1);
   });
 
-  it('an entry cleared in another terminal while retrying: the next retry warns that a rerun would send a new key', async () => {
+  test('an entry cleared in another terminal while retrying: the next retry warns that a rerun would send a new key', async ({ fake, cli, journal }) => {
     fake.fault('create', boom, boom);
     let cleared = false;
     const r = await cli(['reserve', ALIAS, ...DATES, '-y'], {
@@ -184,7 +165,7 @@ describe('on a terminal', () => {
 });
 
 describe('describeFailure', () => {
-  it('names a status with its error code, a timeout, and a failed connection with its code', () => {
+  test('names a status with its error code, a timeout, and a failed connection with its code', () => {
     expect(describeFailure({ kind: 'status', status: 502 })).toBe('HTTP 502');
     expect(describeFailure({ kind: 'status', status: 503, errorCode: 'operation_outcome_unknown' })).toBe('HTTP 503 operation_outcome_unknown');
     expect(describeFailure({ kind: 'network', timedOut: true, code: 'UND_ERR_HEADERS_TIMEOUT' })).toBe('timed out');

@@ -1,30 +1,22 @@
 // `cars --available`: with dates, only the cars the catalog marks available (the API has no
 // such filter: the command filters what it fetched); without dates a usage error before any
 // request. In-process against a loopback sandbox, where some cars are taken for the dates.
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import type { CarsPage } from '../../src/api/schemas.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { runCommand } from '../helpers/cli.js';
+import { sandboxTest } from '../helpers/sandbox-admin.js';
 
-let sb: TestSandbox;
-let home: TestHome;
+const test = sandboxTest({ config: { catalogRateLimitPerMinute: 100_000 } }).extend(
+  'cars',
+  async ({ sb, home }) =>
+    (args: string[], tty = false) =>
+      runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(), tty, sleep: async () => {} }),
+);
 
-beforeAll(async () => {
-  sb = await TestSandbox.start({ config: { catalogRateLimitPerMinute: 100_000 } });
-});
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
-
-const cars = (args: string[], tty = false) => runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(), tty, sleep: async () => {} });
-// two dates the fixtures book some LA cars over (the demo customer's trips and others)
 const FROM = '2026-12-02T10:00';
 const TO = '2026-12-05T10:00';
 
-it('keeps only the cars available for the dates, in --json and in the table', async () => {
+test('keeps only the cars available for the dates, in --json and in the table', async ({ sb, cars }) => {
   const all = await sb.api<CarsPage>(`/cars?city=la&date_from=${FROM}&date_to=${TO}&limit=200`);
   const available = all.cars.filter((c) => c.is_available === true).map((c) => c.car_alias);
   expect(available.length).toBeGreaterThan(0);
@@ -46,7 +38,7 @@ it('keeps only the cars available for the dates, in --json and in the table', as
   expect(tty.stderr).toContain(`${available.length} of the ${all.cars.length} cars fetched are available`);
 });
 
-it('--all --available filters every page', async () => {
+test('--all --available filters every page', async ({ sb, cars }) => {
   const all = await sb.api<CarsPage>(`/cars?city=la&date_from=${FROM}&date_to=${TO}&limit=200`);
   const res = await cars(['--city', 'la', '--from', FROM, '--to', TO, '--all', '--available', '--json']);
   expect(res.code, res.stderr).toBe(0);
@@ -57,7 +49,7 @@ it('--all --available filters every page', async () => {
   expect(page.cars.length).toBe(all.cars.filter((c) => c.is_available === true).length);
 });
 
-it('without dates it is a usage error before any request', async () => {
+test('without dates it is a usage error before any request', async ({ sb, cars }) => {
   const res = await cars(['--city', 'la', '--available']);
   expect(res.code).toBe(2);
   expect(res.stderr).toContain('--available needs --from and --to');

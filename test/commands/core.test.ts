@@ -1,39 +1,30 @@
 // The command tree, global options and the error path, in-process, against a scripted
 // loopback server that records every request (so "no request was sent" is checked).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { StubServer, stubCar } from '../helpers/stub-server.js';
+import { describe, expect } from 'vitest';
+import { runCommand } from '../helpers/cli.js';
+import { stubCar, test as stubTest } from '../helpers/stub-server.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
-let stub: StubServer;
-let home: TestHome;
 const noSleep = async () => {};
 
-beforeAll(async () => {
-  stub = await StubServer.start();
-});
-afterAll(async () => {
-  await stub.close();
-});
-beforeEach(() => {
-  home = new TestHome();
-  stub.requests.length = 0;
-  stub.handler = () => ({ json: { data: { cars: [stubCar('car-1')], total: 1, has_more: false } } });
-});
-afterEach(() => home.cleanup());
-
-const run = (argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean } = {}) =>
-  runCommand(argv, { env: home.env(opts.env), tty: opts.tty, sleep: noSleep });
+const test = stubTest
+  // one car, unless a test scripts another answer
+  .extend('oneCar', { auto: true }, async ({ stub }) => {
+    stub.handler = () => ({ json: { data: { cars: [stubCar('car-1')], total: 1, has_more: false } } });
+  })
+  .extend('run', async ({ home }) => (argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean } = {}) =>
+    runCommand(argv, { env: home.env(opts.env), tty: opts.tty, sleep: noSleep }),
+  );
 
 describe('the command tree', () => {
-  it('prints an overview when run alone', async () => {
+  test('prints an overview when run alone', async ({ run }) => {
     const r = await run([]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('carrental --sandbox cars --city la');
     expect(r.stderr).toBe('');
   });
 
-  it('suggests the nearest command for a typo (exit 2)', async () => {
+  test('suggests the nearest command for a typo (exit 2)', async ({ run }) => {
     const r = await run(['carz']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("error: unknown command 'carz'\n(Did you mean one of car, cars?)\n");
@@ -43,7 +34,7 @@ describe('the command tree', () => {
     expect(sub.stderr).toContain('(Did you mean status?)');
   });
 
-  it('prints help on stdout with exit 0, global options included', async () => {
+  test('prints help on stdout with exit 0, global options included', async ({ run }) => {
     const r = await run(['cars', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--from <date>');
@@ -51,13 +42,13 @@ describe('the command tree', () => {
     expect(r.stdout).toContain('carrental cars --city la');
   });
 
-  it('prints the version', async () => {
+  test('prints the version', async ({ run }) => {
     const r = await run(['--version']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('refuses an unknown option or a bad choice with exit 2 and no request', async () => {
+  test('refuses an unknown option or a bad choice with exit 2 and no request', async ({ stub, run }) => {
     expect((await run(['--base-url', stub.baseUrl, 'cars', '--colour'])).code).toBe(2);
     const r = await run(['--base-url', stub.baseUrl, 'cars', '--city', 'paris']);
     expect(r.code).toBe(2);
@@ -67,11 +58,11 @@ describe('the command tree', () => {
 });
 
 describe('the API key is never an argument', () => {
-  it.each([
+  test.for([
     [['auth', 'login', KEY]],
     [['config', 'set', 'api_key', KEY]],
     [['cars', `--api-key=${KEY}`]],
-  ])('refuses %j without echoing the key', async (argv) => {
+  ])('refuses %j without echoing the key', async ([argv], { run }) => {
     const r = await run(argv);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('an API key is never accepted as a command-line argument');
@@ -79,7 +70,7 @@ describe('the API key is never an argument', () => {
     expect(r.stderr + r.stdout).not.toContain(KEY);
   });
 
-  it('redacts a key-shaped token in commander’s own messages', async () => {
+  test('redacts a key-shaped token in commander’s own messages', async ({ run }) => {
     const r = await run(['cars', '--token=svc_abcd-1234']);
     expect(r.code).toBe(2);
     expect(r.stderr).not.toContain('svc_abcd-1234');
@@ -87,7 +78,7 @@ describe('the API key is never an argument', () => {
 });
 
 describe('global options and environment', () => {
-  it('says how to configure a profile with no base URL (exit 2, nothing sent)', async () => {
+  test('says how to configure a profile with no base URL (exit 2, nothing sent)', async ({ run }) => {
     const r = await run(['cars']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
@@ -100,7 +91,7 @@ describe('global options and environment', () => {
     expect((await run(['cars'], { env: { CARRENTAL_PROFILE: 'ci' } })).stderr).toContain('profile "ci"');
   });
 
-  it('takes the base URL from --base-url or CARRENTAL_BASE_URL, flag first', async () => {
+  test('takes the base URL from --base-url or CARRENTAL_BASE_URL, flag first', async ({ stub, run }) => {
     expect((await run(['cars'], { env: { CARRENTAL_BASE_URL: stub.baseUrl } })).code).toBe(0);
     expect((await run(['--base-url', stub.baseUrl, 'cars'], { env: { CARRENTAL_BASE_URL: 'http://127.0.0.1:9/v1' } })).code).toBe(0);
     expect(stub.requests).toHaveLength(2);
@@ -109,13 +100,13 @@ describe('global options and environment', () => {
     expect(bad.stderr).toContain('base_url must end with /v1');
   });
 
-  it('validates --timeout and CARRENTAL_TIMEOUT before anything is sent', async () => {
+  test('validates --timeout and CARRENTAL_TIMEOUT before anything is sent', async ({ stub, run }) => {
     expect((await run(['--base-url', stub.baseUrl, '--timeout', 'soon', 'cars'])).code).toBe(2);
     expect((await run(['--base-url', stub.baseUrl, 'cars'], { env: { CARRENTAL_TIMEOUT: '-3' } })).code).toBe(2);
     expect(stub.requests).toHaveLength(0);
   });
 
-  it('times a slow API out after --timeout / CARRENTAL_TIMEOUT (exit 6)', async () => {
+  test('times a slow API out after --timeout / CARRENTAL_TIMEOUT (exit 6)', async ({ stub, run }) => {
     stub.handler = () => ({ delayMs: 1_500, json: { data: { cars: [], total: 0, has_more: false } } });
     const r = await run(['--base-url', stub.baseUrl, '--timeout', '0.2', 'cars']);
     expect(r.code).toBe(6);
@@ -125,7 +116,7 @@ describe('global options and environment', () => {
     expect(env.code).toBe(6);
   });
 
-  it('--debug and CARRENTAL_DEBUG trace to stderr, never the key', async () => {
+  test('--debug and CARRENTAL_DEBUG trace to stderr, never the key', async ({ stub, run }) => {
     stub.handler = () => ({ json: { data: { rent_subtotal: 1, rent_discount_amount: 0, protection_total: 0, trip_fee_total: 0, final_total: 1, display_total: 1, display_trip_total: 1, display_mode: 'trip_total', blended_day_rate: 1, discounted_day_rate: 1, deposit_cents: 0 } } });
     const argv = ['--base-url', stub.baseUrl, 'quote', 'car-1', '--from', '2026-12-01T10:00', '--to', '2026-12-02T10:00'];
     const r = await run(['--debug', ...argv], { env: { CARRENTAL_API_KEY: KEY } });
@@ -140,7 +131,7 @@ describe('global options and environment', () => {
     expect(quiet.stderr).not.toContain('> POST');
   });
 
-  it('--json prints the payload only; errors also as the API error object on stderr', async () => {
+  test('--json prints the payload only; errors also as the API error object on stderr', async ({ stub, run }) => {
     const ok = await run(['--base-url', stub.baseUrl, '--json', 'cars']);
     expect(JSON.parse(ok.stdout)).toEqual({ cars: [stubCar('car-1')], total: 1, has_more: false });
     stub.handler = () => ({ status: 400, json: { error: 'Invalid pagination', error_code: 'invalid_pagination', request_id: 'req_7' } });
@@ -152,7 +143,7 @@ describe('global options and environment', () => {
     );
   });
 
-  it('a response that breaks the schema is one line naming the field, exit 1', async () => {
+  test('a response that breaks the schema is one line naming the field, exit 1', async ({ stub, run }) => {
     stub.handler = () => ({ json: { data: { cars: [{ car_alias: 'x', name: 'X' }], total: 1, has_more: false } } });
     const r = await run(['--base-url', stub.baseUrl, 'cars']);
     expect(r.code).toBe(1);
@@ -164,7 +155,7 @@ describe('global options and environment', () => {
 describe('retries', () => {
   const limited = { status: 429, headers: { 'retry-after': '1' }, json: { error: 'Rate limit exceeded', error_code: 'rate_limited' } };
 
-  it('429 then success: progress on a terminal’s stderr, erased before the data', async () => {
+  test('429 then success: progress on a terminal’s stderr, erased before the data', async ({ stub, run }) => {
     stub.handler = (_r, i) => (i === 0 ? limited : { json: { data: { cars: [stubCar('car-1')], total: 1, has_more: false } } });
     const r = await run(['--base-url', stub.baseUrl, 'cars'], { tty: true });
     expect(r.code).toBe(0);
@@ -174,7 +165,7 @@ describe('retries', () => {
     expect(r.stdout).toContain('car-1');
   });
 
-  it('no progress in a pipe; after the last attempt exit 6 with a hint', async () => {
+  test('no progress in a pipe; after the last attempt exit 6 with a hint', async ({ stub, run }) => {
     stub.handler = () => limited;
     const r = await run(['--base-url', stub.baseUrl, 'cars']);
     expect(r.code).toBe(6);

@@ -2,35 +2,18 @@
 // promo) and where the deposit stands, when the API returns them; `invoices` explains a DEBT
 // invoice as the payable of what is owed. In-process against the sandbox; unit tests for a
 // server that sends none of these fields.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Trip } from '../../src/api/schemas.js';
 import { bookingPairs, depositPair } from '../../src/render/trip-booking.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, admin, freeCars, resetSandbox } from '../booking/sandbox.js';
-
-let sb: RunningSandbox;
-let home: TestHome;
-
-beforeAll(async () => {
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await resetSandbox(sb);
-  home = new TestHome();
-});
-afterEach(() => home.cleanup());
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { FROM, TO, admin, freeCars, test } from '../booking/sandbox.js';
 
 // a terminal's text without its styles
 // eslint-disable-next-line no-control-regex
 const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
-const cli = (args: string[], tty = false) => runCommand(['--base-url', sb.baseUrl, ...args], { env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }), tty });
 
 /** A free LA car with at least two extras, and those extras' item types and titles. */
-async function carWithExtras(): Promise<{ alias: string; extras: Array<{ item_type: string; title: string }> }> {
+async function carWithExtras(sb: RunningSandbox): Promise<{ alias: string; extras: Array<{ item_type: string; title: string }> }> {
   for (const alias of await freeCars(sb, 10)) {
     const car = (await (await fetch(`${sb.baseUrl}/cars/${alias}`)).json()) as { data: { prices?: { extras?: Array<{ item_type: string; title: string }> } } };
     const extras = car.data.prices?.extras ?? [];
@@ -40,8 +23,8 @@ async function carWithExtras(): Promise<{ alias: string; extras: Array<{ item_ty
 }
 
 describe('trips <uuid>: the Booking section', () => {
-  it('shows protection, mileage, delivery address, extras by title, the promo code and the deposit due', async () => {
-    const { alias, extras } = await carWithExtras();
+  test('shows protection, mileage, delivery address, extras by title, the promo code and the deposit due', async ({ sb, cli }) => {
+    const { alias, extras } = await carWithExtras(sb);
     const [a, b] = extras;
     const reserved = await cli([
       'reserve', alias, '--from', FROM, '--to', TO, '--protection', 'standard', '--mileage', 'unlimited',
@@ -63,15 +46,14 @@ describe('trips <uuid>: the Booking section', () => {
     expect(res.stdout).toContain('deposit status\tdue');
     expect(res.stdout).not.toMatch(/^#/m);
     // on a terminal: in words
-    const shown = plain((await cli(['trips', uuid], true)).stdout);
+    const shown = plain((await cli(['trips', uuid], { tty: true })).stdout);
     expect(shown).toContain('Booking');
     expect(shown).toMatch(/delivery\s+to 1 Main St, Los Angeles/);
     for (const e of [a, b]) expect(shown).toContain(`${e.title} (${e.item_type})`);
     expect(shown.replace(/\s+/g, ' ')).toMatch(new RegExp(`deposit status \\$[\\d,.]+ due, not authorised yet \\(the customer authorises it on the page from \`carrental pay-link ${uuid} --type deposit\`\\)`));
   });
 
-  it('the defaults read as such, and the deposit reads authorised once held', async () => {
-    const [alias] = await freeCars(sb, 1);
+  test('the defaults read as such, and the deposit reads authorised once held', async ({ sb, alias, cli }) => {
     const uuid = (await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y'])).stdout.trim();
     await admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'deposit' });
     const res = await cli(['trips', uuid]);
@@ -81,7 +63,7 @@ describe('trips <uuid>: the Booking section', () => {
     expect(res.stdout).toContain('delivery\tpickup\n');
     expect(res.stdout).toContain('extras\t\n');
     expect(res.stdout).toContain('deposit status\theld\n');
-    const shown = plain((await cli(['trips', uuid], true)).stdout).replace(/\s+/g, ' ');
+    const shown = plain((await cli(['trips', uuid], { tty: true })).stdout).replace(/\s+/g, ' ');
     expect(shown).toContain('protection minimum (the default)');
     expect(shown).toContain('mileage limited (the default)');
     expect(shown).toContain('delivery none: picked up at the car (the default)');
@@ -92,8 +74,7 @@ describe('trips <uuid>: the Booking section', () => {
 });
 
 describe('DEBT invoices', () => {
-  it('trips and invoices explain the DEBT invoice as the payable of what is owed, not a second charge', async () => {
-    const [alias] = await freeCars(sb, 1);
+  test('trips and invoices explain the DEBT invoice as the payable of what is owed, not a second charge', async ({ alias, cli }) => {
     const uuid = (await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y'])).stdout.trim();
     const trip = await cli(['trips', uuid]); // reading the detail prepares the DEBT invoice
     expect(trip.stdout).toContain('DEBT');

@@ -1,10 +1,9 @@
 // `carrental help <topic>` prints a section of the manual (docs/) as terminal text, read from
 // the same files the manual is, so the two cannot drift; the topics exist in the pages, say
 // what the code does (every exit code, every environment variable), are listed by
-// `carrental help` and offered by completion.
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// `carrental help` and offered by completion. What the built CLI does with them (it reads
+// the docs/ it ships with, and says so when they are missing) is topics.e2e.test.ts.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCompletion, SHELLS } from '../../src/cli/completion-gen.js';
@@ -12,7 +11,7 @@ import { HELP_TOPICS } from '../../src/cli/help-topics.js';
 import { topicText } from '../../src/commands/help.js';
 import { EXIT_CODES } from '../../src/errors.js';
 import { renderMarkdown, section } from '../../src/render/markdown.js';
-import { ROOT, runBin } from '../helpers/bin.js';
+import { ROOT } from '../helpers/bin.js';
 import { runCommand } from '../helpers/cli.js';
 
 const page = (name: string) => readFileSync(join(ROOT, 'docs', name), 'utf8');
@@ -124,32 +123,5 @@ describe('carrental help', () => {
     expect(line, 'no completion of `help <TAB>` with commands and topics').toBeDefined();
     for (const t of HELP_TOPICS) expect(line).toContain(t.name);
     expect(script.split('\n').filter((l) => /-a 'help'|\bhelp:help for|'help' /.test(l)).length).toBeLessThanOrEqual(2);
-  });
-});
-
-describe('the built CLI', () => {
-  it('reads the topics from the docs/ it ships with', async () => {
-    const r = await runBin(['help', 'idempotency']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe(await topicText(topic('idempotency')));
-  });
-});
-
-describe('a carrental without its manual', () => {
-  it('says so in one line, exit 1, instead of crashing', () => {
-    // a copy of the built package with no docs/ next to dist/
-    const dir = mkdtempSync(join(tmpdir(), 'carrental-nodocs-'));
-    try {
-      for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
-      const r = spawnSync(process.execPath, [join(dir, 'bin', 'carrental.js'), 'help', 'exit-codes'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
-      expect(r.status).toBe(1);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toContain('the manual is not installed with this carrental');
-      expect(r.stderr).not.toMatch(/\n\s+at /);
-      // the commands' own help does not need it
-      expect(spawnSync(process.execPath, [join(dir, 'bin', 'carrental.js'), 'help', 'cars'], { encoding: 'utf8' }).status).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });

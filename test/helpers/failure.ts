@@ -11,3 +11,16 @@ export async function failure(p: Promise<unknown>): Promise<CliError> {
   }
   throw new Error('expected the call to fail');
 }
+
+/** The usage error (exit 2) a synchronous call throws; the test fails if it returns or throws anything else. */
+export function usageError(fn: () => unknown): CliError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).kind).toBe('usage');
+    expect((err as CliError).exitCode).toBe(2);
+    return err as CliError;
+  }
+  throw new Error('expected a usage error');
+}

@@ -1,6 +1,6 @@
 // A sandbox for command tests: fixed clock, quiet, and small helpers around its admin API
 // (/__sandbox/...): the request log (to prove what was or was not sent), faults, config.
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, test as base } from 'vitest';
 import { TestHome } from './cli.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
@@ -35,6 +35,26 @@ export function sandboxPerTest(onStart: (sb: TestSandbox) => void, onHome: (home
     await sb.reset();
   });
   afterEach(() => home.cleanup());
+}
+
+/**
+ * The same as fixtures (test.extend): `sb`, one sandbox per file (started with these
+ * options), and `home`, a fresh TestHome per test (removed after it), made after the
+ * sandbox is reset.
+ */
+export function sandboxTest(options?: SandboxOptions) {
+  return base
+    .extend('sb', { scope: 'file' }, async ({}, { onCleanup }) => {
+      const sb = await TestSandbox.start(options);
+      onCleanup(() => sb.close());
+      return sb;
+    })
+    .extend('home', { auto: true }, async ({ sb }, { onCleanup }) => {
+      await sb.reset();
+      const home = new TestHome();
+      onCleanup(() => home.cleanup());
+      return home;
+    });
 }
 
 export class TestSandbox {

@@ -3,6 +3,8 @@
 // Anything the test did not script answers 500, so a stray request is visible.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test as base } from 'vitest';
+import { TestHome } from './cli.js';
 
 export interface Recorded {
   method: string;
@@ -98,3 +100,21 @@ export function stubCar(alias: string, extra: Record<string, unknown> = {}): Rec
     ...extra,
   };
 }
+
+/**
+ * Fixtures (test.extend): `stub`, one StubServer per file (answering 500 until a test
+ * scripts it), whose request log is emptied before each test; `home`, a fresh TestHome
+ * per test (removed after it).
+ */
+export const test = base
+  .extend('stub', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const stub = await StubServer.start();
+    onCleanup(() => stub.close());
+    return stub;
+  })
+  .extend('home', { auto: true }, async ({ stub }, { onCleanup }) => {
+    stub.requests.length = 0;
+    const home = new TestHome();
+    onCleanup(() => home.cleanup());
+    return home;
+  });

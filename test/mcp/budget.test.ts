@@ -1,28 +1,13 @@
 // What the MCP server costs an agent's context, measured as the bytes of the minified
 // JSON-RPC answers it sends (docs/agents.md has the figures), and the words it uses: tool
 // names and arguments, never the command line's flags.
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, resetSandbox } from '../booking/sandbox.js';
+import { describe, expect } from 'vitest';
+import { FROM, TO, test } from '../booking/sandbox.js';
 import { errorOf, serve, structured } from './in-process.js';
 
 /** The budgets of issue 23, in bytes. */
 export const BUDGET = { listReadOnly: 24 * 1024, listBooking: 32 * 1024, search: 10 * 1024, flow: 40 * 1024 };
 
-let sb: RunningSandbox;
-let home: TestHome;
-beforeAll(async () => {
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await resetSandbox(sb);
-  home = new TestHome();
-});
-afterEach(() => home.cleanup());
 
 /** A command-line flag or command in any text an agent reads. */
 const CLI_WORDS = /(^|[\s(`"'])--[a-z]|carrental [a-z]/;
@@ -43,7 +28,7 @@ function* properties(schema: any, path: string): Generator<[string, any]> {
 }
 
 describe('context budgets', () => {
-  it('tools/list: at most 24 KB read-only and 32 KB with booking; every input described; no CLI words', async () => {
+  test('tools/list: at most 24 KB read-only and 32 KB with booking; every input described; no CLI words', async ({ sb, home }) => {
     for (const [argv, budget, count] of [[[], BUDGET.listReadOnly, 14], [['--allow-booking'], BUDGET.listBooking, 16]] as const) {
       const s = await serve(sb, home, { argv: [...argv] });
       const { tools } = await s.client.listTools();
@@ -58,7 +43,7 @@ describe('context budgets', () => {
     }
   });
 
-  it('search_cars with a city and dates: at most 10 KB, compact cars, a page with has_more and next_offset; fields asks for more', async () => {
+  test('search_cars with a city and dates: at most 10 KB, compact cars, a page with has_more and next_offset; fields asks for more', async ({ sb, home }) => {
     const s = await serve(sb, home);
     try {
       const r = await s.call('search_cars', { city: 'la', date_from: FROM, date_to: TO });
@@ -77,7 +62,7 @@ describe('context budgets', () => {
     }
   });
 
-  it('search → get_car → quote → reserve → payment_link → get_trip: at most 40 KB together, money once per amount, no CLI words', async () => {
+  test('search → get_car → quote → reserve → payment_link → get_trip: at most 40 KB together, money once per amount, no CLI words', async ({ sb, home }) => {
     const s = await serve(sb, home);
     let total = 0;
     const results: unknown[] = [];
@@ -105,7 +90,7 @@ describe('context budgets', () => {
     for (const text of strings(results)) expect(text).not.toMatch(CLI_WORDS);
   });
 
-  it('errors speak tool, not CLI: a date in the past names date_checkin, not a flag; so do an empty alias and a missing key', async () => {
+  test('errors speak tool, not CLI: a date in the past names date_checkin, not a flag; so do an empty alias and a missing key', async ({ sb, home }) => {
     const s = await serve(sb, home);
     try {
       const alias = structured(await s.call('search_cars', { city: 'la' })).cars[0].car_alias;

@@ -3,43 +3,27 @@
 // unexpected failure is a tool error logged with its stack, a failed read after a cancel
 // still reports the cancellation, and the tools check their arguments before any request.
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { Api } from '../../src/api/endpoints.js';
 import { JournaledWrite } from '../../src/booking/journaled-write.js';
 import { CliError } from '../../src/errors.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { Journal } from '../../src/store/journal.js';
-import { TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, faults, freeCars, requests, resetSandbox } from '../booking/sandbox.js';
+import { FROM, TO, faults, freeCars, requests, test as bookingTest } from '../booking/sandbox.js';
 import { errorOf, serve, structured, type Session } from './in-process.js';
 
-let sb: RunningSandbox;
-let home: TestHome;
-let alias: string;
-
-beforeAll(async () => {
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await resetSandbox(sb);
-  home = new TestHome();
-  [alias] = await freeCars(sb, 1);
-});
 afterEach(() => {
   vi.restoreAllMocks();
-  home.cleanup();
 });
 
-const journal = () => new Journal({ path: join(home.dir, 'state', 'journal.json') });
-const tripArgs = () => ({ car_alias: alias, date_checkin: FROM, date_checkout: TO });
-const confirmed = async (s: Session) => ({ ...tripArgs(), confirmation: structured(await s.call('quote', tripArgs())).confirmation as string });
+const test = bookingTest
+  .extend('journal', async ({ home }) => () => new Journal({ path: join(home.dir, 'state', 'journal.json') }))
+  .extend('tripArgs', async ({ alias }) => () => ({ car_alias: alias, date_checkin: FROM, date_checkout: TO }))
+  /** The trip's arguments with the confirmation a quote through the session gave. */
+  .extend('confirmed', async ({ tripArgs }) => async (s: Session) => ({ ...tripArgs(), confirmation: structured(await s.call('quote', tripArgs())).confirmation as string }));
 
 describe('MCP write path: failures', () => {
-  it('a definitive refusal is a tool error without a resume step, and leaves nothing pending', async () => {
+  test('a definitive refusal is a tool error without a resume step, and leaves nothing pending', async ({ sb, home, journal, confirmed }) => {
     const s = await serve(sb, home);
     try {
       const args = await confirmed(s);
@@ -55,7 +39,7 @@ describe('MCP write path: failures', () => {
     }
   });
 
-  it('a cancel whose reservation cannot be read afterwards still reports the cancellation', async () => {
+  test('a cancel whose reservation cannot be read afterwards still reports the cancellation', async ({ sb, home, confirmed }) => {
     const s = await serve(sb, home);
     try {
       const uuid = structured(await s.call('reserve', await confirmed(s))).reservation_uuid as string;
@@ -74,7 +58,7 @@ describe('MCP write path: failures', () => {
     }
   });
 
-  it("an unexpected failure (not a CliError) is a tool error, logged with its stack on the server's stderr", async () => {
+  test("an unexpected failure (not a CliError) is a tool error, logged with its stack on the server's stderr", async ({ sb, home, confirmed }) => {
     const s = await serve(sb, home);
     let stderr = '';
     try {
@@ -89,7 +73,7 @@ describe('MCP write path: failures', () => {
     expect(stderr).toMatch(/carrental mcp: reserve failed unexpectedly: Error: boom\n\s+at /);
   });
 
-  it('a failure before anything was sent is not told to resume with a key', async () => {
+  test('a failure before anything was sent is not told to resume with a key', async ({ sb, home, confirmed }) => {
     const s = await serve(sb, home);
     try {
       const args = await confirmed(s);
@@ -104,7 +88,7 @@ describe('MCP write path: failures', () => {
     }
   });
 
-  it('a read after the booking that fails says the status is unknown, never that it is new', async () => {
+  test('a read after the booking that fails says the status is unknown, never that it is new', async ({ sb, home, confirmed }) => {
     const s = await serve(sb, home);
     try {
       const args = await confirmed(s);
@@ -118,7 +102,7 @@ describe('MCP write path: failures', () => {
     }
   });
 
-  it('a CliError is not logged as unexpected, and a usage error is not told to resume', async () => {
+  test('a CliError is not logged as unexpected, and a usage error is not told to resume', async ({ sb, home, confirmed }) => {
     const s = await serve(sb, home);
     let stderr = '';
     try {
@@ -133,7 +117,7 @@ describe('MCP write path: failures', () => {
     expect(stderr).not.toContain('failed unexpectedly');
   });
 
-  it('the tools check a uuid and the dates themselves too, naming the argument, before any request', async () => {
+  test('the tools check a uuid and the dates themselves too, naming the argument, before any request', async ({ tripArgs }) => {
     const reserve = TOOLS.find((t) => t.name === 'reserve')!;
     const cancel = TOOLS.find((t) => t.name === 'cancel_reservation')!;
     await expect(reserve.run({ ...tripArgs(), date_checkin: '2026-02-30T10:00', confirmation: 'x' } as never, {} as never)).rejects.toThrow(/date_checkin/);

@@ -1,31 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Trip, TripsList } from '../../src/api/schemas.js';
-import { type Harness, availableCar, expectError, newKey, reserve, startHarness, tripBody } from './harness.js';
+import { availableCar, expectError, newKey, reserve, test as harnessTest, tripBody } from './harness.js';
 
-let h: Harness;
-let key: string;
-beforeEach(async () => {
-  h = await startHarness({ config: { maxActiveReservations: 100 } });
-  key = h.sb.keys.booking_write;
-});
-afterEach(() => h.close());
 
 // Now is 2026-03-10 11:00 in Los Angeles.
 const EARLY = ['2026-04-14T10:00', '2026-04-17T10:00'] as const;
 const LATE = ['2026-03-11T20:00', '2026-03-13T20:00'] as const; // 33 hours away: inside the 48-hour window
 
-const detail = async (uuid: string) => Trip.parse((await h.call('GET', `/my/reservation/${uuid}`, { key })).json.data);
-const cancel = (uuid: string, k = key) => h.call('DELETE', `/my/reservation/${uuid}`, { key: k, idempotencyKey: newKey() });
-
-async function booked([from, to]: readonly [string, string], pay: ('rent' | 'deposit')[]) {
-  const car = await availableCar(h, from, to);
-  const uuid = await reserve(h, key, tripBody(car.car_alias, from, to));
-  for (const payment_type of pay) expect((await h.admin('POST', '/pay', { reservation_uuid: uuid, payment_type })).status).toBe(200);
-  return { uuid, car, before: await detail(uuid) };
-}
+const test = harnessTest
+  .extend('detail', async ({ h, key }) => async (uuid: string) => Trip.parse((await h.call('GET', `/my/reservation/${uuid}`, { key })).json.data))
+  .extend('cancel', async ({ h, key }) => (uuid: string, k = key) => h.call('DELETE', `/my/reservation/${uuid}`, { key: k, idempotencyKey: newKey() }))
+  /** A reservation for the dates, with these payments made, and its detail before the test. */
+  .extend('booked', async ({ h, key, detail }) => async ([from, to]: readonly [string, string], pay: ('rent' | 'deposit')[]) => {
+    const car = await availableCar(h, from, to);
+    const uuid = await reserve(h, key, tripBody(car.car_alias, from, to));
+    for (const payment_type of pay) expect((await h.admin('POST', '/pay', { reservation_uuid: uuid, payment_type })).status).toBe(200);
+    return { uuid, car, before: await detail(uuid) };
+  });
 
 describe('DELETE /my/reservation/{uuid}', () => {
-  it('cancels an unpaid trip early for free: nothing to release or refund', async () => {
+  test('cancels an unpaid trip early for free: nothing to release or refund', async ({ h, key, detail, cancel, booked }) => {
     const { uuid } = await booked(EARLY, []);
     const res = await cancel(uuid);
     expect(res.status).toBe(200);
@@ -42,7 +36,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expect(trips.active.some((t) => t.uuid === uuid)).toBe(false);
   });
 
-  it('cancels a paid trip with a deposit hold early: hold released, refund recorded and awaiting review', async () => {
+  test('cancels a paid trip with a deposit hold early: hold released, refund recorded and awaiting review', async ({ h, detail, cancel, booked }) => {
     const { uuid, before } = await booked(EARLY, ['rent', 'deposit']);
     const paid = before.invoices!.find((i) => i.type === 'RENT')!.amount;
     expect((await cancel(uuid)).status).toBe(200);
@@ -67,7 +61,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expect(after.payment_status).toEqual({ type: 'settled' });
   });
 
-  it('charges one day of rent when an unpaid trip is cancelled late, which is then owed', async () => {
+  test('charges one day of rent when an unpaid trip is cancelled late, which is then owed', async ({ detail, cancel, booked }) => {
     const { uuid, before } = await booked(LATE, []);
     expect((await cancel(uuid)).status).toBe(200);
     const d = await detail(uuid);
@@ -80,7 +74,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expect(d.cancellation_outcome).toMatchObject({ hold_release: { status: 'not_required' }, refund_review: { status: 'not_required' } });
   });
 
-  it('keeps the fee out of the refund when a paid trip is cancelled late', async () => {
+  test('keeps the fee out of the refund when a paid trip is cancelled late', async ({ detail, cancel, booked }) => {
     const { uuid, before } = await booked(LATE, ['rent']);
     const paid = before.invoices!.find((i) => i.type === 'RENT')!.amount;
     expect((await cancel(uuid)).status).toBe(200);
@@ -91,7 +85,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expect(d.payment_status).toMatchObject({ type: 'refund', amount: paid - fee.amount });
   });
 
-  it('refuses to cancel what cannot be cancelled with 400 reservation_not_cancellable', async () => {
+  test('refuses to cancel what cannot be cancelled with 400 reservation_not_cancellable', async ({ h, key, cancel, booked }) => {
     const { uuid } = await booked(EARLY, []);
     expect((await cancel(uuid)).status).toBe(200);
     expectError(await cancel(uuid), 400, 'reservation_not_cancellable');
@@ -104,7 +98,7 @@ describe('DELETE /my/reservation/{uuid}', () => {
     expectError(await cancel(started.uuid), 400, 'reservation_not_cancellable');
   });
 
-  it('answers 404 for an unknown or foreign reservation whatever its status', async () => {
+  test('answers 404 for an unknown or foreign reservation whatever its status', async ({ h, key, cancel }) => {
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
     for (const t of [...trips.active, ...trips.history]) expectError(await cancel(t.uuid!, h.sb.keys.other_customer), 404, 'reservation_not_found');
     expectError(await cancel('2b0c7d3e-0000-4000-8000-000000000000'), 404, 'reservation_not_found');

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
-import { ApiErrorBody } from '../../src/api/schemas.js';
+import { expect, test as base } from 'vitest';
+import { ApiErrorBody, TripsList } from '../../src/api/schemas.js';
 import { type RunningSandbox, type SandboxOptions, sandboxExtraCredentials, startSandbox } from '../../src/sandbox/index.js';
 
 /** 11:00 in Los Angeles (PDT), 14:00 in Miami (EDT); the anchor day is 2026-03-10. */
@@ -108,4 +108,28 @@ export async function reserve(h: Harness, key: string, body: unknown): Promise<s
   const res = await h.call('POST', '/my/reservation', { key, body, idempotencyKey: newKey() });
   if (res.status !== 200) throw new Error(`reserve failed: ${res.status} ${res.text}`);
   return res.json.data;
+}
+
+/**
+ * The fixtures of the HTTP-level tests that book: a harness of their own per test (a sandbox
+ * that lets a customer hold 100 reservations, closed after the test), and `key`, the booking
+ * customer's key.
+ */
+export const test = base
+  .extend('h', async ({}, { onCleanup }) => {
+    const h = await startHarness({ config: { maxActiveReservations: 100 } });
+    onCleanup(() => h.close());
+    return h;
+  })
+  .extend('key', async ({ h }) => h.sb.keys.booking_write);
+
+/** The demo customer's (dana's) fixture trips by state: one unpaid, one paid, one cancelled, one complete. */
+export async function danaTrips(h: Harness, key: string) {
+  const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
+  return {
+    unpaid: trips.active.find((t) => t.balance_cents! > 0)!,
+    paid: trips.active.find((t) => t.balance_cents === 0)!,
+    cancelled: trips.history.find((t) => t.status === 'cancelled')!,
+    complete: trips.history.find((t) => t.status === 'complete')!,
+  };
 }

@@ -1,36 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { type Harness, FIXED_NOW, availableCar, expectError, newKey, startHarness, tempDir, tripBody } from './harness.js';
+import { type Harness, FIXED_NOW, availableCar, expectError, newKey, tempDir, test as harnessTest, tripBody } from './harness.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 
-let h: Harness;
-let key: string;
-beforeEach(async () => {
-  h = await startHarness({ config: { maxActiveReservations: 100 } });
-  key = h.sb.keys.booking_write;
-});
-afterEach(() => h.close());
 
 const FROM = '2026-04-14T10:00';
 const TO = '2026-04-17T10:00';
 
-const count = async (customer = 'dana') => (await h.admin('GET', `/reservations?customer=${customer}`)).json.count as number;
-const create = (body: unknown, idempotencyKey?: string, k = key) => h.call('POST', '/my/reservation', { key: k, body, idempotencyKey });
+const test = harnessTest
+  .extend('count', async ({ h }) => async (customer = 'dana') => (await h.admin('GET', `/reservations?customer=${customer}`)).json.count as number)
+  .extend('create', async ({ h, key }) => (body: unknown, idempotencyKey?: string, k = key) => h.call('POST', '/my/reservation', { key: k, body, idempotencyKey }));
 
 describe('Idempotency-Key header', () => {
-  it('is required on create and cancel with an API key', async () => {
+  test('is required on create and cancel with an API key', async ({ h, key, create }) => {
     const car = await availableCar(h, FROM, TO);
     expectError(await create(tripBody(car.car_alias, FROM, TO)), 400, 'idempotency_key_required');
     const uuid = (await h.admin('GET', '/reservations?customer=dana&status=new')).json.uuids[0];
     expectError(await h.call('DELETE', `/my/reservation/${uuid}`, { key }), 400, 'idempotency_key_required');
   });
 
-  it.each([
+  test.for([
     ['15 characters', 'a'.repeat(15)],
     ['129 characters', 'a'.repeat(129)],
     ['a non-ASCII character', `${'a'.repeat(20)}é`],
     ['a tab', `${'a'.repeat(10)}\t${'a'.repeat(10)}`],
-  ])('must be 16 to 128 printable ASCII characters, not %s', async (_name, value) => {
+  ])('must be 16 to 128 printable ASCII characters, not %s', async ([_name, value], { h, key }) => {
     const car = await availableCar(h, FROM, TO);
     // fetch refuses some of these header values itself; node:http sends them as they are.
     const res = await rawCreate(h, key, value, tripBody(car.car_alias, FROM, TO));
@@ -38,20 +32,20 @@ describe('Idempotency-Key header', () => {
     expect(res.json.error_code).toBe('idempotency_key_invalid');
   });
 
-  it('accepts exactly 16 and 128 characters', async () => {
+  test('accepts exactly 16 and 128 characters', async ({ h, create }) => {
     const car = await availableCar(h, FROM, TO);
     expect((await create(tripBody(car.car_alias, FROM, TO), 'k'.repeat(16))).status).toBe(200);
     expect((await create(tripBody(car.car_alias, FROM, TO), `${'~ '.repeat(63)}!!`)).status).toBe(200);
   });
 
-  it('is optional with the application token', async () => {
+  test('is optional with the application token', async ({ h, create }) => {
     const car = await availableCar(h, FROM, TO);
     expect((await create(tripBody(car.car_alias, FROM, TO), undefined, h.extra.app_token)).status).toBe(200);
   });
 });
 
 describe('replays', () => {
-  it('returns the original status and body for a retry of a completed create, creating nothing', async () => {
+  test('returns the original status and body for a retry of a completed create, creating nothing', async ({ h, count, create }) => {
     const car = await availableCar(h, FROM, TO);
     const k = newKey();
     const before = await count();
@@ -64,7 +58,7 @@ describe('replays', () => {
     expect(await count()).toBe(before + 1);
   });
 
-  it('replays an original error of a completed command, request id included', async () => {
+  test('replays an original error of a completed command, request id included', async ({ h, create }) => {
     const car = await availableCar(h, FROM, TO);
     const k = newKey();
     const first = await create(tripBody(car.car_alias, '2026-03-01T10:00', '2026-03-04T10:00'), k);
@@ -73,7 +67,7 @@ describe('replays', () => {
     expect([second.status, second.text]).toEqual([400, first.text]);
   });
 
-  it('replays a cancel: the second answer is the first OK, not reservation_not_cancellable', async () => {
+  test('replays a cancel: the second answer is the first OK, not reservation_not_cancellable', async ({ h, key }) => {
     const uuid = (await h.admin('GET', '/reservations?customer=dana&status=new')).json.uuids[0];
     const k = newKey();
     const first = await h.call('DELETE', `/my/reservation/${uuid}`, { key, idempotencyKey: k });
@@ -83,7 +77,7 @@ describe('replays', () => {
     expectError(await h.call('DELETE', `/my/reservation/${uuid}`, { key, idempotencyKey: newKey() }), 400, 'reservation_not_cancellable');
   });
 
-  it('treats the same body with keys in another order as the same command', async () => {
+  test('treats the same body with keys in another order as the same command', async ({ h, create }) => {
     const car = await availableCar(h, FROM, TO);
     const k = newKey();
     const body = tripBody(car.car_alias, FROM, TO);
@@ -92,7 +86,7 @@ describe('replays', () => {
     expect((await create(JSON.stringify(reordered, null, 2), k)).text).toBe(first.text);
   });
 
-  it('scopes keys per customer', async () => {
+  test('scopes keys per customer', async ({ h, create }) => {
     const car = await availableCar(h, FROM, TO);
     const k = newKey();
     const a = await create(tripBody(car.car_alias, FROM, TO), k);
@@ -103,7 +97,7 @@ describe('replays', () => {
 });
 
 describe('mismatch and in-progress', () => {
-  it('answers 409 idempotency_mismatch for the same key with another body or reservation', async () => {
+  test('answers 409 idempotency_mismatch for the same key with another body or reservation', async ({ h, key, create }) => {
     const car = await availableCar(h, FROM, TO);
     const k = newKey();
     expect((await create(tripBody(car.car_alias, FROM, TO), k)).status).toBe(200);
@@ -117,7 +111,7 @@ describe('mismatch and in-progress', () => {
     expect((await h.call('GET', `/my/reservation/${b}`, { key })).json.data.status).toBe('new');
   });
 
-  it('answers 409 operation_in_progress with Retry-After 2 while the first attempt runs, then replays', async () => {
+  test('answers 409 operation_in_progress with Retry-After 2 while the first attempt runs, then replays', async ({ h, count, create }) => {
     await h.admin('POST', '/faults', { kind: 'latency', operation: 'createReservation', ms: 600, times: 1 });
     const car = await availableCar(h, FROM, TO);
     const k = newKey();

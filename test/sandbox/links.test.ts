@@ -1,30 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CardList, ExtensionPrice, ManualAction, Profile, Quote, TripsList, VerificationStatus } from '../../src/api/schemas.js';
-import { type Harness, availableCar, expectError, reserve, startHarness, tripBody } from './harness.js';
+import { describe, expect } from 'vitest';
+import { CardList, ExtensionPrice, ManualAction, Profile, Quote, VerificationStatus } from '../../src/api/schemas.js';
+import { availableCar, danaTrips, expectError, reserve, test as harnessTest, tripBody } from './harness.js';
 
-let h: Harness;
-let key: string;
-beforeEach(async () => {
-  h = await startHarness({ config: { maxActiveReservations: 100 } });
-  key = h.sb.keys.booking_write;
-});
-afterEach(() => h.close());
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-async function danaTrips() {
-  const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
-  return {
-    unpaid: trips.active.find((t) => t.balance_cents! > 0)!,
-    paid: trips.active.find((t) => t.balance_cents === 0)!,
-    cancelled: trips.history.find((t) => t.status === 'cancelled')!,
-    complete: trips.history.find((t) => t.status === 'complete')!,
-  };
-}
+const test = harnessTest.extend('danaTrips', async ({ h, key }) => () => danaTrips(h, key));
 
 describe('POST /my/reservation/{uuid}/payment-link', () => {
-  it('returns the pay page link for rent (spelled reservation on the page) and for the deposit', async () => {
+  test('returns the pay page link for rent (spelled reservation on the page) and for the deposit', async ({ h, key, danaTrips }) => {
     const { unpaid } = await danaTrips();
     for (const [type, page] of [['rent', 'reservation'], ['deposit', 'deposit']]) {
       const res = await h.call('POST', `/my/reservation/${unpaid.uuid}/payment-link`, { key, body: { payment_type: type } });
@@ -39,7 +24,7 @@ describe('POST /my/reservation/{uuid}/payment-link', () => {
     expect((await h.call('GET', `/my/reservation/${unpaid.uuid}`, { key })).json.data.payment_status.type).toBe('to_pay');
   });
 
-  it('records the flow with X-Agent-Client only when it is 1 to 64 printable ASCII characters', async () => {
+  test('records the flow with X-Agent-Client only when it is 1 to 64 printable ASCII characters', async ({ h, key, danaTrips }) => {
     const { unpaid } = await danaTrips();
     const link = (agent?: string) =>
       h.call('POST', `/my/reservation/${unpaid.uuid}/payment-link`, { key, body: { payment_type: 'rent' }, headers: agent === undefined ? {} : { 'X-Agent-Client': agent } });
@@ -54,7 +39,7 @@ describe('POST /my/reservation/{uuid}/payment-link', () => {
     expect(byId(good).created_at).toBe('2026-03-10T18:00:00.000Z');
   });
 
-  it('validates the request: 400 for the id, body and payment type', async () => {
+  test('validates the request: 400 for the id, body and payment type', async ({ h, key, danaTrips }) => {
     const { unpaid } = await danaTrips();
     const path = `/my/reservation/${unpaid.uuid}/payment-link`;
     expectError(await h.call('POST', '/my/reservation/not-a-uuid/payment-link', { key, body: { payment_type: 'rent' } }), 400, 'invalid_reservation_id');
@@ -64,7 +49,7 @@ describe('POST /my/reservation/{uuid}/payment-link', () => {
     expectError(await h.call('POST', path, { key, body: { payment_type: 'reservation' } }), 400, 'invalid_payment_type');
   });
 
-  it('answers 409 nothing_to_pay and reservation_cancelled', async () => {
+  test('answers 409 nothing_to_pay and reservation_cancelled', async ({ h, key, danaTrips }) => {
     const { paid, cancelled } = await danaTrips();
     expectError(await h.call('POST', `/my/reservation/${paid.uuid}/payment-link`, { key, body: { payment_type: 'rent' } }), 409, 'nothing_to_pay');
     expectError(await h.call('POST', `/my/reservation/${paid.uuid}/payment-link`, { key, body: { payment_type: 'deposit' } }), 409, 'nothing_to_pay');
@@ -73,7 +58,7 @@ describe('POST /my/reservation/{uuid}/payment-link', () => {
 });
 
 describe('POST /my/billing/cards/add-link', () => {
-  it('links to the cards page when a card is saved and to card-add when none is', async () => {
+  test('links to the cards page when a card is saved and to card-add when none is', async ({ h, key }) => {
     const dana = ManualAction.parse((await h.call('POST', '/my/billing/cards/add-link', { key })).json.data);
     expect(dana.action).toBe('add_payment_card');
     expect(dana.url).toBe(`${h.sb.appUrl}/billing/cards?agent_flow_id=${dana.agent_flow_id}`);
@@ -86,14 +71,14 @@ describe('POST /my/billing/cards/add-link', () => {
     expect(CardList.parse((await h.call('GET', '/my/billing/cards', { key: h.sb.keys.unverified })).json.data)[0].last4).toBe('1881');
   });
 
-  it('answers 403 card_payments_not_enabled for an account without card payments', async () => {
+  test('answers 403 card_payments_not_enabled for an account without card payments', async ({ h }) => {
     expectError(await h.call('POST', '/my/billing/cards/add-link', { key: h.sb.keys.no_card_payments }), 403, 'card_payments_not_enabled');
     expect((await h.admin('GET', '/agent-flows?customer=sam')).json.count).toBe(0);
   });
 });
 
 describe('extension price and link', () => {
-  it('prices an extension as the repriced trip minus what is charged', async () => {
+  test('prices an extension as the repriced trip minus what is charged', async ({ h, key }) => {
     const from = '2026-04-14T10:00';
     const car = await availableCar(h, from, '2026-04-22T10:00');
     const uuid = await reserve(h, key, tripBody(car.car_alias, from, '2026-04-17T10:00'));
@@ -114,7 +99,7 @@ describe('extension price and link', () => {
     expect((await h.call('GET', `/my/reservation/${uuid}`, { key })).json.data.date_checkout).toBe('2026-04-17T10:00');
   });
 
-  it('refuses invalid targets and inactive reservations', async () => {
+  test('refuses invalid targets and inactive reservations', async ({ h, key, danaTrips }) => {
     const { unpaid, cancelled, complete } = await danaTrips();
     const price = (uuid: string, body: unknown) => h.call('POST', `/my/billing/reservation/${uuid}/extension/price`, { key, body });
     const target = (t: string) => ({ modification_type: 'extend', new_checkout_date_time_local: t });
@@ -126,7 +111,7 @@ describe('extension price and link', () => {
     expectError(await price('nope', target('2026-06-01T10:00')), 400, 'invalid_reservation_id');
   });
 
-  it('links to the modify page, with the target as checkout when one was sent', async () => {
+  test('links to the modify page, with the target as checkout when one was sent', async ({ h, key, danaTrips }) => {
     const { unpaid, cancelled } = await danaTrips();
     const path = `/my/reservation/${unpaid.uuid}/extension-link`;
     const plain = ManualAction.parse((await h.call('POST', path, { key })).json.data);
@@ -148,7 +133,7 @@ describe('extension price and link', () => {
     expectError(await h.call('POST', '/my/reservation/123/extension-link', { key }), 400, 'invalid_reservation_id');
   });
 
-  it('executes a confirmed extension with an EXTEND invoice (the transition the page uses)', async () => {
+  test('executes a confirmed extension with an EXTEND invoice (the transition the page uses)', async ({ h, key, danaTrips }) => {
     const { paid } = await danaTrips();
     const preview = ExtensionPrice.parse(
       (await h.call('POST', `/my/billing/reservation/${paid.uuid}/extension/price`, { key, body: { modification_type: 'extend', new_checkout_date_time_local: '2026-04-05T10:00' } })).json.data,
@@ -164,7 +149,7 @@ describe('extension price and link', () => {
 });
 
 describe('account reads', () => {
-  it('shows the profile with the one saved card and no secrets', async () => {
+  test('shows the profile with the one saved card and no secrets', async ({ h, key }) => {
     const p = Profile.parse((await h.call('GET', '/my/profile', { key })).json.data);
     expect(p).toMatchObject({ first_name: 'Dana', is_approved_to_drive: true });
     expect(p.payment_methods).toEqual([{ id: expect.any(String), card_brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2029 }]);
@@ -172,7 +157,7 @@ describe('account reads', () => {
     expect((await h.call('GET', '/my/billing/cards', { key: h.sb.keys.no_card_payments })).json.data).toEqual([]);
   });
 
-  it('shows verification: verified, expiring soon, pending and expired', async () => {
+  test('shows verification: verified, expiring soon, pending and expired', async ({ h, key }) => {
     const v = async (k: string) => VerificationStatus.parse((await h.call('GET', '/my/verification', { key: k })).json.data);
     expect(await v(key)).toMatchObject({ status: 'verified', is_approved_to_drive: true, drivers_license: { status: 'approved', expired: false, expiring_soon: false } });
     expect(await v(h.sb.keys.other_customer)).toMatchObject({ status: 'verified', drivers_license: { expires_at: '2026-03-30', expiring_soon: true, expired: false } });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TripsList } from '../../src/api/schemas.js';
 import { formatCents } from '../../src/render/money.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { FIXED_NOW, type Harness, availableCar, expectError, reserve, startHarness, tempDir, tripBody } from './harness.js';
+import { FIXED_NOW, type Harness, availableCar, danaTrips, expectError, reserve, startHarness, tempDir, tripBody } from './harness.js';
 import { PageClient, field, formFields, pathOf, testId } from './page-client.js';
 
 let h: Harness;
@@ -28,15 +28,6 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-async function danaTrips() {
-  const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
-  return {
-    unpaid: trips.active.find((t) => t.balance_cents! > 0)!,
-    paid: trips.active.find((t) => t.balance_cents === 0)!,
-    cancelled: trips.history.find((t) => t.status === 'cancelled')!,
-    complete: trips.history.find((t) => t.status === 'complete')!,
-  };
-}
 
 const detail = async (uuid: string, k = key) => (await h.call('GET', `/my/reservation/${uuid}`, { key: k })).json.data;
 const link = async (path: string, body?: unknown, k = key) => {
@@ -47,7 +38,7 @@ const link = async (path: string, body?: unknown, k = key) => {
 
 describe('login', () => {
   it('a link opens nothing without a login: it goes to the demo login and comes back to the link', async () => {
-    const { unpaid } = await danaTrips();
+    const { unpaid } = await danaTrips(h, key);
     const action = await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'rent' });
     const first = await browser.get(pathOf(action.url));
     expect(first.status).toBe(303);
@@ -90,7 +81,7 @@ describe('login', () => {
 
 describe('paying rent and the deposit', () => {
   it('rent: the review shows the amount owed read from the state; confirming pays it (settled, RENT PAID, booked)', async () => {
-    const { unpaid } = await danaTrips();
+    const { unpaid } = await danaTrips(h, key);
     const before = await detail(unpaid.uuid!);
     expect(before.payment_status.type).toBe('to_pay');
     const action = await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'rent' }, h.sb.keys.read_only);
@@ -126,7 +117,7 @@ describe('paying rent and the deposit', () => {
   });
 
   it('deposit: the review shows the deposit; confirming places a HOLD (PAID in the legacy status), not a charge', async () => {
-    const { unpaid } = await danaTrips();
+    const { unpaid } = await danaTrips(h, key);
     const before = await detail(unpaid.uuid!);
     const deposit = before.invoices.find((i: any) => i.type === 'DEPOSIT');
     const action = await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'deposit' });
@@ -147,7 +138,7 @@ describe('paying rent and the deposit', () => {
   });
 
   it('refuses to charge an amount other than the one reviewed', async () => {
-    const { unpaid } = await danaTrips();
+    const { unpaid } = await danaTrips(h, key);
     await browser.login('dana');
     const review = await browser.open(`/app/trips/${unpaid.uuid}?intent=pay&payment_type=reservation`);
     const form = formFields(review.html, `/app/trips/${unpaid.uuid}/pay`);
@@ -163,7 +154,7 @@ describe('paying rent and the deposit', () => {
   });
 
   it('error pages: a foreign or unknown reservation is a 404, a cancelled one and nothing to pay a 409, a bad type a 400', async () => {
-    const { paid, cancelled, unpaid } = await danaTrips();
+    const { paid, cancelled, unpaid } = await danaTrips(h, key);
     const omars = TripsList.parse((await h.call('GET', '/my/trips', { key: h.sb.keys.other_customer })).json.data).active[0];
     const omarLink = await link(`/my/reservation/${omars.uuid}/payment-link`, { payment_type: 'rent' }, h.sb.keys.other_customer);
     await browser.login('dana');
@@ -270,7 +261,7 @@ describe('adding or replacing the card', () => {
 
 describe('confirming an extension', () => {
   it('shows the price of the link’s target from the state and moves the checkout with an EXTEND invoice on confirm', async () => {
-    const { unpaid } = await danaTrips();
+    const { unpaid } = await danaTrips(h, key);
     const target = `${unpaid.date_checkout!.slice(0, 8)}${String(Number(unpaid.date_checkout!.slice(8, 10)) + 2).padStart(2, '0')}T12:00`;
     const price = (await h.call('POST', `/my/billing/reservation/${unpaid.uuid}/extension/price`, { key, body: { modification_type: 'extend', new_checkout_date_time_local: target } })).json.data;
     expect(price.total_amount).toBeGreaterThan(0);
@@ -294,7 +285,7 @@ describe('confirming an extension', () => {
   });
 
   it('without a target shows a form; a bad target is shown as a problem; a past or cancelled trip cannot be extended', async () => {
-    const { unpaid, cancelled, complete } = await danaTrips();
+    const { unpaid, cancelled, complete } = await danaTrips(h, key);
     await browser.login('dana');
     const form = await browser.open(`/app/trips/${unpaid.uuid}/modify`);
     expect(form.status).toBe(200);
@@ -309,7 +300,7 @@ describe('confirming an extension', () => {
   });
 
   it('a price that changed since the review is refused', async () => {
-    const { unpaid } = await danaTrips();
+    const { unpaid } = await danaTrips(h, key);
     const target = `${unpaid.date_checkout!.slice(0, 8)}${String(Number(unpaid.date_checkout!.slice(8, 10)) + 1).padStart(2, '0')}T12:00`;
     await browser.login('dana');
     const review = await browser.open(`/app/trips/${unpaid.uuid}/modify?checkout=${target}`);
@@ -323,7 +314,7 @@ describe('confirming an extension', () => {
 
 describe('opening links changes nothing', () => {
   it('no GET of any page writes the state file, whatever the link', async () => {
-    const { unpaid, cancelled, paid } = await danaTrips();
+    const { unpaid, cancelled, paid } = await danaTrips(h, key);
     const target = `${unpaid.date_checkout!.slice(0, 8)}${String(Number(unpaid.date_checkout!.slice(8, 10)) + 1).padStart(2, '0')}T12:00`;
     const links = [
       await link(`/my/reservation/${unpaid.uuid}/payment-link`, { payment_type: 'rent' }),
@@ -358,7 +349,7 @@ describe('opening links changes nothing', () => {
 
 describe('forms are protected', () => {
   it('a confirmation without the session’s token, from another site, or without a session changes nothing', async () => {
-    const { unpaid } = await danaTrips();
+    const { unpaid } = await danaTrips(h, key);
     await browser.login('dana');
     const review = await browser.open(`/app/trips/${unpaid.uuid}?intent=pay&payment_type=reservation`);
     const form = formFields(review.html, `/app/trips/${unpaid.uuid}/pay`);

@@ -1,22 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Invoice, Quote, Trip, TripsList } from '../../src/api/schemas.js';
-import { type Harness, availableCar, expectError, newKey, reserve, startHarness, tripBody } from './harness.js';
+import { availableCar, expectError, newKey, reserve, test as harnessTest, tripBody } from './harness.js';
 
-let h: Harness;
-let key: string;
-beforeEach(async () => {
-  h = await startHarness({ config: { maxActiveReservations: 100 } });
-  key = h.sb.keys.booking_write;
-});
-afterEach(() => h.close());
 
 const FROM = '2026-04-14T10:00';
 const TO = '2026-04-17T10:00';
 
-const quote = (body: unknown, k?: string) => h.call('POST', '/reservation/quote', { body, key: k });
+const test = harnessTest.extend('quote', async ({ h }) => (body: unknown, k?: string) => h.call('POST', '/reservation/quote', { body, key: k }));
 
 describe('one price everywhere', () => {
-  it('car list total = quote final_total = reservation amounts, to the cent, with default options', async () => {
+  test('car list total = quote final_total = reservation amounts, to the cent, with default options', async ({ h, key, quote }) => {
     const car = await availableCar(h, FROM, TO);
     const q = Quote.parse((await quote({ car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO })).json.data);
     expect(q.final_total).toBe(car.display_trip_total_cents);
@@ -34,7 +27,7 @@ describe('one price everywhere', () => {
     expect(trip.days).toBe(3);
   });
 
-  it('agrees with every option selected, a promo code and a duration discount', async () => {
+  test('agrees with every option selected, a promo code and a duration discount', async ({ h, key, quote }) => {
     const from = '2026-05-01T09:00';
     const to = '2026-05-09T18:00';
     const list = (await h.call('GET', `/cars?city=la&limit=200&date_from=${from}&date_to=${to}`)).json.data.cars;
@@ -89,7 +82,7 @@ describe('quote and create refuse what the rules refuse', () => {
     ['an unknown car', () => ({ car_alias: 'no-such-car', date_checkin: FROM, date_checkout: TO }), 404, 'car_not_found'],
   ];
 
-  it.each(cases)('quote refuses %s', async (_name, body, status, code) => {
+  test.for(cases)('quote refuses %s', async ([_name, body, status, code], { h, quote }) => {
     const car = await availableCar(h, FROM, TO);
     expectError(await quote(body(car.car_alias)), status, code);
   });
@@ -99,7 +92,7 @@ describe('quote and create refuse what the rules refuse', () => {
     code === 'car_not_found' ? ([name, body, 400, 'invalid_request'] as (typeof cases)[number]) : ([name, body, status, code] as (typeof cases)[number]),
   );
 
-  it.each(createCases)('create refuses %s with the code the spec allows there', async (_name, body, status, code) => {
+  test.for(createCases)('create refuses %s with the code the spec allows there', async ([_name, body, status, code], { h, key }) => {
     const car = await availableCar(h, FROM, TO);
     const b = body(car.car_alias);
     const defaults = { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' };
@@ -107,7 +100,7 @@ describe('quote and create refuse what the rules refuse', () => {
     expectError(await h.call('POST', '/my/reservation', { key, idempotencyKey: newKey(), body: withOptions }), status, code);
   });
 
-  it('refuses null where the spec gives a type (options, extras, promo_code, an option), on quote and create', async () => {
+  test('refuses null where the spec gives a type (options, extras, promo_code, an option), on quote and create', async ({ h, key, quote }) => {
     const car = await availableCar(h, FROM, TO);
     const full = { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO, options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' } };
     for (const [body, code] of [
@@ -123,7 +116,7 @@ describe('quote and create refuse what the rules refuse', () => {
     expect((await quote({ ...full, options: { ...full.options, delivery_address: null } })).status).toBe(200);
   });
 
-  it('refuses a body that is not sent as JSON (text/plain is what a cross-site form sends)', async () => {
+  test('refuses a body that is not sent as JSON (text/plain is what a cross-site form sends)', async ({ h, key, quote }) => {
     const car = await availableCar(h, FROM, TO);
     const body = JSON.stringify({ car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO });
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
@@ -133,7 +126,7 @@ describe('quote and create refuse what the rules refuse', () => {
     expectError(await h.call('POST', '/my/reservation', { key, idempotencyKey: newKey(), body: JSON.stringify({ ...JSON.parse(body), options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' } }), headers: { 'Content-Type': 'text/plain' } }), 400, 'invalid_request_body');
   });
 
-  it('requires options and their three choices on create, not on quote', async () => {
+  test('requires options and their three choices on create, not on quote', async ({ h, key, quote }) => {
     const car = await availableCar(h, FROM, TO);
     const bare = { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO };
     expect((await quote(bare)).status).toBe(200);
@@ -142,7 +135,7 @@ describe('quote and create refuse what the rules refuse', () => {
     expectError(await h.call('POST', '/my/reservation', { key, idempotencyKey: newKey(), body: partial }), 400, 'invalid_options');
   });
 
-  it('refuses dates overlapping a block with 409 car_not_available', async () => {
+  test('refuses dates overlapping a block with 409 car_not_available', async ({ h, key, quote }) => {
     const list = (await h.call('GET', '/cars?limit=200')).json.data.cars;
     const c = list.find((x: any) => x.date_next_block !== null && x.date_next_block.slice(0, 10) > '2026-03-12');
     const day = c.date_next_block.slice(0, 10);
@@ -154,7 +147,7 @@ describe('quote and create refuse what the rules refuse', () => {
 });
 
 describe('promo codes', () => {
-  it('checks one-time use only when the customer is known', async () => {
+  test('checks one-time use only when the customer is known', async ({ h, key, quote }) => {
     const car = await availableCar(h, FROM, TO);
     const body = { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO, promo_code: 'FIRSTRIDE' };
     const anon = Quote.parse((await quote(body)).json.data);
@@ -165,7 +158,7 @@ describe('promo codes', () => {
     expectError(await h.call('POST', '/my/reservation', { key, idempotencyKey: newKey(), body: tripBody(car.car_alias, FROM, TO, { promo_code: 'FIRSTRIDE' }) }), 400, 'promo_already_used');
   });
 
-  it('marks a one-time code used when a reservation is created with it', async () => {
+  test('marks a one-time code used when a reservation is created with it', async ({ h, key, quote }) => {
     const car = await availableCar(h, FROM, TO);
     const q = { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO, promo_code: 'WELCOME10' };
     expect((await quote(q, key)).json.data.promo_discount_amount).toBe(Math.round(car.rent_trip_total_cents * 0.1));
@@ -174,7 +167,7 @@ describe('promo codes', () => {
     expect((await quote(q)).status).toBe(200);
   });
 
-  it('answers promo_codes_disabled when promo codes are switched off', async () => {
+  test('answers promo_codes_disabled when promo codes are switched off', async ({ h, quote }) => {
     const car = await availableCar(h, FROM, TO);
     expect((await h.admin('PATCH', '/config', { promoCodesEnabled: false })).json.promoCodesEnabled).toBe(false);
     expectError(await quote({ car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO, promo_code: 'SAVE50' }), 400, 'promo_codes_disabled');
@@ -183,14 +176,14 @@ describe('promo codes', () => {
 });
 
 describe('booking rules on create', () => {
-  it('refuses a driver who is not approved: licence pending or expired', async () => {
+  test('refuses a driver who is not approved: licence pending or expired', async ({ h }) => {
     const car = await availableCar(h, FROM, TO);
     for (const k of [h.sb.keys.unverified, h.extra.expired_licence]) {
       expectError(await h.call('POST', '/my/reservation', { key: k, idempotencyKey: newKey(), body: tripBody(car.car_alias, FROM, TO) }), 409, 'driver_not_approved');
     }
   });
 
-  it('refuses more than the maximum of active reservations with 409 active_reservation_exists', async () => {
+  test('refuses more than the maximum of active reservations with 409 active_reservation_exists', async ({ h, key }) => {
     await h.admin('PATCH', '/config', { maxActiveReservations: 3 });
     const car = await availableCar(h, FROM, TO);
     // Dana starts with two active trips.
@@ -201,7 +194,7 @@ describe('booking rules on create', () => {
     expect((await h.call('POST', '/my/reservation', { key: h.sb.keys.other_customer, idempotencyKey: newKey(), body: tripBody(car.car_alias, FROM, TO) })).status).toBe(200);
   });
 
-  it('creates an unpaid reservation that holds no calendar slot; payment books the car', async () => {
+  test('creates an unpaid reservation that holds no calendar slot; payment books the car', async ({ h, key, quote }) => {
     const car = await availableCar(h, FROM, TO);
     const a = await reserve(h, key, tripBody(car.car_alias, FROM, TO));
     const b = await reserve(h, h.sb.keys.other_customer, tripBody(car.car_alias, FROM, TO));
@@ -225,7 +218,7 @@ describe('booking rules on create', () => {
     expectError(await h.call('POST', '/reservation/quote', { body: { car_alias: car.car_alias, date_checkin: FROM, date_checkout: TO } }), 409, 'car_not_available');
   });
 
-  it('lists trips: active holds new ones, history the complete and cancelled', async () => {
+  test('lists trips: active holds new ones, history the complete and cancelled', async ({ h, key }) => {
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
     expect(trips.active.map((t) => t.status)).toEqual(['new', 'new']);
     expect(new Set(trips.history.map((t) => t.status))).toEqual(new Set(['complete', 'cancelled']));
@@ -237,7 +230,7 @@ describe('booking rules on create', () => {
     expect(trips.active[0].date_checkin! < trips.active[1].date_checkin!).toBe(true);
   });
 
-  it('reads a new trip as complete once its checkout has passed', async () => {
+  test('reads a new trip as complete once its checkout has passed', async ({ h, key }) => {
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
     const first = trips.active[0];
     await h.admin('POST', '/clock', { now: '2026-04-30T00:00:00Z' });
@@ -248,7 +241,7 @@ describe('booking rules on create', () => {
 });
 
 describe('the debt invoice (side effect of reading a reservation)', () => {
-  it('is created by reading the detail, refreshed in place, and never by reading invoices', async () => {
+  test('is created by reading the detail, refreshed in place, and never by reading invoices', async ({ h, key }) => {
     const car = await availableCar(h, FROM, TO);
     const uuid = await reserve(h, key, tripBody(car.car_alias, FROM, TO));
     const before = (await h.call('GET', `/my/reservation/${uuid}/invoices`, { key })).json;
@@ -277,7 +270,7 @@ describe('the debt invoice (side effect of reading a reservation)', () => {
     expect(extended.date_checkout).toBe('2026-04-18T10:00');
   });
 
-  it('shows a deposit HOLD as PAID on the detail and as HOLD elsewhere', async () => {
+  test('shows a deposit HOLD as PAID on the detail and as HOLD elsewhere', async ({ h, key }) => {
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
     const paid = trips.active.find((t) => t.balance_cents === 0)!;
     const detail = Trip.parse((await h.call('GET', `/my/reservation/${paid.uuid}`, { key })).json.data);
@@ -293,7 +286,7 @@ describe('the debt invoice (side effect of reading a reservation)', () => {
 });
 
 describe('fixture trips of the demo customer', () => {
-  it('cover every state with the financial summary the records support', async () => {
+  test('cover every state with the financial summary the records support', async ({ h, key }) => {
     const trips = TripsList.parse((await h.call('GET', '/my/trips', { key })).json.data);
     const details = await Promise.all(
       [...trips.active, ...trips.history].map(async (t) => Trip.parse((await h.call('GET', `/my/reservation/${t.uuid}`, { key })).json.data)),

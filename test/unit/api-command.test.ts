@@ -3,18 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { canonicalCreate, operationFor, parseHeaders, parseMethod, parsePath, readBody } from '../../src/commands/api.js';
 import { buildCreateRequest } from '../../src/booking/create-request.js';
 import type { InStream } from '../../src/cli/context.js';
-import { CliError } from '../../src/errors.js';
+import { usageError } from '../helpers/failure.js';
 
-const usage = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    expect((err as CliError).exitCode).toBe(2);
-    return (err as CliError).message;
-  }
-  throw new Error('expected a usage error');
-};
+const usage = (fn: () => unknown) => usageError(fn).message;
 
 describe('api command input', () => {
   it('upper-cases known methods and refuses others', () => {

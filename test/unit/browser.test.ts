@@ -33,7 +33,9 @@ describe('openUrl', () => {
     expect(refused).toEqual({ opened: false, reason: expect.stringContaining('not an http(s) address') });
     const ok = await openUrl('https://app.example/x', { env });
     expect(ok.opened).toBe(true);
-    for (let i = 0; i < 50 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(readFileSync(log, 'utf8')).toBe('https://app.example/x\n');
+    // The browser runs detached and on its own time: the shell creates the log (the
+    // redirection) before echo writes it, so wait for the whole line, not for the file.
+    const opened = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
+    await expect.poll(opened, { timeout: 10_000, interval: 20 }).toBe('https://app.example/x\n');
   });
 });

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../src/errors.js';
 import { daysUntil, formatLocal, formatUtc, parseDateRange, parseLocalDateTime, zoneOf } from '../../src/render/dates.js';
+import { usageError } from '../helpers/failure.js';
 
-const usage = (fn: () => unknown): CliError => {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    expect((err as CliError).kind).toBe('usage');
-    expect((err as CliError).exitCode).toBe(2);
-    return err as CliError;
-  }
-  throw new Error('expected a usage error');
-};
+const usage = usageError;
 
 describe('formatLocal', () => {
   it('labels car-local times with the zone of the city, never converting them', () => {

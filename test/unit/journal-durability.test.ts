@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cancelOfU1 } from './journal-command.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
@@ -17,14 +18,7 @@ vi.mock('node:fs', async (importOriginal) => {
 const { credentialFingerprint, Journal } = await import('../../src/store/journal.js');
 
 let dir: string;
-const cmd = {
-  profile: 'default',
-  baseUrl: 'https://api.example.test/v1',
-  credential: credentialFingerprint('svc_dana_booking_write_key_0001'),
-  operation: 'cancelReservation' as const,
-  target: 'u-1',
-  request: { uuid: 'u-1' },
-};
+const cmd = cancelOfU1(credentialFingerprint);
 /** Directories opened for fsync (atomic-file.ts opens them read-only). */
 const dirsSynced = () =>
   vi

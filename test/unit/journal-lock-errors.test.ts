@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../src/errors.js';
 import type { LockOptions } from '../../src/store/lock.js';
+import { cancelOfU1 } from './journal-command.js';
 
 const lock = vi.hoisted(() => ({
   impl: undefined as undefined | ((file: string, opts: LockOptions) => Promise<() => Promise<void>>),
@@ -30,14 +31,7 @@ const { credentialFingerprint, Journal } = await import('../../src/store/journal
 
 let dir: string;
 let file: string;
-const cmd = {
-  profile: 'default',
-  baseUrl: 'https://api.example.test/v1',
-  credential: credentialFingerprint('svc_dana_booking_write_key_0001'),
-  operation: 'cancelReservation' as const,
-  target: 'u-1',
-  request: { uuid: 'u-1' },
-};
+const cmd = cancelOfU1(credentialFingerprint);
 const open = () => new Journal({ path: file, onWarning: () => undefined });
 
 beforeEach(async () => {

@@ -5,20 +5,11 @@ import { arrayElements, arrayElementsAt, memberSpan, reindent, rootSpan } from '
 import { rawPayload } from '../../src/text/raw-json.js';
 import { parseJsonFields, selectFields } from '../../src/render/json-select.js';
 import { prepareJq, runJq } from '../../src/render/jq.js';
-import { CliError } from '../../src/errors.js';
+import { usageError } from '../helpers/failure.js';
 
 const slice = (text: string, span: { start: number; end: number } | undefined) => (span ? text.slice(span.start, span.end) : undefined);
 
-const usage = (fn: () => unknown): CliError => {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    expect((err as CliError).exitCode).toBe(2);
-    return err as CliError;
-  }
-  throw new Error('expected a usage error');
-};
+const usage = usageError;
 
 describe('json scanner', () => {
   it("finds the envelope's data as the server wrote it: key order, spacing, numbers and escapes kept", () => {

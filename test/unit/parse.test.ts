@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../src/errors.js';
 import { checkKeyShape } from '../../src/commands/auth-login.js';
 import { buildCarsQuery, pageConcurrency } from '../../src/commands/cars.js';
 import { parseAlias, parseIdempotencyKey, parseIntOption, parseSeconds, parseUuid } from '../../src/input/parse.js';
 import { buildQuoteRequest } from '../../src/commands/quote.js';
 import { checkSettingKey, checkSettingValue } from '../../src/store/config.js';
+import { usageError } from '../helpers/failure.js';
 
-const usageMessage = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    expect((err as CliError).exitCode).toBe(2);
-    return (err as CliError).message;
-  }
-  throw new Error('expected a usage error');
-};
+const usageMessage = (fn: () => unknown) => usageError(fn).message;
 
 describe('parseIntOption', () => {
   it('parses whole numbers within bounds', () => {

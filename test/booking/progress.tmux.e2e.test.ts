@@ -3,19 +3,19 @@
 // pass); once the command ends, the screen holds no progress row. A progress line longer
 // than the terminal used to wrap, and `\r\e[2K` erased only its last row, so every poll left
 // the rest behind. Needs tmux and `npm run build`.
-import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { admin, faults, freeCars, FROM, resetSandbox, SANDBOX_NOW, TO } from './sandbox.js';
+import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-progress-${process.pid}`;
 let sb: RunningSandbox;
 let home: TestHome;
 let session = 0;
 
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const tmux = tmuxOn(SOCKET);
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const env = () => home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
 
@@ -68,11 +68,7 @@ beforeEach(async () => {
 });
 afterEach(() => home.cleanup());
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // no server left
-  }
+  tmux.stop();
   await sb?.close();
 });
 

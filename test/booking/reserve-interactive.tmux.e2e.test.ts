@@ -1,12 +1,12 @@
 // An interactive `reserve` driven end to end in a real terminal: the built CLI runs in a
 // tmux pane against a sandbox served from this process; the test types the answers
 // (send-keys) and reads the screen (capture-pane). Needs tmux and `npm run build`.
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
 import { FROM, SANDBOX_NOW, TO, freeCars, reservations, resetSandbox } from './sandbox.js';
+import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-test-${process.pid}`;
 const SESSION = 'reserve';
@@ -14,7 +14,7 @@ const SESSION = 'reserve';
 let sb: RunningSandbox;
 let home: TestHome;
 
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const tmux = tmuxOn(SOCKET);
 let session = SESSION;
 const screen = () => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200');
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
@@ -40,11 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // no server left: nothing to stop
-  }
+  tmux.stop();
   await sb?.close();
   home?.cleanup();
 });

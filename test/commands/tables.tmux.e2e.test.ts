@@ -4,11 +4,11 @@
 // overflowed). Tables are borderless like gh's, one line per row, never wider than the
 // terminal; uuids show as short prefixes, aliases and operation ids whole. Needs tmux and
 // `npm run build`.
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
+import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-tables-${process.pid}`;
 const NOW = new Date('2026-11-20T18:00:00Z');
@@ -21,7 +21,7 @@ let cars: Array<{ car_alias: string }> = [];
 let invoices: Array<{ id: string }> = [];
 let session = 0;
 
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const tmux = tmuxOn(SOCKET);
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs `carrental <args>` in a pane `width` columns wide and returns the screen once it exits. */
@@ -73,11 +73,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // no server left: nothing to stop
-  }
+  tmux.stop();
   await sb?.close();
   home?.cleanup();
 });
