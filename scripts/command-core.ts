@@ -7,6 +7,7 @@
 // resolved, read, compiled and linked: ~0.4 ms on Node 20).
 import '../src/cli/services.js';
 import '../src/api/payload.js';
+import '../src/api/page-walk.js';
 import '../src/input/parse.js';
 import '../src/cli/trip-dates.js';
 import '../src/render/dates.js';
