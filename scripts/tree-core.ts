@@ -4,6 +4,7 @@
 import '../src/errors.js';
 import '../src/text/redact.js';
 import '../src/api/enums.js';
+import '../src/api/operations.js';
 import '../src/cli/context.js';
 import '../src/cli/global-options.js';
 import '../src/cli/commands.js';
