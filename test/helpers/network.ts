@@ -2,7 +2,7 @@
 // (plain forwarding and CONNECT tunnels), and certificates made with openssl for https
 // servers. Every server listens on port 0; close() ends it and its connections.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -43,7 +43,8 @@ export function serveHttps(cert: { key: string; cert: string }, handler: Request
 
 /**
  * A CA and a server certificate it signed for `names` (DNS names or IP addresses), made
- * with openssl in a temp directory; `selfSigned` is a lone certificate for the same names.
+ * with openssl in a temp directory; `selfSigned` is a lone certificate for the same names;
+ * `expired` is signed by the same CA for the same names and ran out in January 2020.
  */
 export function makeCertificates(names: string[], opts: { days?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'carrental-certs-'));
@@ -56,6 +57,11 @@ export function makeCertificates(names: string[], opts: { days?: number } = {}) 
     const ext = join(dir, 'ext.cnf');
     execFileSync('sh', ['-c', `printf 'subjectAltName=${san}\\n' > ${ext}`]);
     run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', String(opts.days ?? 2), '-extfile', ext]);
+    // `openssl x509` cannot date a certificate in the past; `openssl ca` can, with a minimal CA database
+    writeFileSync(join(dir, 'ca.cnf'), '[ca]\ndefault_ca=t\n[t]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n');
+    writeFileSync(join(dir, 'index.txt'), '');
+    writeFileSync(join(dir, 'serial'), '01\n');
+    run(['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', 'server.csr', '-out', 'expired.pem', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-extfile', ext, '-notext']);
     run(['req', '-x509', ...ec, '-keyout', 'self.key', '-out', 'self.pem', '-days', '2', '-subj', `/CN=${names[0]}`, '-addext', `subjectAltName=${san}`]);
     const read = (f: string) => readFileSync(join(dir, f), 'utf8');
     return {
@@ -63,6 +69,7 @@ export function makeCertificates(names: string[], opts: { days?: number } = {}) 
       caFile: join(dir, 'ca.pem'),
       signed: { key: read('server.key'), cert: read('server.pem') },
       selfSigned: { key: read('self.key'), cert: read('self.pem') },
+      expired: { key: read('server.key'), cert: read('expired.pem') },
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
     };
   } catch (err) {
