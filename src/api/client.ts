@@ -452,13 +452,28 @@ function certificateProblem(code: string): string | undefined {
  */
 function certificateError(label: string, url: string, problem: string, err: unknown): CliError {
   const { origin } = new URL(url);
-  const expiredOrName = /expired|not valid yet|another host|revoked/.test(problem);
-  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${origin} (${label}): ${problem}`, {
-    hint: expiredOrName
-      ? 'check the base URL (the host name must be the one the certificate names); the server must renew or fix its certificate'
-      : "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off",
-    cause: err,
-  }));
+  let detail = problem;
+  let hint = "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off";
+  if (/expired|not valid yet/.test(problem)) {
+    // trusting another CA cannot help a certificate outside its dates
+    hint = "the server must renew its certificate (or this machine's clock is wrong: check `date`); never turn verification off";
+  } else if (/another host/.test(problem)) {
+    const names = certificateNames(err);
+    if (names) detail = `${problem} (it names ${names})`;
+    hint = 'put a host name the certificate names in the base URL (`carrental config get base_url`); never turn verification off';
+  } else if (/revoked/.test(problem)) {
+    hint = 'the server must replace its certificate; never turn verification off';
+  }
+  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${origin} (${label}): ${detail}`, { hint, cause: err }));
+}
+
+/** The names a refused certificate is for ("DNS:a, IP Address:b" → "a, b"), when node's error carries them. */
+function certificateNames(err: unknown): string | undefined {
+  for (let e = err as { cert?: { subjectaltname?: string }; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    const san = e.cert?.subjectaltname;
+    if (typeof san === 'string' && san) return san.split(/,\s*/).map((n) => n.replace(/^[^:]+:/, '')).join(', ');
+  }
+  return undefined;
 }
 
 /** The base URL to configure when `path` (under `base`) answers from `location`; undefined when the paths do not line up. */
