@@ -2,10 +2,14 @@
 // (issue 24): an expired leaf and a leaf for another host name, both from a private CA that
 // is trusted the documented way (NODE_EXTRA_CA_CERTS, read by node at start: only a spawned
 // run can show it, so the check gets past the CA and reaches the dates and the name).
+import { request } from 'node:http';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
 import { makeCertificates, serveHttps, type Listening } from '../helpers/network.js';
+import { TestSandbox } from '../helpers/sandbox-admin.js';
 
 const KEY = 'cus_0123456789abcdef0123456789abcdef';
 let home: TestHome;
@@ -58,7 +62,58 @@ describe('certificates that a trusted CA signed but that still fail', () => {
     expect(requests).toBe(0);
   });
 
-  it('a journaled reserve against an expired certificate: nothing sent, exit 1, no pending entry left', async () => {
+  it('a journaled reserve whose booking POST meets an expired certificate: nothing sent, exit 1, no entry left pending', async () => {
+    // The car and the quote are read through a good certificate (each answer closes its
+    // connection); once the quote is answered, every new connection meets the expired one,
+    // so the booking itself (after the journal entry is written) is the request that fails.
+    const sb = await TestSandbox.start({ now: () => new Date(), statePath: join(home.dir, 'sb-state.json') });
+    const sandboxUrl = new URL(sb.baseUrl);
+    let quoted = false;
+    const good = await serveHttps(loopback.signed, (req, res) => {
+      const upstream = request({ host: '127.0.0.1', port: sandboxUrl.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+        if (req.method === 'POST' && req.url?.endsWith('/reservation/quote')) quoted = true;
+        res.writeHead(up.statusCode ?? 502, { ...up.headers, connection: 'close' });
+        up.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    const sockets = new Set<Socket>();
+    const front = createServer((client) => {
+      sockets.add(client);
+      const upstream = connect(quoted ? expired.port : good.port, '127.0.0.1');
+      sockets.add(upstream);
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    try {
+      const alias = (await sb.api<{ cars: Array<{ car_alias: string }> }>('/cars')).cars[0].car_alias;
+      const port = (front.address() as AddressInfo).port;
+      const base = `https://127.0.0.1:${port}${sandboxUrl.pathname.replace(/\/+$/, '')}`;
+      const env = home.env({ NODE_EXTRA_CA_CERTS: loopback.caFile, CARRENTAL_API_KEY: sb.keys.booking_write });
+      await sb.clearRequests();
+      const before = requests;
+      const r = await runBin(['--base-url', base, 'reserve', alias, '--from', '+20d 10:00', '--days', '3', '--yes'], { env });
+      expect(quoted).toBe(true);
+      expect(r.stderr).toContain(`error: could not verify the TLS certificate of https://127.0.0.1:${port} (POST /my/reservation): the certificate has expired`);
+      expect(r.code).toBe(1);
+      expect(r.stderr).not.toMatch(/rerun/i);
+      expect(r.stderr).not.toMatch(/outcome .*unknown/i);
+      expect(requests).toBe(before);
+      expect((await sb.requests()).map((q) => `${q.method} ${q.path}`)).not.toContain('POST /v1/my/reservation');
+      const pending = await runBin(['pending', '--json'], { env });
+      expect(pending.code).toBe(0);
+      expect(JSON.parse(pending.stdout)).toEqual([]);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => front.close(() => r()));
+      await good.close();
+      await sb.close();
+    }
+  });
+
+  it('a reserve that meets an expired certificate at the first read: nothing sent, exit 1, no pending entry', async () => {
     const env = home.env({ NODE_EXTRA_CA_CERTS: loopback.caFile, CARRENTAL_API_KEY: KEY });
     const r = await runBin(['--base-url', `https://127.0.0.1:${expired.port}/v1`, 'reserve', 'some-car', '--from', '2030-01-10 10:00', '--days', '2', '--yes'], { env });
     expect(r.code).toBe(1);
