@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
-import { makeCertificates, serveHttps, type Listening } from '../helpers/network.js';
+import { makeCertificates, serveHttps, startProxy, type Listening } from '../helpers/network.js';
 import { TestSandbox } from '../helpers/sandbox-admin.js';
 
 const KEY = 'cus_0123456789abcdef0123456789abcdef';
@@ -124,5 +124,57 @@ describe('certificates that a trusted CA signed but that still fail', () => {
     const pending = await runBin(['pending', '--json'], { env });
     expect(pending.code).toBe(0);
     expect(JSON.parse(pending.stdout)).toEqual([]);
+  });
+});
+
+describe('an https proxy (TLS to the proxy, then a CONNECT tunnel)', () => {
+  // one private CA for the proxy (127.0.0.1) and the API (api.internal.test)
+  let certs: ReturnType<typeof makeCertificates>;
+  let api: Listening;
+  const seen: Array<string | undefined> = [];
+  beforeAll(async () => {
+    certs = makeCertificates(['api.internal.test', '127.0.0.1']);
+    api = await serveHttps(certs.signed, (req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { email: 'a@example.com' } }));
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    certs?.cleanup();
+  });
+
+  it('works with the proxy\'s CA trusted; the proxy sees the CONNECT, never the key; --debug names it masked', async () => {
+    const proxy = await startProxy({ tlsPort: api.port, credentials: 'ci:pa55', tls: certs.signed });
+    try {
+      const env = home.env({ HTTPS_PROXY: `https://ci:pa55@127.0.0.1:${proxy.port}`, NODE_EXTRA_CA_CERTS: certs.caFile, CARRENTAL_API_KEY: KEY });
+      const r = await runBin(['--base-url', 'https://api.internal.test/v1', '--debug', 'api', 'GET', '/my/profile'], { env });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ data: { email: 'a@example.com' } });
+      expect(seen).toEqual([`Bearer ${KEY}`]);
+      expect(proxy.seen.map((x) => x.line)).toEqual(['CONNECT api.internal.test:443']);
+      expect(proxy.tunnelled().toString('latin1')).not.toContain(KEY);
+      expect(r.stderr).toContain(`* through proxy https://ci:***@127.0.0.1:${proxy.port} (HTTPS_PROXY)`);
+      expect(r.stderr).not.toContain('pa55');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a proxy whose own certificate has expired: exit 1, says so, nothing reaches the API, never "rerunning is safe"', async () => {
+    const proxy = await startProxy({ tlsPort: api.port, tls: certs.expired });
+    try {
+      const before = seen.length;
+      const env = home.env({ HTTPS_PROXY: `https://127.0.0.1:${proxy.port}`, NODE_EXTRA_CA_CERTS: certs.caFile, CARRENTAL_API_KEY: KEY });
+      const r = await runBin(['--base-url', 'https://api.internal.test/v1', 'api', 'GET', '/my/profile'], { env });
+      // node does not say which handshake failed (the proxy's or the API's): both are named
+      expect(r.stderr).toContain(`error: could not verify the TLS certificate of https://api.internal.test or of the proxy https://127.0.0.1:${proxy.port} (HTTPS_PROXY) (GET /my/profile): the certificate has expired`);
+      expect(r.code).toBe(1);
+      expect(r.stderr).not.toMatch(/rerun/i);
+      expect(proxy.seen).toEqual([]);
+      expect(seen.length).toBe(before);
+    } finally {
+      await proxy.close();
+    }
   });
 });

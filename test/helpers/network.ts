@@ -88,14 +88,15 @@ export interface ProxySeen {
  * An HTTP proxy on loopback that resolves every host to this machine: a plain request
  * (absolute URL) goes to `httpPort`, a CONNECT tunnel to `tlsPort`. It records each
  * request line with its headers, and every byte a client sent through a tunnel.
- * `credentials` ("user:password") makes it answer 407 to anyone who does not send them.
+ * `credentials` ("user:password") makes it answer 407 to anyone who does not send them;
+ * `tls` (a key and certificate) makes it an https proxy: the client speaks TLS to it.
  */
-export async function startProxy(opts: { httpPort?: number; tlsPort?: number; credentials?: string }) {
+export async function startProxy(opts: { httpPort?: number; tlsPort?: number; credentials?: string; tls?: { key: string; cert: string } }) {
   const seen: ProxySeen[] = [];
   const tunnelled: Buffer[] = [];
   const authorized = (headers: IncomingHttpHeaders) =>
     !opts.credentials || headers['proxy-authorization'] === `Basic ${Buffer.from(opts.credentials).toString('base64')}`;
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     seen.push({ line: `${req.method} ${req.url}`, headers: req.headers });
     if (!authorized(req.headers)) return void res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
     const url = new URL(req.url ?? '/');
@@ -107,7 +108,8 @@ export async function startProxy(opts: { httpPort?: number; tlsPort?: number; cr
     });
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
-  });
+  };
+  const server = opts.tls ? (createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) as unknown as Server) : createServer(handler);
   server.on('connect', (req, client: Socket, head: Buffer) => {
     seen.push({ line: `CONNECT ${req.url}`, headers: req.headers });
     if (!authorized(req.headers)) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
@@ -122,5 +124,5 @@ export async function startProxy(opts: { httpPort?: number; tlsPort?: number; cr
   });
   const sockets = new Set<Socket>();
   const l = await listening(server, sockets);
-  return { ...l, url: `http://127.0.0.1:${l.port}`, seen, tunnelled: () => Buffer.concat(tunnelled) };
+  return { ...l, url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${l.port}`, seen, tunnelled: () => Buffer.concat(tunnelled) };
 }
