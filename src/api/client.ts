@@ -289,7 +289,7 @@ export class ApiClient {
       const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
       debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
       const certificate = code === undefined ? undefined : certificateProblem(code);
-      if (certificate) throw certificateError(label, url, certificate, err);
+      if (certificate) throw certificateError(label, url, certificate, err, route);
       throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs, route));
     }
     if (debug) {
@@ -450,8 +450,12 @@ function certificateProblem(code: string): string | undefined {
  * Nothing was sent: the connection stopped at the certificate. Not "unavailable" (exit 6,
  * "rerunning is safe"): a rerun fails the same way until the certificate or the trust changes.
  */
-function certificateError(label: string, url: string, problem: string, err: unknown): CliError {
+function certificateError(label: string, url: string, problem: string, err: unknown, route: Route): CliError {
   const { origin } = new URL(url);
+  // Through an https proxy there are two TLS handshakes, and node's error does not say
+  // which one failed: name both rather than blame the API for the proxy's certificate.
+  const viaTlsProxy = 'proxy' in route && route.proxy.url.startsWith('https:');
+  const whose = viaTlsProxy ? `${origin} or of the proxy ${maskProxy(route.proxy.url)} (${route.proxy.from})` : origin;
   let detail = problem;
   let hint = "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off";
   if (/expired|not valid yet/.test(problem)) {
@@ -464,7 +468,7 @@ function certificateError(label: string, url: string, problem: string, err: unkn
   } else if (/revoked/.test(problem)) {
     hint = 'the server must replace its certificate; never turn verification off';
   }
-  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${origin} (${label}): ${detail}`, { hint, cause: err }));
+  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${whose} (${label}): ${detail}`, { hint, cause: err }));
 }
 
 /** The names a refused certificate is for ("DNS:a, IP Address:b" → "a, b"), when node's error carries them. */
