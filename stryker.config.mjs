@@ -21,9 +21,9 @@ export default {
     'src/mcp/confirmation.ts',
     'src/store/install-secret.ts',
     'src/api/client.ts',
-    'src/api/redact.ts',
-    'src/render/sanitize.ts',
-    'src/render/json-text.ts',
+    'src/text/redact.ts',
+    'src/text/sanitize.ts',
+    'src/text/json-text.ts',
     'src/render/dates.ts',
     'src/render/money.ts',
     // The MCP tool layer's write path only (its reads are tested end to end, against dist/):

@@ -29,7 +29,12 @@ const commands = [...readFileSync(source('src/cli/commands.ts'), 'utf8').matchAl
  * chunk for each subset of commands that happens to share a module.
  */
 const commandCoreImporters = new Set(
-  [...commands.filter((name) => name !== 'help' && name !== 'completion').map((name) => `src/commands/${name}.ts`), ...['index', 'admin', 'pages', 'openapi'].map((name) => `src/sandbox/${name}.ts`)].map(source),
+  [
+    ...commands.filter((name) => name !== 'help' && name !== 'completion').map((name) => `src/commands/${name}.ts`),
+    ...['index', 'admin', 'pages', 'openapi'].map((name) => `src/sandbox/${name}.ts`),
+    // --json FIELDS / --jq, loaded by the tree before such a command runs
+    'src/cli/json-output.ts',
+  ].map(source),
 );
 const commandCore = {
   name: 'command-core',

@@ -7,8 +7,9 @@
 // resolved, read, compiled and linked: ~0.4 ms on Node 20).
 import '../src/cli/services.js';
 import '../src/api/payload.js';
-import '../src/commands/parse.js';
-import '../src/commands/trip-dates.js';
+import '../src/api/page-walk.js';
+import '../src/input/parse.js';
+import '../src/cli/trip-dates.js';
 import '../src/render/dates.js';
 import '../src/render/money.js';
 import '../src/render/jq.js';

@@ -1,8 +1,7 @@
 // Errors are values with a kind; the kind decides the exit code, in this one place.
 // Only bin/carrental.js turns the code into the process's exit status.
-import { describesMore } from './api/hints.js';
-import { scrubSecrets } from './api/redact.js';
-import { clean } from './render/sanitize.js';
+import { scrubSecrets } from './text/redact.js';
+import { clean } from './text/sanitize.js';
 
 export type ErrorKind =
   | 'usage' // bad or missing argument; no request was sent
@@ -63,6 +62,17 @@ export function kindForStatus(status: number): ErrorKind {
   if (status === 429 || status >= 500) return 'unavailable';
   if (status === 400 || status === 422) return 'api';
   return 'api';
+}
+
+/**
+ * True when the server's description says more than its `error` line: not empty, not the
+ * same words, not contained in it.
+ */
+export function describesMore(error: string, description: string | undefined): boolean {
+  if (!description) return false;
+  const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  const d = norm(description);
+  return d !== '' && !norm(error).includes(d);
 }
 
 /**

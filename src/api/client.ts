@@ -6,17 +6,17 @@
 // when the first request is sent. This module words what it reports: a refused redirect,
 // a certificate that cannot be trusted, a proxy that cannot be reached.
 import { CliError, kindForStatus, usageError } from '../errors.js';
-import { safeJsonText, scrubValue } from '../render/json-text.js';
-import { clean, visible } from '../render/sanitize.js';
+import { safeJsonText, scrubValue } from '../text/json-text.js';
+import { clean, visible } from '../text/sanitize.js';
 import { hintFor } from './hints.js';
 import { isLoopbackHost } from './loopback.js';
 import { isDotSegment } from './path.js';
 import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings, type Route } from './proxy.js';
-import { holdsSecret, maskSecretsIn, redactHeader, scrubSecrets } from './redact.js';
+import { holdsSecret, maskSecretsIn, redactHeader, scrubSecrets } from '../text/redact.js';
 
 export { isLoopbackHost } from './loopback.js';
 
-export { redactHeader } from './redact.js';
+export { redactHeader } from '../text/redact.js';
 
 export type AuthMode = 'none' | 'key' | 'optional';
 

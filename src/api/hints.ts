@@ -135,14 +135,3 @@ export function hintFor(code: string | undefined, status: number, description?: 
   }
   return undefined;
 }
-
-/**
- * True when the server's description says more than its `error` line: not empty, not the
- * same words, not contained in it.
- */
-export function describesMore(error: string, description: string | undefined): boolean {
-  if (!description) return false;
-  const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-  const d = norm(description);
-  return d !== '' && !norm(error).includes(d);
-}

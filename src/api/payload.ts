@@ -2,7 +2,7 @@
 // whole body where there is no envelope, as the server's own bytes (RawJson). The
 // zod-validated copy is for rendering only (validation rebuilds objects, which reorders
 // their keys).
-import { RawJson, rawPayload } from '../render/raw-json.js';
+import { RawJson, rawPayload } from '../text/raw-json.js';
 import type { ApiResponse } from './client.js';
 
 export function payloadOf(res: Pick<ApiResponse<unknown>, 'body' | 'text'>, envelope = true): RawJson {

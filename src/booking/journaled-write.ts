@@ -6,8 +6,6 @@
 // and for the replay window after a 2xx the same command, even started at the same moment
 // in another terminal, replays that key too (see docs/reliability.md).
 import { isCertificateError, type Failure, type RetryPolicy } from '../api/client.js';
-import type { Context } from '../cli/context.js';
-import type { Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import {
@@ -91,7 +89,23 @@ export function replayWindowMs(env: NodeJS.ProcessEnv): number {
   return envCount(env, 'CARRENTAL_REPLAY_WINDOW', DEFAULT_REPLAY_WINDOW_MS / 1000, 86_400) * 1000;
 }
 
-export function openJournal(ctx: Context, out: Output): Journal {
+/** What a journaled write needs of the command running it (a front end's context is one). */
+export interface WriteContext {
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  signal: AbortSignal;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** The API and credential a write goes to: what makes two runs "the same command". */
+export interface WriteTarget {
+  profile: string;
+  baseUrl: string;
+  apiKey?: string;
+  sandbox: boolean;
+}
+
+export function openJournal(ctx: Pick<WriteContext, 'env' | 'now'>, out: Output): Journal {
   return new Journal({
     path: Journal.defaultPath(ctx.env),
     now: () => ctx.now(),
@@ -150,7 +164,7 @@ export function parseWriteKey(value: string | undefined): string | undefined {
 /** What the journal records as the API: the embedded sandbox gets a fresh port every run, so it is just "sandbox". */
 export const SANDBOX_JOURNAL_URL = 'sandbox';
 
-export function journalBaseUrl(target: Pick<Target, 'sandbox' | 'baseUrl'>): string {
+export function journalBaseUrl(target: Pick<WriteTarget, 'sandbox' | 'baseUrl'>): string {
   return target.sandbox ? SANDBOX_JOURNAL_URL : target.baseUrl;
 }
 
@@ -158,9 +172,9 @@ export class JournaledWrite {
   private announced?: string;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: WriteContext,
     private readonly out: Output,
-    private readonly target: Target,
+    private readonly target: WriteTarget,
     readonly journal: Journal = openJournal(ctx, out),
   ) {}
 

@@ -54,7 +54,7 @@ type DeclaredSpec = Omit<CommandSpec, 'aliases' | 'args' | 'options' | 'examples
 };
 
 /** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
-export const JSON_OUTPUT_MODULE = () => import('../commands/json-output.js');
+export const JSON_OUTPUT_MODULE = () => import('./json-output.js');
 
 const dateRange = [
   { flags: '--from <date>', description: 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"' },

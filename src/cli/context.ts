@@ -1,43 +1,15 @@
 // What every command receives: streams, environment, global options, clock, and lazy
 // factories for the config store and the API client. Tests build one with fake streams;
 // nothing here imports a heavy dependency at load time.
-import type { Readable, Writable } from 'node:stream';
 import { CliError, usageError } from '../errors.js';
 import { parseJsonFields } from '../render/json-select.js';
 import { agentName, isAccessible } from './agent.js';
 import type { OptionsInput } from './command-types.js';
 import type { DeclaredGlobalOptions } from './global-options.js';
 
-export interface InStream extends Readable {
-  isTTY?: boolean;
-  setRawMode?: (mode: boolean) => unknown;
-}
-export interface OutStream extends Writable {
-  isTTY?: boolean;
-  columns?: number;
-}
-
-/**
- * Streams whose write errors a command reports itself (the result of a booking, see
- * Output.committed): the launcher's quiet exit on a closed pipe leaves them alone.
- */
-export const selfReportedStreams = new WeakSet<object>();
-
-/** Read on a wrapping Proxy (the key's mask, agent mode) to reach the stream it wraps. */
-export const WRAPPED_STREAM = Symbol('the wrapped stream');
-
-/** The process stream under any wrappers: what the launcher's error handler is attached to. */
-export function underlyingStream(stream: object): object {
-  let s = stream as { [WRAPPED_STREAM]?: object };
-  while (s[WRAPPED_STREAM]) s = s[WRAPPED_STREAM] as typeof s;
-  return s;
-}
-
-export interface IO {
-  stdin: InStream;
-  stdout: OutStream;
-  stderr: OutStream;
-}
+// The streams live with the renderers that write to them; re-exported for the front end.
+export { selfReportedStreams, underlyingStream, WRAPPED_STREAM, type InStream, type IO, type OutStream } from '../render/streams.js';
+import type { IO } from '../render/streams.js';
 
 export interface Globals {
   profile: string;

@@ -3,10 +3,10 @@
 // loading commander (help-text.ts); everything else is parsed by commander (program.ts),
 // and each command's module (and with it zod, conf, inquirer or the sandbox) is imported
 // only when it runs.
-import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../api/redact.js';
+import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../text/redact.js';
 import { CliError, formatError, usageError } from '../errors.js';
-import { safeJsonText } from '../render/json-text.js';
-import { clean, cleanText } from '../render/sanitize.js';
+import { safeJsonText } from '../text/json-text.js';
+import { clean, cleanText } from '../text/sanitize.js';
 import { maskedIO } from './masked-io.js';
 import { makeSleep, resolveGlobals, selfReportedStreams, WRAPPED_STREAM, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
 import { jsonBeforeCommand } from './argv.js';

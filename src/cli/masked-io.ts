@@ -2,7 +2,7 @@
 // (tables, pipes, --json, --jq, --debug, previews, progress, prompts, the MCP protocol)
 // goes through ctx.io.stdout or ctx.io.stderr, so wrapping those two streams covers any
 // server string a renderer forgot, instead of trusting each command to remember.
-import { maskKey, maskSecrets, MIN_SECRET_LENGTH } from '../api/redact.js';
+import { maskKey, maskSecrets, MIN_SECRET_LENGTH } from '../text/redact.js';
 import { WRAPPED_STREAM, type IO, type OutStream } from './context.js';
 
 /**

@@ -1,8 +1,8 @@
 // The commander tree: parses a command line and runs the command it names. Loaded by
 // runCli (main.ts) for everything but a plain help request, which help-text.ts answers.
 import { Command, CommanderError, Option } from 'commander';
-import { scrubSecrets } from '../api/redact.js';
-import { cleanText } from '../render/sanitize.js';
+import { scrubSecrets } from '../text/redact.js';
+import { cleanText } from '../text/sanitize.js';
 import type { IO, RawGlobals } from './context.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS } from './global-options.js';

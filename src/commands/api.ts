@@ -3,19 +3,19 @@
 // like every other command. The key never comes from the command line.
 import { errorFromResponse, NO_RETRY, READ_RETRY } from '../api/client.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
-import { redactHeader, scrubSecrets } from '../api/redact.js';
+import { redactHeader, scrubSecrets } from '../text/redact.js';
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
-import { arrayElementsAt } from '../render/json-scan.js';
+import { arrayElementsAt } from '../text/json-scan.js';
 import type { Output } from '../render/output.js';
-import { rawPayload } from '../render/raw-json.js';
-import { clean, cleanText } from '../render/sanitize.js';
+import { rawPayload } from '../text/raw-json.js';
+import { clean, cleanText } from '../text/sanitize.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
-import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from './dry-run.js';
-import { walkPages } from './page-walk.js';
-import { buildCreateRequest } from './reserve.js';
+import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../booking/dry-run.js';
+import { walkPages } from '../api/page-walk.js';
+import { buildCreateRequest } from '../booking/create-request.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const CREDENTIAL_HEADERS = /^(authorization|x-api-key|cookie|proxy-authorization)$/i;

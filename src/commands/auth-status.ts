@@ -1,7 +1,7 @@
 // `carrental auth status`: which profile and API are in use, which key (masked) and where
 // it comes from, and whose key it is according to GET /my/profile. Exit 3 when there is
 // no key or the API refuses it, so CI can gate on it.
-import { maskKey } from '../api/redact.js';
+import { maskKey } from '../text/redact.js';
 import type { Profile } from '../api/schemas.js';
 import type { Context } from '../cli/context.js';
 import { services, type Target } from '../cli/services.js';

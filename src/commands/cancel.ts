@@ -10,16 +10,16 @@ import { requireKey, services } from '../cli/services.js';
 import { CliError } from '../errors.js';
 import { formatLocal } from '../render/dates.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import type { JournalEntry } from '../store/journal.js';
-import { cliPrefix, requireConfirmable } from './confirm.js';
+import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { cancelCommand, commitCancel, planCancel } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
-import { parseUuidRef, resolveReservation } from './resolve-id.js';
-import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../booking/dry-run.js';
+import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
+import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
 
 export type CancelInput = InputOf<'cancel'>;
 

@@ -8,9 +8,9 @@ import { services } from '../cli/services.js';
 import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents, formatUsd } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { clean, cleanText } from '../render/sanitize.js';
+import { clean, cleanText } from '../text/sanitize.js';
 import { cell, NOT_STATED, stated } from '../render/table.js';
-import { parseAlias } from './parse.js';
+import { parseAlias } from '../input/parse.js';
 
 export type CarInput = InputOf<'car'>;
 

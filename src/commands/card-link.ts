@@ -4,11 +4,12 @@ import { payloadOf } from '../api/payload.js';
 import { openUrl } from '../cli/browser.js';
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
-import { sandboxLinkNote, services } from '../cli/services.js';
+import { services } from '../cli/services.js';
+import { sandboxLinkNote } from '../cli/embedded-sandbox.js';
 import { printAction } from '../render/action.js';
 import { usageError } from '../errors.js';
-import { cliPrefix } from './confirm.js';
-import { LINK_NOTE, previewOf, printDryRun } from './dry-run.js';
+import { cliPrefix } from '../cli/confirm.js';
+import { LINK_NOTE, previewOf, printDryRun } from '../booking/dry-run.js';
 
 export async function run(input: InputOf<'card-link'>, ctx: Context): Promise<number> {
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');

@@ -3,7 +3,7 @@ import { payloadOf } from '../api/payload.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { cardExpired, formatExpiry } from '../render/card.js';
-import { cliPrefix } from './confirm.js';
+import { cliPrefix } from '../cli/confirm.js';
 
 export async function run(_input: unknown, ctx: Context): Promise<number> {
   const { api, out } = await services(ctx);

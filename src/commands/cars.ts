@@ -10,13 +10,13 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { zoneOf } from '../render/dates.js';
-import { arrayElementsAt } from '../render/json-scan.js';
+import { arrayElementsAt } from '../text/json-scan.js';
 import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { parseIntOption } from './parse.js';
-import { walkPages } from './page-walk.js';
-import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from './trip-dates.js';
+import { parseIntOption } from '../input/parse.js';
+import { walkPages } from '../api/page-walk.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from '../cli/trip-dates.js';
 
 export type CarsInput = InputOf<'cars'>;
 

@@ -23,7 +23,7 @@ import { makeClient, resolveTarget } from '../cli/services.js';
 import { zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { ConfigStore } from '../store/config.js';
 import { stateDir } from '../store/paths.js';

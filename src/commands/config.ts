@@ -1,6 +1,6 @@
 // `carrental config get|set|unset|list|path`: the settings of a profile. The API key is
 // not a setting: it is stored by `auth login` only, and `list` shows it masked.
-import { maskKey } from '../api/redact.js';
+import { maskKey } from '../text/redact.js';
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { noSuchProfile, openConfig, output } from '../cli/services.js';

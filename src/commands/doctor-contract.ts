@@ -13,12 +13,12 @@ import { RULES } from '../contract/rules.js';
 import { runContract, type ContractReport, type Met, type WriteFlow } from '../contract/run.js';
 import { usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
-import { requireConfirmable } from './confirm.js';
+import { requireConfirmable } from '../cli/confirm.js';
 import { JournaledWrite } from '../booking/journaled-write.js';
-import { clockNow } from './trip-dates.js';
-import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
+import { clockNow } from '../cli/trip-dates.js';
+import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
 
 export interface ContractInput {
   write?: boolean;

@@ -14,14 +14,14 @@ import type { ApiClient, AuthMode, Schema } from '../api/client.js';
 import { isRedirectError, movedBaseUrl, NO_RETRY, READ_RETRY } from '../api/client.js';
 import { describeRoute, proxySettings, routeFor } from '../api/proxy.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
-import { maskKey, scrubSecrets } from '../api/redact.js';
+import { maskKey, scrubSecrets } from '../text/redact.js';
 import * as S from '../api/schemas.js';
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { makeClient, openConfig, output, resolveTarget, type Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 
 export type DoctorInput = InputOf<'doctor'>;
 

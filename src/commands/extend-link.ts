@@ -12,18 +12,19 @@ import type { ExtensionPrice, ManualAction, Trip } from '../api/schemas.js';
 import { openUrl } from '../cli/browser.js';
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
-import { requireKey, sandboxLinkNote, services } from '../cli/services.js';
+import { requireKey, services } from '../cli/services.js';
+import { sandboxLinkNote } from '../cli/embedded-sandbox.js';
 import { CliError, usageError } from '../errors.js';
 import { formatLocal, isRelativeDate, resolveDateInput, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
-import { cliPrefix } from './confirm.js';
-import { LINK_NOTE, previewOf, printDryRun, tripFromList } from './dry-run.js';
-import { parseUuidRef, resolveReservation } from './resolve-id.js';
+import { cliPrefix } from '../cli/confirm.js';
+import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../booking/dry-run.js';
+import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { readReservation } from './trips.js';
-import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from './trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export type ExtendLinkInput = InputOf<'extend-link'>;
 

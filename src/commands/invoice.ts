@@ -4,8 +4,8 @@ import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { invoiceNotes, renderInvoice } from '../render/invoice.js';
-import { cliPrefix } from './confirm.js';
-import { parseUuidRef, resolveInvoice } from './resolve-id.js';
+import { cliPrefix } from '../cli/confirm.js';
+import { parseUuidRef, resolveInvoice } from '../booking/resolve-id.js';
 
 export async function run(input: InputOf<'invoice'>, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the invoice uuid');

@@ -5,8 +5,8 @@ import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { invoiceNotes, renderInvoiceTable } from '../render/invoice.js';
-import { cliPrefix } from './confirm.js';
-import { parseUuidRef, resolveReservation } from './resolve-id.js';
+import { cliPrefix } from '../cli/confirm.js';
+import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 
 export async function run(input: InputOf<'invoices'>, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');

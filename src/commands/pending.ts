@@ -8,7 +8,7 @@ import type { ReservationCreateRequest } from '../api/schemas.js';
 import { CliError, usageError } from '../errors.js';
 import { credentialFingerprint, type JournalEntry } from '../store/journal.js';
 import { formatAge, openJournal, SANDBOX_JOURNAL_URL } from '../booking/journaled-write.js';
-import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
+import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
 
 const VERB = { createReservation: 'reserve', cancelReservation: 'cancel' } as const;
 

@@ -11,9 +11,9 @@ import { usageError } from '../errors.js';
 import { formatLocal, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
-import { parseAlias } from './parse.js';
-import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from './trip-dates.js';
+import { clean } from '../text/sanitize.js';
+import { parseAlias } from '../input/parse.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export type QuoteInput = InputOf<'quote'>;
 

@@ -11,15 +11,16 @@ import { CliError, formatErrorLine, usageError } from '../errors.js';
 import { formatLocal, isRelativeDate, zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
-import { cliPrefix, requireConfirmable } from './confirm.js';
+import { clean } from '../text/sanitize.js';
+import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from './dry-run.js';
-import { parseAlias } from './parse.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../booking/dry-run.js';
+import { parseAlias } from '../input/parse.js';
 import { printQuote } from './quote.js';
-import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter, type ReserveDraft } from './reserve-prompts.js';
-import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
+import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cli/reserve-prompts.js';
+import { buildCreateRequest, type ReserveDraft } from '../booking/create-request.js';
+import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export type ReserveInput = InputOf<'reserve'>;
 
@@ -63,30 +64,6 @@ export function parseReserveInput(input: ReserveInput): ReserveDraft & { key?: s
     promo,
     key: parseWriteKey(input.idempotencyKey),
   };
-}
-
-/**
- * The ReservationCreateRequest, in one canonical spelling for everything the server
- * treats as equal, so the same booking is the same command (same journal entry, same
- * body under the same key): every option spelled out with its default, extras as a
- * sorted set, dates as YYYY-MM-DDTHH:MM (parseLocalDateTime), strings trimmed, the promo
- * code upper-cased, no delivery address for a pickup.
- */
-export function buildCreateRequest(d: ReserveDraft & { alias: string; from: string; to: string }): ReservationCreateRequest {
-  const body: ReservationCreateRequest = {
-    car_alias: d.alias,
-    date_checkin: d.from,
-    date_checkout: d.to,
-    options: {
-      protection_plan: d.protection ?? 'minimum',
-      mileage_type: d.mileage ?? 'limited',
-      delivery_type: d.deliveryAddress ? 'delivery' : 'pickup',
-      ...(d.deliveryAddress ? { delivery_address: d.deliveryAddress } : {}),
-    },
-    extras: [...new Set(d.extras ?? [])].sort(),
-  };
-  if (d.promo) body.promo_code = d.promo;
-  return body;
 }
 
 function describeOptions(body: ReservationCreateRequest): string {

@@ -6,10 +6,10 @@
 // state file (CARRENTAL_SANDBOX_STATE or the data directory), through a sandbox started in
 // this process for the call and stopped after it, so the same endpoints and rules apply.
 import type { Context } from '../cli/context.js';
-import { sandboxStatePath } from '../cli/services.js';
+import { sandboxStatePath } from '../cli/embedded-sandbox.js';
 import { CliError, kindForStatus, usageError } from '../errors.js';
-import { parseIntOption } from './parse.js';
-import { pick, type UuidRef } from './resolve-id.js';
+import { parseIntOption } from '../input/parse.js';
+import { pick, type UuidRef } from '../booking/resolve-id.js';
 
 export interface AdminTarget {
   /** The running server's origin, or null for the embedded state. */

@@ -6,10 +6,10 @@ import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { isRelativeDate, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
-import { cliPrefix } from './confirm.js';
+import { cliPrefix } from '../cli/confirm.js';
 import { adminTarget, findReservation } from './sandbox-admin.js';
-import { parseUuidRef } from './resolve-id.js';
-import { checkPartialDates, zoneOrRefuse } from './trip-dates.js';
+import { parseUuidRef } from '../booking/resolve-id.js';
+import { checkPartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export type ExtendInput = InputOf<'sandbox extend'>;
 

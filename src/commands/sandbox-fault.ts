@@ -8,7 +8,7 @@ import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../render/table.js';
 import { adminTarget } from './sandbox-admin.js';
-import { parseIntOption } from './parse.js';
+import { parseIntOption } from '../input/parse.js';
 
 export const FAULT_KINDS = ['latency', 'drop', 'error', 'malformed', 'operation_not_enabled'] as const;
 

@@ -6,9 +6,9 @@ import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { formatCents } from '../render/money.js';
-import { cliPrefix } from './confirm.js';
+import { cliPrefix } from '../cli/confirm.js';
 import { adminTarget, findReservation } from './sandbox-admin.js';
-import { parseUuidRef } from './resolve-id.js';
+import { parseUuidRef } from '../booking/resolve-id.js';
 
 export type PayInput = InputOf<'sandbox pay'>;
 

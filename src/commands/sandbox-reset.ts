@@ -3,9 +3,10 @@
 // is repaired too. A running `sandbox serve` on the same file sees the fresh world. It asks
 // first on a terminal and needs -y anywhere else: the state is not recoverable.
 import type { Context } from '../cli/context.js';
-import { output, sandboxStatePath } from '../cli/services.js';
-import { requireConfirmable } from './confirm.js';
-import { type Prompter, inquirerPrompter } from './reserve-prompts.js';
+import { output } from '../cli/services.js';
+import { sandboxStatePath } from '../cli/embedded-sandbox.js';
+import { requireConfirmable } from '../cli/confirm.js';
+import { type Prompter, inquirerPrompter } from '../cli/reserve-prompts.js';
 
 export async function run(_input: unknown, ctx: Context, prompter: Prompter = inquirerPrompter(ctx)): Promise<number> {
   const statePath = sandboxStatePath(ctx.env);

@@ -5,9 +5,10 @@
 import { resolve } from 'node:path';
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
-import { output, sandboxPort, sandboxStatePath } from '../cli/services.js';
+import { output } from '../cli/services.js';
+import { sandboxPort, sandboxStatePath } from '../cli/embedded-sandbox.js';
 import { CliError } from '../errors.js';
-import { parseIntOption } from './parse.js';
+import { parseIntOption } from '../input/parse.js';
 
 export type ServeInput = InputOf<'sandbox serve'>;
 

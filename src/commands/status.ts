@@ -8,8 +8,8 @@ import type { Context } from '../cli/context.js';
 import { requireKey, services } from '../cli/services.js';
 import { formatLocal } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
-import { clean } from '../render/sanitize.js';
-import { cliPrefix } from './confirm.js';
+import { clean } from '../text/sanitize.js';
+import { cliPrefix } from '../cli/confirm.js';
 import { readReservation } from './trips.js';
 
 export type StatusInput = InputOf<'status'>;

@@ -9,11 +9,11 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
-import { cliPrefix } from './confirm.js';
-import { parseSeconds } from './parse.js';
-import { parseUuidRef, resolveReservation, type UuidRef } from './resolve-id.js';
+import { cliPrefix } from '../cli/confirm.js';
+import { parseSeconds } from '../input/parse.js';
+import { parseUuidRef, resolveReservation, type UuidRef } from '../booking/resolve-id.js';
 
 export type TripsInput = InputOf<'trips'>;
 

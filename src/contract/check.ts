@@ -4,8 +4,8 @@
 // raw JSON text for what JSON.parse hides (`3500.0` is an integer to JSON.parse, a decimal
 // in the body), then Retry-After on a 429 or 503.
 import type { Schema } from '../api/client.js';
-import { arrayElements, objectMembers, rootSpan, type Span } from '../render/json-scan.js';
-import { clean } from '../render/sanitize.js';
+import { arrayElements, objectMembers, rootSpan, type Span } from '../text/json-scan.js';
+import { clean } from '../text/sanitize.js';
 import { RULES, type RuleId } from './rules.js';
 
 export interface Finding {

@@ -12,7 +12,7 @@ import type { ApiClient, AuthMode, RequestSpec, Schema } from '../api/client.js'
 import { NO_RETRY } from '../api/client.js';
 import * as S from '../api/schemas.js';
 import { CliError } from '../errors.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { checkPayload, checkRetryAfter, seen, type Answer, type Finding } from './check.js';
 import { RULES, type RuleId } from './rules.js';
 

@@ -15,7 +15,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../cli/context.js';
-import { parseIntOption } from '../commands/parse.js';
+import { parseIntOption } from '../input/parse.js';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 
 export const MCP_PATH = '/mcp';

@@ -2,10 +2,10 @@
 // (`isError`) that says what went wrong, the API's error_code and description, what to do
 // next and, for 429/503, how long to wait. Nothing leaves here holding the API key.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { scrubSecrets } from '../api/redact.js';
+import { scrubSecrets } from '../text/redact.js';
 import { CliError } from '../errors.js';
 import { ToolError } from './confirmation.js';
-import { safeJsonText } from '../render/json-text.js';
+import { safeJsonText } from '../text/json-text.js';
 
 /** Said with every action link: the API hands over to the customer, it never completes anything. */
 export const LINK_REMINDER =

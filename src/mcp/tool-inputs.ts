@@ -5,8 +5,8 @@ import type { $ZodType } from 'zod/v4/core';
 import type { CarsQuery } from '../api/endpoints.js';
 import { BODY_TYPES, CITIES, ORDER_BY } from '../api/enums.js';
 import * as S from '../api/schemas.js';
-import { buildCreateRequest } from '../commands/reserve.js';
-import { parseAlias, parseIntOption } from '../commands/parse.js';
+import { buildCreateRequest } from '../booking/create-request.js';
+import { parseAlias, parseIntOption } from '../input/parse.js';
 import { usageError } from '../errors.js';
 import { parseLocalDateTime } from '../render/dates.js';
 

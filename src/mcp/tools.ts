@@ -15,7 +15,7 @@ import type { JournaledWrite } from '../booking/journaled-write.js';
 import { readReservation } from '../booking/read.js';
 import { cancelCommand, commitCancel, createCommand, createReservation, planCancel, type BookingDeps } from '../booking/reservations.js';
 import type { Target } from '../cli/services.js';
-import { parseUuid } from '../commands/parse.js';
+import { parseUuid } from '../input/parse.js';
 import { zoneOf } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';

@@ -3,7 +3,7 @@
 // stderr that opening it completes nothing by itself.
 import type { ManualAction } from '../api/schemas.js';
 import type { Output } from './output.js';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 
 const WHAT: Record<string, string> = {
   pay_reservation: 'The customer pays on this page',

@@ -1,6 +1,6 @@
 // The saved card, masked as the API sends it: brand, last four digits, expiry.
 import type { Card } from '../api/schemas.js';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 
 export const formatExpiry = (card: Pick<Card, 'exp_month' | 'exp_year'>) => `${String(card.exp_month).padStart(2, '0')}/${card.exp_year}`;
 

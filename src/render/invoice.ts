@@ -5,7 +5,7 @@ import type { Invoice } from '../api/schemas.js';
 import { formatUtc } from './dates.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { cell, MISSING } from './table.js';
 
 const BILLING_MEANING: Record<string, string> = {

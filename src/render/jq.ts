@@ -3,7 +3,7 @@
 // WebAssembly), and prepared before the command sends anything, so a typo in the
 // expression is a usage error, not a failure after the request.
 import { CliError, usageError } from '../errors.js';
-import { scrubSecrets } from '../api/redact.js';
+import { scrubSecrets } from '../text/redact.js';
 
 interface JqHandle {
   raw(input: string | object | null, query: string, flags?: string[]): { stdout: string; stderr: string; exitCode: number };

@@ -1,15 +1,15 @@
 // The one place commands write through: data to stdout, messages to stderr, JSON when
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
-import { selfReportedStreams, underlyingStream, type Context } from '../cli/context.js';
 import { CliError } from '../errors.js';
 import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { makeStyle, type Style } from './style.js';
-import { safeJsonItems, safeJsonText } from './json-text.js';
+import { selfReportedStreams, underlyingStream, type IO } from './streams.js';
+import { safeJsonItems, safeJsonText } from '../text/json-text.js';
 import { selectFields, type SelectOptions } from './json-select.js';
-import { RawJson } from './raw-json.js';
-import { reindent } from './json-scan.js';
+import { RawJson } from '../text/raw-json.js';
+import { reindent } from '../text/json-scan.js';
 import { runJq } from './jq.js';
 
 const MONEY_RE = /^(-?)\$(\d{1,3}(?:,\d{3})*)(?:\.(\d{2}))?$/;
@@ -23,6 +23,12 @@ export function plainMoney(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const m = MONEY_RE.exec(value);
   return m ? `${m[1]}${m[2].replace(/,/g, '')}.${m[3] ?? '00'}` : value;
+}
+
+/** What an Output writes to, and the global flags that shape it (a command's Context is one). */
+export interface OutputContext {
+  io: IO;
+  globals: { json: boolean; jsonFields?: string[]; jq?: string; color: boolean; wide: boolean; accessible: boolean };
 }
 
 export class Output {
@@ -41,7 +47,7 @@ export class Output {
 
   /** `forPeople`: what this Output writes is a conversation (reserve's quote on stderr), so money keeps its `$`. */
   constructor(
-    private readonly ctx: Pick<Context, 'io' | 'globals'>,
+    private readonly ctx: OutputContext,
     opts: { forPeople?: boolean } = {},
   ) {
     this.moneyAsNumbers = !ctx.io.stdout.isTTY && !opts.forPeople;

@@ -3,7 +3,7 @@
 // in a pipe (the gh convention), so `cut -f` and `awk -F'\t'` work on the output: one
 // record a line, one value a field.
 import { loadStringWidth, loadTable } from './cli-table3.cjs';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 
 /** A table cell the server left out (or sent as null): a dash, on a terminal and in a pipe. */
 export const MISSING = '-';

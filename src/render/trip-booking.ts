@@ -6,7 +6,7 @@
 import type { Invoice, Trip } from '../api/schemas.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 
 /** [label, what a terminal shows, the bare value a pipe gets]. */
 type Pairs = Array<[string, string | null, string]>;

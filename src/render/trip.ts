@@ -7,7 +7,7 @@ import { formatLocal, formatUtc, zoneOf } from './dates.js';
 import { invoiceNotes, invoiceRecords, renderInvoiceTable } from './invoice.js';
 import { formatCents, formatCentsOrUnknown } from './money.js';
 import type { Output } from './output.js';
-import { clean } from './sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { renderBooking } from './trip-booking.js';
 
 type FinancialSummary = NonNullable<Trip['financial_summary']>;

@@ -176,4 +176,4 @@ export function checkSettingValue(key: SettingKey, value: string): string {
   return text;
 }
 
-export { maskKey } from '../api/redact.js';
+export { maskKey } from '../text/redact.js';

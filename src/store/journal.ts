@@ -26,7 +26,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CliError, usageError } from '../errors.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 import { fsyncDirSync, isTempFileOf, writeTarget, type AtomicFs } from './atomic-file.js';
 import { LockedFile, type HeldFile } from './locked-file.js';
 import {

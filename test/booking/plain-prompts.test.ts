@@ -4,8 +4,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { resolveGlobals, type Context, type InStream } from '../../src/cli/context.js';
-import { LIST_AT_MOST, plainPrompter, readSecret } from '../../src/commands/plain-prompts.js';
-import { inquirerPrompter } from '../../src/commands/reserve-prompts.js';
+import { LIST_AT_MOST, plainPrompter, readSecret } from '../../src/cli/plain-prompts.js';
+import { inquirerPrompter } from '../../src/cli/reserve-prompts.js';
 import { FakeOut } from '../helpers/cli.js';
 
 function setup(typed: string, env: NodeJS.ProcessEnv = { CARRENTAL_ACCESSIBLE: '1' }) {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/errors.js';
 import { formatAge, isDefinitiveRefusal, isOutcomeUnknown, journalBaseUrl, writeRetryPolicy } from '../../src/booking/journaled-write.js';
 import { rerunCommand, shellWord } from '../../src/commands/pending.js';
-import { buildCreateRequest, parseReserveInput } from '../../src/commands/reserve.js';
+import { buildCreateRequest } from '../../src/booking/create-request.js';
+import { parseReserveInput } from '../../src/commands/reserve.js';
 import type { JournalEntry } from '../../src/store/journal.js';
 
 const apiError = (status: number, error_code?: string) => new CliError('api', 'x', { api: { status, error_code } });

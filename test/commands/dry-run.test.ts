@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildCreateRequest } from '../../src/commands/reserve.js';
+import { buildCreateRequest } from '../../src/booking/create-request.js';
 import { COLLECTIONS } from '../../src/sandbox/state.js';
 import { openStore } from '../../src/sandbox/store.js';
 import { credentialFingerprint, Journal } from '../../src/store/journal.js';

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { canonicalCreate, operationFor, parseHeaders, parseMethod, parsePath, readBody } from '../../src/commands/api.js';
-import { buildCreateRequest } from '../../src/commands/reserve.js';
+import { buildCreateRequest } from '../../src/booking/create-request.js';
 import type { InStream } from '../../src/cli/context.js';
 import { usageError } from '../helpers/failure.js';
 

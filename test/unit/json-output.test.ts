@@ -1,8 +1,8 @@
 // The pieces of the JSON output path: the scanner that finds the server's bytes, the
 // re-indenter for terminals, field selection, and --jq.
 import { describe, expect, it } from 'vitest';
-import { arrayElements, arrayElementsAt, memberSpan, reindent, rootSpan } from '../../src/render/json-scan.js';
-import { rawPayload } from '../../src/render/raw-json.js';
+import { arrayElements, arrayElementsAt, memberSpan, reindent, rootSpan } from '../../src/text/json-scan.js';
+import { rawPayload } from '../../src/text/raw-json.js';
 import { parseJsonFields, selectFields } from '../../src/render/json-select.js';
 import { prepareJq, runJq } from '../../src/render/jq.js';
 import { usageError } from '../helpers/failure.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeJsonItems, safeJsonText } from '../../src/render/json-text.js';
+import { safeJsonItems, safeJsonText } from '../../src/text/json-text.js';
 
 const KEY = 'svc_live_abcdefgh12345678';
 

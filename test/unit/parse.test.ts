@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkKeyShape } from '../../src/commands/auth-login.js';
 import { buildCarsQuery, pageConcurrency } from '../../src/commands/cars.js';
-import { parseAlias, parseIdempotencyKey, parseIntOption, parseSeconds, parseUuid } from '../../src/commands/parse.js';
+import { parseAlias, parseIdempotencyKey, parseIntOption, parseSeconds, parseUuid } from '../../src/input/parse.js';
 import { buildQuoteRequest } from '../../src/commands/quote.js';
 import { checkSettingKey, checkSettingValue } from '../../src/store/config.js';
 import { usageError } from '../helpers/failure.js';

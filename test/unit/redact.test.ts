@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsSecret, maskKey, redactHeader, scrubSecrets } from '../../src/api/redact.js';
+import { holdsSecret, maskKey, redactHeader, scrubSecrets } from '../../src/text/redact.js';
 import { maskKey as maskFromConfig } from '../../src/store/config.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';

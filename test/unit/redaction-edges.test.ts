@@ -1,10 +1,10 @@
 // Edges of redaction, sanitising, safe JSON text and date ranges that a one-character
 // change to the code slipped past (mutation testing, docs/development.md "Mutation testing").
 import { describe, expect, it } from 'vitest';
-import { holdsSecret, maskSecrets, redactHeader, scrubSecrets } from '../../src/api/redact.js';
+import { holdsSecret, maskSecrets, redactHeader, scrubSecrets } from '../../src/text/redact.js';
 import { isRelativeDate, parseDateRange, resolveDateInput } from '../../src/render/dates.js';
-import { safeJsonText, scrubValue } from '../../src/render/json-text.js';
-import { clean, cleanText } from '../../src/render/sanitize.js';
+import { safeJsonText, scrubValue } from '../../src/text/json-text.js';
+import { clean, cleanText } from '../../src/text/sanitize.js';
 
 const ESC = '\u001b';
 const SECRET = 'tok3n-Secret-99887766';

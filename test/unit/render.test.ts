@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Globals } from '../../src/cli/context.js';
 import { Output } from '../../src/render/output.js';
-import { clean, cleanText, visible } from '../../src/render/sanitize.js';
+import { clean, cleanText, visible } from '../../src/text/sanitize.js';
 import { renderPairs, renderTable } from '../../src/render/table.js';
 import { FakeOut } from '../helpers/cli.js';
 

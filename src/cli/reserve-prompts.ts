@@ -2,15 +2,16 @@
 // (city, dates, car, options) is asked for. Prompts go through a small Prompter interface
 // so tests can answer them; the real one is @inquirer/prompts bound to the command's
 // streams (loaded only when a prompt is shown).
+import type { ReserveDraft } from '../booking/create-request.js';
 import type { Api } from '../api/endpoints.js';
 import type { Car } from '../api/schemas.js';
 import { CITIES, CITY_TIME_ZONES, type City } from '../api/enums.js';
-import type { Context } from '../cli/context.js';
+import type { Context } from './context.js';
 import { CliError } from '../errors.js';
 import { addLocalDays, isPastLocal, localNow, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
-import { clean } from '../render/sanitize.js';
-import { fetchAll } from './cars.js';
+import { clean } from '../text/sanitize.js';
+import { fetchAll } from '../commands/cars.js';
 import { plainPrompter } from './plain-prompts.js';
 import { resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 
@@ -87,23 +88,6 @@ export function inquirerPrompter(ctx: Context): Prompter {
       return word === '' ? defaultValue : word.startsWith('y');
     },
   };
-}
-
-/** What `reserve` needs; anything undefined is asked for. */
-export interface ReserveDraft {
-  alias?: string;
-  city?: string;
-  /** Car-local YYYY-MM-DDTHH:MM, or a relative form as typed until the city is known. */
-  from?: string;
-  to?: string;
-  /** `--days N` while `from` is still relative. */
-  days?: number;
-  protection?: 'minimum' | 'standard';
-  mileage?: 'limited' | 'unlimited';
-  deliveryAddress?: string;
-  /** undefined: not given on the command line (asked); []: none. */
-  extras?: string[];
-  promo?: string;
 }
 
 export interface PromptedReservation extends ReserveDraft {

@@ -3,8 +3,8 @@
 // forms are read in the car's zone, so they resolve only once the city is known; the
 // syntax is checked before any request.
 import { CITY_TIME_ZONES } from '../api/enums.js';
-import type { Context } from '../cli/context.js';
-import type { Target } from '../cli/services.js';
+import type { Context } from './context.js';
+import type { Target } from './services.js';
 import { usageError } from '../errors.js';
 import { addLocalDays, isRelativeDate, localNow, parseDays, resolveDateInput, zoneOf } from '../render/dates.js';
 

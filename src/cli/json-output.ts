@@ -1,6 +1,6 @@
 // Run before a command when --json has fields or --jq is given: what can be refused
 // without the server is refused here, before any request (exit 2).
-import type { Globals } from '../cli/context.js';
+import type { Globals } from './context.js';
 import { usageError } from '../errors.js';
 import { prepareJq } from '../render/jq.js';
 
@@ -9,7 +9,7 @@ import { prepareJq } from '../render/jq.js';
  * a wrong field list is refused then, not after the booking (when it could only fail the output).
  */
 const WRITE_JSON_FIELDS: Record<string, () => Promise<readonly string[]>> = {
-  reserve: async () => (await import('./reserve.js')).RESERVE_JSON_FIELDS,
+  reserve: async () => (await import('../commands/reserve.js')).RESERVE_JSON_FIELDS,
 };
 
 export async function prepare(command: string, globals: Pick<Globals, 'jsonFields' | 'jq'>): Promise<void> {

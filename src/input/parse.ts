@@ -2,7 +2,7 @@
 // raised before any request is sent.
 import { isDotSegment } from '../api/path.js';
 import { usageError } from '../errors.js';
-import { clean } from '../render/sanitize.js';
+import { clean } from '../text/sanitize.js';
 
 /**
  * A whole number within bounds. Without a max, the bound is the largest integer a number

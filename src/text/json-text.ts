@@ -8,7 +8,7 @@
 // - Every occurrence of a secret is replaced by its mask. A secret written with JSON
 //   escapes (`svc\u005f...`) would survive a text replace, so the result is parsed once
 //   more and, if any string still holds a secret, re-serialised from the scrubbed value.
-import { holdsSecret as textHoldsSecret, KEY_TOKEN_RE, maskKey, maskSecrets, MIN_SECRET_LENGTH, scrubSecrets } from '../api/redact.js';
+import { holdsSecret as textHoldsSecret, KEY_TOKEN_RE, maskKey, maskSecrets, MIN_SECRET_LENGTH, scrubSecrets } from './redact.js';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE_RE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
