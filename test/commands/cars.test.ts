@@ -6,7 +6,7 @@ import { formatCents } from '../../src/render/money.js';
 /** Money as a pipe prints it: dollars, two decimals, no `$`. */
 const dollars = (cents: number) => (cents / 100).toFixed(2);
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
 
 let sb: TestSandbox;
 let home: TestHome;
@@ -27,7 +27,7 @@ interface Opts {
   sleep?: (ms: number) => Promise<void>;
 }
 const cars = (args: string[], opts: Opts = {}) =>
-  runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(opts.env), tty: opts.tty, sleep: opts.sleep ?? (async () => {}) });
+  runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(opts.env), tty: opts.tty, now: () => SANDBOX_NOW, sleep: opts.sleep ?? (async () => {}) });
 const json = async (args: string[], opts: Opts = {}): Promise<CarsPage> => {
   const r = await cars(['--json', ...args], opts);
   expect(r.stderr).toBe('');
