@@ -70,7 +70,8 @@ const noWait = async () => {};
 /**
  * The fixtures of these tests: one sandbox per file (on SANDBOX_NOW); before every test it
  * is reset and a fresh temporary home made (removed after the test); `alias`, a car free for
- * FROM..TO (the request log emptied after finding it); `cli`, a command against all that. A
+ * FROM..TO (the request log emptied after finding it); `cli`, a command against all that, on
+ * the sandbox's clock. A
  * file with other needs extends or overrides one (`test.override('cli', ...)`).
  */
 export const test = base
@@ -91,5 +92,6 @@ export const test = base
     return alias;
   })
   .extend('cli', async ({ sb, home }): Promise<BookingCli> => {
-    return (args, opts = {}) => runCommand(['--base-url', sb.baseUrl, ...args], { sleep: noWait, ...opts, env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...opts.env }) });
+    // the CLI's clock is the sandbox's: FROM stays ahead whatever day the suite runs
+    return (args, opts = {}) => runCommand(['--base-url', sb.baseUrl, ...args], { sleep: noWait, now: () => SANDBOX_NOW, ...opts, env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...opts.env }) });
   });
