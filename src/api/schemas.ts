@@ -6,6 +6,7 @@
 // zod/mini, not the classic API: the same validation core, but a fifth of the code to
 // load and cheap schema objects, which is ~12 ms of every command's start-up (docs/development.md).
 // Schemas still have .parse() and .safeParse(); wrappers are functions (z.optional(x)).
+// The object schemas are built on first use, `lazy(() => …)` (src/api/lazy-schema.ts says why).
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 
@@ -25,6 +26,7 @@ import {
   PROTECTION_PLANS,
 } from './enums.js';
 import { isUri } from './uri.js';
+import { lazy } from './lazy-schema.js';
 
 export * from './enums.js';
 
@@ -51,7 +53,7 @@ export const Uri = z.string().check(z.refine(isUri, 'expected a URI (RFC 3986)')
  */
 const PhotoLink = z.string().register(z.globalRegistry, { format: 'uri' });
 
-export const CarPrices = z.looseObject({
+export const CarPrices = lazy(() => z.looseObject({
   car: z.optional(
     z.looseObject({
       miles_included: z.optional(Int()),
@@ -66,15 +68,15 @@ export const CarPrices = z.looseObject({
   extras: z.optional(z.array(z.looseObject({ item_type: z.optional(z.string()), price_day: z.optional(Cents), title: z.optional(z.string()) }))),
   protection: z.optional(z.record(z.string(), Cents)),
   trip_fee: z.optional(Cents),
-});
+}));
 
-export const BlockedRange = z.looseObject({
+export const BlockedRange = lazy(() => z.looseObject({
   from: z.optional(LocalDateTime),
   kind: z.optional(z.string()),
   to: z.optional(z.nullable(LocalDateTime)),
-});
+}));
 
-export const Car = z.looseObject({
+export const Car = lazy(() => z.looseObject({
   car_alias: z.string(),
   name: z.string(),
   prices: CarPrices,
@@ -107,40 +109,40 @@ export const Car = z.looseObject({
   blocked_ranges: z.optional(z.array(BlockedRange)),
   photos: z.optional(z.array(PhotoLink)),
   previews: z.optional(z.array(z.string())),
-});
+}));
 
-export const CarsPage = z.looseObject({
+export const CarsPage = lazy(() => z.looseObject({
   cars: z.array(Car),
   total: Int(),
   has_more: z.boolean(),
-});
+}));
 
-export const ReservationOptions = z.looseObject({
+export const ReservationOptions = lazy(() => z.looseObject({
   protection_plan: z.optional(z.enum(PROTECTION_PLANS)),
   mileage_type: z.optional(z.enum(MILEAGE_TYPES)),
   delivery_type: z.optional(z.enum(DELIVERY_TYPES)),
   delivery_address: z.optional(z.nullable(z.string())),
-});
+}));
 
-export const QuoteRequest = z.object({
+export const QuoteRequest = lazy(() => z.object({
   car_alias: z.string(),
   date_checkin: LocalDateTime,
   date_checkout: LocalDateTime,
   options: z.optional(ReservationOptions),
   extras: z.optional(z.array(z.string())),
   promo_code: z.optional(z.string()),
-});
+}));
 
-export const ReservationCreateRequest = z.extend(QuoteRequest, {
+export const ReservationCreateRequest = lazy(() => z.extend(QuoteRequest, {
   options: z.looseObject({
     protection_plan: z.enum(PROTECTION_PLANS),
     mileage_type: z.enum(MILEAGE_TYPES),
     delivery_type: z.enum(DELIVERY_TYPES),
     delivery_address: z.optional(z.nullable(z.string())),
   }),
-});
+}));
 
-export const Quote = z.looseObject({
+export const Quote = lazy(() => z.looseObject({
   rent_subtotal: Cents,
   rent_discount_amount: Cents,
   protection_total: Cents,
@@ -156,24 +158,24 @@ export const Quote = z.looseObject({
   extras_total: z.optional(Cents),
   promo_discount_amount: z.optional(Cents),
   unlimited_mileage_total: z.optional(Cents),
-});
+}));
 
-export const FinancialSummary = z.looseObject({
+export const FinancialSummary = lazy(() => z.looseObject({
   currency: z.literal('USD'),
   trip_total_cents: z.nullable(Cents),
   deposit_cents: z.nullable(Cents),
-});
+}));
 
-export const PaymentStatus = z.looseObject({
+export const PaymentStatus = lazy(() => z.looseObject({
   type: z.enum(['settled', 'to_pay', 'refund']),
   amount: z.optional(Cents),
   invoice_id: z.optional(Uuid),
   date: z.optional(LocalDate),
-});
+}));
 
-export const InvoiceItem = z.looseObject({ id: z.optional(Uuid), amount: z.optional(Cents), description: z.optional(z.string()) });
+export const InvoiceItem = lazy(() => z.looseObject({ id: z.optional(Uuid), amount: z.optional(Cents), description: z.optional(z.string()) }));
 
-export const Invoice = z.looseObject({
+export const Invoice = lazy(() => z.looseObject({
   id: Uuid,
   created_at: LocalDateTime,
   currency: z.literal('USD'),
@@ -183,24 +185,24 @@ export const Invoice = z.looseObject({
   amount: Cents,
   description: z.string(),
   items: z.array(InvoiceItem),
-});
+}));
 
-export const Refund = z.looseObject({
+export const Refund = lazy(() => z.looseObject({
   id: z.optional(z.string()),
   amount_cents: z.optional(Cents),
   status: z.optional(z.enum(['confirmed', 'recorded_unconfirmed', 'failed', 'unknown'])),
   confirmed_at: z.optional(z.nullable(z.string())),
-});
+}));
 
-export const CancellationOutcome = z.looseObject({
+export const CancellationOutcome = lazy(() => z.looseObject({
   status: z.enum(['not_cancelled', 'cancelled', 'unknown']),
   hold_release: z.optional(z.looseObject({ status: z.optional(z.enum(['not_required', 'pending', 'released', 'manual_review', 'unknown'])) })),
   refund_review: z.optional(z.looseObject({ status: z.optional(z.enum(['not_required', 'pending', 'closed', 'unknown'])) })),
   refunds: z.optional(z.array(Refund)),
-});
+}));
 
 /** The spec's Trip table marks no member required. */
-export const Trip = z.looseObject({
+export const Trip = lazy(() => z.looseObject({
   uuid: z.optional(Uuid),
   status: z.optional(z.string()),
   date_checkin: z.optional(LocalDateTime),
@@ -213,27 +215,27 @@ export const Trip = z.looseObject({
   payment_status: z.optional(PaymentStatus),
   invoices: z.optional(z.array(Invoice)),
   cancellation_outcome: z.optional(CancellationOutcome),
-});
+}));
 
-export const TripsList = z.looseObject({ active: z.array(Trip), history: z.array(Trip) });
+export const TripsList = lazy(() => z.looseObject({ active: z.array(Trip), history: z.array(Trip) }));
 
-export const ManualAction = z.looseObject({
+export const ManualAction = lazy(() => z.looseObject({
   action: z.enum(['pay_reservation', 'add_payment_card', 'extend_reservation']),
   status: z.literal('requires_user_action'),
   url: Uri,
   agent_flow_id: Uuid,
-});
+}));
 
-export const Card = z.looseObject({
+export const Card = lazy(() => z.looseObject({
   id: z.string(),
   card_brand: z.string(),
   last4: z.string().check(z.regex(/^\d{4}$/)),
   exp_month: z.number().check(z.int(), z.minimum(1), z.maximum(12)),
   exp_year: Int(),
-});
-export const CardList = z.array(Card).check(z.maxLength(1));
+}));
+export const CardList = lazy(() => z.array(Card).check(z.maxLength(1)));
 
-export const VerificationStatus = z.looseObject({
+export const VerificationStatus = lazy(() => z.looseObject({
   status: z.enum(['unknown', 'pending', 'verified']),
   is_approved_to_drive: z.boolean(),
   drivers_license: z.looseObject({
@@ -242,39 +244,39 @@ export const VerificationStatus = z.looseObject({
     expired: z.boolean(),
     expiring_soon: z.boolean(),
   }),
-});
+}));
 
 /** The spec names four profile fields and requires none of them (nor types `uuid` as a uuid). */
-export const Profile = z.looseObject({
+export const Profile = lazy(() => z.looseObject({
   uuid: z.optional(z.string()),
   first_name: z.optional(z.string()),
   is_approved_to_drive: z.optional(z.boolean()),
   payment_methods: z.optional(CardList),
-});
+}));
 
-export const ExtensionPriceRequest = z.object({
+export const ExtensionPriceRequest = lazy(() => z.object({
   modification_type: z.literal('extend'),
   new_checkout_date_time_local: LocalDateTime,
-});
-export const ExtensionPrice = z.looseObject({
+}));
+export const ExtensionPrice = lazy(() => z.looseObject({
   additional_days: z.optional(Int()),
   total_amount: z.optional(Cents),
-});
+}));
 
-export const PaymentLinkRequest = z.object({ payment_type: z.enum(PAYMENT_TYPES) });
-export const ExtensionLinkRequest = z.object({ checkout: z.optional(LocalDateTime) });
+export const PaymentLinkRequest = lazy(() => z.object({ payment_type: z.enum(PAYMENT_TYPES) }));
+export const ExtensionLinkRequest = lazy(() => z.object({ checkout: z.optional(LocalDateTime) }));
 
 export const ReservationCreated = Uuid;
 /** The bare invoice list of a reservation. */
-export const InvoiceList = z.array(Invoice);
-export const CancelOk = z.literal('OK');
+export const InvoiceList = lazy(() => z.array(Invoice));
+export const CancelOk = lazy(() => z.literal('OK'));
 
-export const ApiErrorBody = z.looseObject({
+export const ApiErrorBody = lazy(() => z.looseObject({
   error: z.string(),
   description: z.optional(z.string()),
   error_code: z.optional(z.string()),
   request_id: z.optional(z.string()),
-});
+}));
 
 export type Car = z.infer<typeof Car>;
 export type CarsPage = z.infer<typeof CarsPage>;
