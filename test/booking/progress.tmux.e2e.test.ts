@@ -50,7 +50,7 @@ async function pane(width: number, args: string[], progress: RegExp, then: () =>
 /** A fresh unpaid reservation of the cheapest free car. */
 async function reserve(): Promise<string> {
   const [alias] = await freeCars(sb, 1);
-  const r = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env: env() });
+  const r = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env: env(), now: () => SANDBOX_NOW });
   expect(r.code, r.stderr).toBe(0);
   return r.stdout.trim();
 }
