@@ -289,7 +289,7 @@ export class ApiClient {
       const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
       debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
       const certificate = code === undefined ? undefined : certificateProblem(code);
-      if (certificate) throw certificateError(label, url, certificate, err);
+      if (certificate) throw certificateError(label, url, certificate, err, route);
       throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs, route));
     }
     if (debug) {
@@ -450,15 +450,34 @@ function certificateProblem(code: string): string | undefined {
  * Nothing was sent: the connection stopped at the certificate. Not "unavailable" (exit 6,
  * "rerunning is safe"): a rerun fails the same way until the certificate or the trust changes.
  */
-function certificateError(label: string, url: string, problem: string, err: unknown): CliError {
+function certificateError(label: string, url: string, problem: string, err: unknown, route: Route): CliError {
   const { origin } = new URL(url);
-  const expiredOrName = /expired|not valid yet|another host|revoked/.test(problem);
-  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${origin} (${label}): ${problem}`, {
-    hint: expiredOrName
-      ? 'check the base URL (the host name must be the one the certificate names); the server must renew or fix its certificate'
-      : "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off",
-    cause: err,
-  }));
+  // Through an https proxy there are two TLS handshakes, and node's error does not say
+  // which one failed: name both rather than blame the API for the proxy's certificate.
+  const viaTlsProxy = 'proxy' in route && route.proxy.url.startsWith('https:');
+  const whose = viaTlsProxy ? `${origin} or of the proxy ${maskProxy(route.proxy.url)} (${route.proxy.from})` : origin;
+  let detail = problem;
+  let hint = "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off";
+  if (/expired|not valid yet/.test(problem)) {
+    // trusting another CA cannot help a certificate outside its dates
+    hint = "the server must renew its certificate (or this machine's clock is wrong: check `date`); never turn verification off";
+  } else if (/another host/.test(problem)) {
+    const names = certificateNames(err);
+    if (names) detail = `${problem} (it names ${names})`;
+    hint = 'put a host name the certificate names in the base URL (`carrental config get base_url`); never turn verification off';
+  } else if (/revoked/.test(problem)) {
+    hint = 'the server must replace its certificate; never turn verification off';
+  }
+  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${whose} (${label}): ${detail}`, { hint, cause: err }));
+}
+
+/** The names a refused certificate is for ("DNS:a, IP Address:b" → "a, b"), when node's error carries them. */
+function certificateNames(err: unknown): string | undefined {
+  for (let e = err as { cert?: { subjectaltname?: string }; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    const san = e.cert?.subjectaltname;
+    if (typeof san === 'string' && san) return san.split(/,\s*/).map((n) => n.replace(/^[^:]+:/, '')).join(', ');
+  }
+  return undefined;
 }
 
 /** The base URL to configure when `path` (under `base`) answers from `location`; undefined when the paths do not line up. */

@@ -2,7 +2,7 @@
 // (plain forwarding and CONNECT tunnels), and certificates made with openssl for https
 // servers. Every server listens on port 0; close() ends it and its connections.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -43,7 +43,8 @@ export function serveHttps(cert: { key: string; cert: string }, handler: Request
 
 /**
  * A CA and a server certificate it signed for `names` (DNS names or IP addresses), made
- * with openssl in a temp directory; `selfSigned` is a lone certificate for the same names.
+ * with openssl in a temp directory; `selfSigned` is a lone certificate for the same names;
+ * `expired` is signed by the same CA for the same names and ran out in January 2020.
  */
 export function makeCertificates(names: string[], opts: { days?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'carrental-certs-'));
@@ -56,6 +57,11 @@ export function makeCertificates(names: string[], opts: { days?: number } = {}) 
     const ext = join(dir, 'ext.cnf');
     execFileSync('sh', ['-c', `printf 'subjectAltName=${san}\\n' > ${ext}`]);
     run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', String(opts.days ?? 2), '-extfile', ext]);
+    // `openssl x509` cannot date a certificate in the past; `openssl ca` can, with a minimal CA database
+    writeFileSync(join(dir, 'ca.cnf'), '[ca]\ndefault_ca=t\n[t]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n');
+    writeFileSync(join(dir, 'index.txt'), '');
+    writeFileSync(join(dir, 'serial'), '01\n');
+    run(['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', 'server.csr', '-out', 'expired.pem', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-extfile', ext, '-notext']);
     run(['req', '-x509', ...ec, '-keyout', 'self.key', '-out', 'self.pem', '-days', '2', '-subj', `/CN=${names[0]}`, '-addext', `subjectAltName=${san}`]);
     const read = (f: string) => readFileSync(join(dir, f), 'utf8');
     return {
@@ -63,6 +69,7 @@ export function makeCertificates(names: string[], opts: { days?: number } = {}) 
       caFile: join(dir, 'ca.pem'),
       signed: { key: read('server.key'), cert: read('server.pem') },
       selfSigned: { key: read('self.key'), cert: read('self.pem') },
+      expired: { key: read('server.key'), cert: read('expired.pem') },
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
     };
   } catch (err) {
@@ -81,14 +88,15 @@ export interface ProxySeen {
  * An HTTP proxy on loopback that resolves every host to this machine: a plain request
  * (absolute URL) goes to `httpPort`, a CONNECT tunnel to `tlsPort`. It records each
  * request line with its headers, and every byte a client sent through a tunnel.
- * `credentials` ("user:password") makes it answer 407 to anyone who does not send them.
+ * `credentials` ("user:password") makes it answer 407 to anyone who does not send them;
+ * `tls` (a key and certificate) makes it an https proxy: the client speaks TLS to it.
  */
-export async function startProxy(opts: { httpPort?: number; tlsPort?: number; credentials?: string }) {
+export async function startProxy(opts: { httpPort?: number; tlsPort?: number; credentials?: string; tls?: { key: string; cert: string } }) {
   const seen: ProxySeen[] = [];
   const tunnelled: Buffer[] = [];
   const authorized = (headers: IncomingHttpHeaders) =>
     !opts.credentials || headers['proxy-authorization'] === `Basic ${Buffer.from(opts.credentials).toString('base64')}`;
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     seen.push({ line: `${req.method} ${req.url}`, headers: req.headers });
     if (!authorized(req.headers)) return void res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
     const url = new URL(req.url ?? '/');
@@ -100,7 +108,8 @@ export async function startProxy(opts: { httpPort?: number; tlsPort?: number; cr
     });
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
-  });
+  };
+  const server = opts.tls ? (createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) as unknown as Server) : createServer(handler);
   server.on('connect', (req, client: Socket, head: Buffer) => {
     seen.push({ line: `CONNECT ${req.url}`, headers: req.headers });
     if (!authorized(req.headers)) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
@@ -115,5 +124,5 @@ export async function startProxy(opts: { httpPort?: number; tlsPort?: number; cr
   });
   const sockets = new Set<Socket>();
   const l = await listening(server, sockets);
-  return { ...l, url: `http://127.0.0.1:${l.port}`, seen, tunnelled: () => Buffer.concat(tunnelled) };
+  return { ...l, url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${l.port}`, seen, tunnelled: () => Buffer.concat(tunnelled) };
 }
