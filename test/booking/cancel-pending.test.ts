@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { FakeOut, runCommand } from '../helpers/cli.js';
-import { ALIAS, KEYS, test as fakeTest } from './fake-api.js';
+import { ALIAS, FAKE_NOW, KEYS, test as fakeTest } from './fake-api.js';
 
 const unknown = { status: 503, headers: { 'retry-after': '1' }, json: { error: 'The outcome of the operation is unknown', error_code: 'operation_outcome_unknown' } };
 
@@ -14,6 +14,7 @@ const test = fakeTest
   .extend('cli', async ({ fake, home }) => (args: string[], opts: { key?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}) =>
     runCommand(['--base-url', fake.baseUrl, ...args], {
       env: home.env({ CARRENTAL_API_KEY: opts.key ?? KEYS.write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
+      now: FAKE_NOW,
       sleep: async () => {},
       signal: opts.signal,
     }),
@@ -127,18 +128,18 @@ describe('cancel', () => {
 describe('pending', () => {
 
   test('lists nothing when nothing is pending', async ({ home }) => {
-    const r = await runCommand(['pending'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
+    const r = await runCommand(['pending'], { now: FAKE_NOW, env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('no pending');
-    const json = await runCommand(['pending', 'list', '--json'], { env: home.env() });
+    const json = await runCommand(['pending', 'list', '--json'], { now: FAKE_NOW, env: home.env() });
     expect(JSON.parse(json.stdout)).toEqual([]);
   });
 
   test('lists operation, target, key, age and the command that finishes each one', async ({ fake, home, journal, leavePending }) => {
     const uuid = await leavePending();
     const entries = await journal().list();
-    const r = await runCommand(['pending'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
+    const r = await runCommand(['pending'], { now: FAKE_NOW, env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(lines).toHaveLength(2);
@@ -148,14 +149,14 @@ describe('pending', () => {
     expect(lines[1].slice(0, 3)).toEqual(['cancel', uuid, 'work']);
     expect(lines[1][6]).toBe(`carrental --base-url ${fake.baseUrl} --profile work cancel ${uuid}`);
 
-    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) })).stdout);
+    const json = JSON.parse((await runCommand(['pending', '--json'], { now: FAKE_NOW, env: home.env({ CARRENTAL_API_KEY: KEYS.write }) })).stdout);
     expect(json).toHaveLength(2);
     expect(json[0]).toMatchObject({ operation: 'createReservation', key: entries[0].key, expired: false, attempts: 3 });
   });
 
   test('on a terminal: a table, then the numbered commands that finish each one', async ({ fake, home, leavePending }) => {
     const uuid = await leavePending();
-    const r = await runCommand(['pending'], { env: home.env({ NO_COLOR: '1', CARRENTAL_API_KEY: KEYS.write }), tty: true });
+    const r = await runCommand(['pending'], { now: FAKE_NOW, env: home.env({ NO_COLOR: '1', CARRENTAL_API_KEY: KEYS.write }), tty: true });
     expect(r.code).toBe(0);
     // plain columns at 120: a boxed table would not fit without cutting the uuid or the key
     expect(r.stdout).toMatch(/^ *1  reserve\s+tesla-model-3-la-001\s+default/m);
@@ -166,9 +167,9 @@ describe('pending', () => {
   test('the listed command really finishes the pending reserve', async ({ fake, home, unfinished, leavePending }) => {
     await leavePending();
     const [entry] = await unfinished();
-    const json = JSON.parse((await runCommand(['pending', '--json'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) })).stdout) as Array<{ rerun: string }>;
+    const json = JSON.parse((await runCommand(['pending', '--json'], { now: FAKE_NOW, env: home.env({ CARRENTAL_API_KEY: KEYS.write }) })).stdout) as Array<{ rerun: string }>;
     const argv = json[0].rerun.split(' ').slice(1);
-    const r = await runCommand([...argv, '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }), sleep: async () => {} });
+    const r = await runCommand([...argv, '-y'], { now: FAKE_NOW, env: home.env({ CARRENTAL_API_KEY: KEYS.write }), sleep: async () => {} });
     expect(r.code, r.stderr).toBe(0);
     expect(fake.requestsOf('create').at(-1)!.headers['idempotency-key']).toBe(entry.key);
     const created = [...fake.reservations.values()].filter((x) => x.from === '2026-12-01T10:00');
@@ -180,7 +181,7 @@ describe('pending', () => {
   test('clear asks first: in a pipe it needs -y and drops nothing without it', async ({ home, unfinished, leavePending }) => {
     await leavePending();
     const env = home.env({ CARRENTAL_API_KEY: KEYS.write });
-    const refused = await runCommand(['pending', 'clear'], { env });
+    const refused = await runCommand(['pending', 'clear'], { now: FAKE_NOW, env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('pending clear needs a confirmation and this is not a terminal: pass -y (--yes) to confirm');
     expect(refused.stderr).toContain('nothing was dropped');
@@ -190,7 +191,7 @@ describe('pending', () => {
   test('clear on a terminal asks, and a no keeps everything', async ({ home, unfinished, leavePending }) => {
     await leavePending();
     const env = home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' });
-    const no = await runCommand(['pending', 'clear'], { env, tty: true, stdinTty: true, stdin: 'n\n' });
+    const no = await runCommand(['pending', 'clear'], { now: FAKE_NOW, env, tty: true, stdinTty: true, stdin: 'n\n' });
     expect(no.code).toBe(1);
     expect(no.stdout + no.stderr).toContain('Drop 2 pending commands of the current API key?');
     expect(no.stderr).toContain('nothing was dropped');
@@ -199,19 +200,19 @@ describe('pending', () => {
 
   test("clear -y drops the current key's commands only; --all drops everything", async ({ home, unfinished, leavePending }) => {
     await leavePending();
-    const other = await runCommand(['pending', 'clear', '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.readOnly }) });
+    const other = await runCommand(['pending', 'clear', '-y'], { now: FAKE_NOW, env: home.env({ CARRENTAL_API_KEY: KEYS.readOnly }) });
     expect(other.code).toBe(0);
     expect(other.stderr).toContain('dropped 0 pending commands of the current API key');
     expect(await unfinished()).toHaveLength(2);
 
-    const r = await runCommand(['pending', 'clear', '-y'], { env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
+    const r = await runCommand(['pending', 'clear', '-y'], { now: FAKE_NOW, env: home.env({ CARRENTAL_API_KEY: KEYS.write }) });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('dropped 2 pending commands of the current API key');
     expect(r.stderr).toContain('outcome stays unknown');
     expect(await unfinished()).toEqual([]);
 
     await leavePending();
-    const all = await runCommand(['pending', 'clear', '--all', '--json', '-y'], { env: home.env() });
+    const all = await runCommand(['pending', 'clear', '--all', '--json', '-y'], { now: FAKE_NOW, env: home.env() });
     expect(JSON.parse(all.stdout)).toEqual({ cleared: 2 });
     expect(await unfinished()).toEqual([]);
   });

@@ -4,11 +4,12 @@
 import { describe, expect } from 'vitest';
 import { CliError } from '../../src/errors.js';
 import { runCommand } from '../helpers/cli.js';
-import { KEYS, test as fakeTest } from './fake-api.js';
+import { FAKE_NOW, KEYS, test as fakeTest } from './fake-api.js';
 
 const test = fakeTest.extend('cli', async ({ fake, home }) => (args: string[], opts: { env?: NodeJS.ProcessEnv; sleep?: (ms: number) => Promise<void> } = {}) =>
   runCommand(['--base-url', fake.baseUrl, ...args], {
     env: home.env({ CARRENTAL_API_KEY: KEYS.write, ...opts.env }),
+    now: FAKE_NOW,
     sleep: opts.sleep ?? (async () => {}),
   }),
 );

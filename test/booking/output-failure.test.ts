@@ -47,7 +47,7 @@ async function cliWithStdout(stdout: Writable, args: string[]) {
   const stderr = new FakeOut();
   const stdin = new PassThrough() as unknown as InStream;
   (stdin as unknown as PassThrough).end();
-  const code = await runCli(['--base-url', fake.baseUrl, ...args], { io: { stdin, stdout, stderr }, env: env(), sleep: async () => {} });
+  const code = await runCli(['--base-url', fake.baseUrl, ...args], { io: { stdin, stdout, stderr }, env: env(), now: FAKE_NOW, sleep: async () => {} });
   return { code, stderr: stderr.text() };
 }
 

@@ -39,7 +39,7 @@ afterAll(async () => {
 it('pay-link --wait exits 0 once the customer paid in the browser; trips reads settled', async () => {
   const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1' });
   const [alias] = await freeCars(sb, 1);
-  const reserved = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env });
+  const reserved = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env, now: () => SANDBOX_NOW });
   expect(reserved.code, reserved.stderr).toBe(0);
   const uuid = reserved.stdout.trim();
 

@@ -7,7 +7,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { admin, faults, freeCars, FROM, resetSandbox, SANDBOX_NOW, TO } from './sandbox.js';
+import { admin, faults, freeCars, resetSandbox } from './sandbox.js';
+
+// The CLI in a pane runs on this machine's clock (env -i: nothing pins it), so the sandbox
+// does too and the trip is 11 days ahead of today: no date here ever falls in the past.
+const day = (ahead: number) => `${new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10)}T10:00`;
+const FROM = day(11);
+const TO = day(14);
+const DATES = { from: FROM, to: TO };
 import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-progress-${process.pid}`;
@@ -49,7 +56,7 @@ async function pane(width: number, args: string[], progress: RegExp, then: () =>
 
 /** A fresh unpaid reservation of the cheapest free car. */
 async function reserve(): Promise<string> {
-  const [alias] = await freeCars(sb, 1);
+  const [alias] = await freeCars(sb, 1, DATES);
   const r = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
   return r.stdout.trim();
@@ -60,7 +67,7 @@ const pay = (uuid: string) => admin(sb, 'POST', '/pay', { reservation_uuid: uuid
 beforeAll(async () => {
   assertBuilt();
   tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
+  sb = await startSandbox({ quiet: true });
 });
 beforeEach(async () => {
   home = new TestHome();
@@ -89,7 +96,7 @@ describe.each([60, 80])('at %i columns', (width) => {
   }, 40_000);
 
   it('a retried reserve: the retry lines are cut to the width and gone once it books', async () => {
-    const [alias] = await freeCars(sb, 1);
+    const [alias] = await freeCars(sb, 1, DATES);
     await faults(sb, { kind: 'error', operation: 'createReservation', code: 'internal_error', times: 2 });
     const text = await pane(width, ['reserve', alias, '--from', FROM, '--to', TO, '-y'], /retrying/);
     expect(text).toContain('EXIT:0');

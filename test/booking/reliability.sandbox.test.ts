@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { Journal } from '../../src/store/journal.js';
 import { runCommand } from '../helpers/cli.js';
-import { FROM, TO, admin, faults, requests, reservations, test as bookingTest } from './sandbox.js';
+import { FROM, SANDBOX_NOW, TO, admin, faults, requests, reservations, test as bookingTest } from './sandbox.js';
 
 const noWait = async () => {};
 
@@ -15,6 +15,7 @@ const test = bookingTest
     runCommand(['--base-url', sb.baseUrl, ...args], {
       env: home.env({ CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write, CARRENTAL_WRITE_RETRIES: '2', ...opts.env }),
       sleep: opts.realSleep ? undefined : noWait,
+      now: () => SANDBOX_NOW,
     }),
   )
   .extend('reserveArgs', async ({ alias }) => () => ['reserve', alias, '--from', FROM, '--to', TO, '-y'])
@@ -103,7 +104,7 @@ describe('reserve against the sandbox', () => {
   test('(f) after the replay window the same command is a new command with a new key', async ({ sb, home, alias, cli, reserveArgs }) => {
     const first = await cli(reserveArgs(), { env: { CARRENTAL_REPLAY_WINDOW: '60' } });
     expect(first.code, first.stderr).toBe(0);
-    const later = new Date(Date.now() + 61_000);
+    const later = new Date(SANDBOX_NOW.getTime() + 61_000);
     const second = await runCommand(['--base-url', sb.baseUrl, ...reserveArgs()], {
       env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, CARRENTAL_REPLAY_WINDOW: '60' }),
       sleep: noWait,
@@ -140,10 +141,10 @@ describe('reserve against the sandbox', () => {
     const [danas] = await unfinished();
 
     const other = sb.keys.other_customer;
-    const cleared = await runCommand(['--base-url', sb.baseUrl, 'pending', 'clear', '-y'], { env: home.env({ CARRENTAL_API_KEY: other }) });
+    const cleared = await runCommand(['--base-url', sb.baseUrl, 'pending', 'clear', '-y'], { now: () => SANDBOX_NOW, env: home.env({ CARRENTAL_API_KEY: other }) });
     expect(cleared.code, cleared.stderr).toBe(0);
     expect(cleared.stderr).toContain('dropped 0 pending commands of the current API key');
-    const listed = await runCommand(['--base-url', sb.baseUrl, 'pending'], { env: home.env({ CARRENTAL_API_KEY: other }) });
+    const listed = await runCommand(['--base-url', sb.baseUrl, 'pending'], { now: () => SANDBOX_NOW, env: home.env({ CARRENTAL_API_KEY: other }) });
     expect(listed.stdout).toBe('');
     expect(listed.stderr).toContain('1 more pending command of other API keys or profiles');
 

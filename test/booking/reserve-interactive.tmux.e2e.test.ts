@@ -5,7 +5,14 @@ import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, freeCars, reservations, resetSandbox } from './sandbox.js';
+import { freeCars, reservations, resetSandbox } from './sandbox.js';
+
+// The CLI in the pane runs on this machine's clock (env -i: nothing pins it), so the sandbox
+// does too and the trip is 11 days ahead of today: no date here ever falls in the past.
+const day = (ahead: number) => `${new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10)}T10:00`;
+const FROM = day(11);
+const TO = day(14);
+const DATES = { from: FROM, to: TO };
 import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-test-${process.pid}`;
@@ -35,7 +42,7 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 beforeAll(async () => {
   assertBuilt();
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
+  sb = await startSandbox({ quiet: true });
   home = new TestHome();
 });
 
@@ -46,7 +53,7 @@ afterAll(async () => {
 });
 
 it('prompts for city, dates, a free car and options, shows the quote, confirms and books', async () => {
-  const [alias] = await freeCars(sb, 1);
+  const [alias] = await freeCars(sb, 1, DATES);
   const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
   const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(BIN)} --base-url ${shellQuote(sb.baseUrl)} reserve; echo "EXIT:$?"; sleep 60`;
@@ -85,7 +92,7 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
 
   const done = await waitFor(/EXIT:\d+/, 20_000);
   expect(done).toContain('EXIT:0');
-  const booked = await reservations(sb, alias);
+  const booked = await reservations(sb, alias, undefined, DATES);
   expect(booked).toHaveLength(1);
   expect(done).toMatch(new RegExp(`reservation\\s+${booked[0].uuid}`));
   expect(done).toContain(`carrental pay-link ${booked[0].uuid}`);
@@ -95,7 +102,7 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
 
 it('in the accessible mode, completes by typing numbers and text only: numbered lists, nothing redrawn', async () => {
   await resetSandbox(sb);
-  const [alias] = await freeCars(sb, 1);
+  const [alias] = await freeCars(sb, 1, DATES);
   session = 'accessible';
   // a home of its own: the journal of the first test would replay its booking of the same car
   const own = new TestHome();
@@ -138,7 +145,7 @@ it('in the accessible mode, completes by typing numbers and text only: numbered 
 
   const done = await waitFor(/EXIT:\d+/, 20_000);
   expect(done).toContain('EXIT:0');
-  const booked = await reservations(sb, alias);
+  const booked = await reservations(sb, alias, undefined, DATES);
   expect(booked).toHaveLength(1);
   expect(done).toMatch(new RegExp(`reservation\\s+${booked[0].uuid}`));
   // inquirer's pointer, checkbox marks and spinner frames never appear: nothing was drawn over

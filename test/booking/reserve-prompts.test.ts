@@ -12,7 +12,7 @@ import { promptReservation, type Choice, type Prompter } from '../../src/cli/res
 import { Journal } from '../../src/store/journal.js';
 import { FakeOut } from '../helpers/cli.js';
 import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
-import { ALIAS, KEYS, test as fakeTest } from './fake-api.js';
+import { ALIAS, FAKE_NOW, KEYS, test as fakeTest } from './fake-api.js';
 
 type Answer = string | string[] | boolean | ((choices: Array<Choice<unknown>>) => unknown);
 
@@ -66,7 +66,7 @@ const test = fakeTest
   })
   /** A command context on a terminal (prompts allowed) against the fake. */
   .extend('terminalContext', async ({ fake, home, cleanups }) => () =>
-    onTerminal(fake.baseUrl, home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' }), () => new Date(), cleanups),
+    onTerminal(fake.baseUrl, home.env({ CARRENTAL_API_KEY: KEYS.write, NO_COLOR: '1' }), FAKE_NOW, cleanups),
   );
 
 /** A command context whose streams are terminals (so prompts are allowed), and those streams. */
@@ -96,7 +96,7 @@ describe('promptReservation', () => {
     const client = new ApiClient({ baseUrl: fake.baseUrl, timeoutMs: 5000, userAgent: 'test' });
     const prompter = new ScriptedPrompter(['miami', '2026-12-01 10:00', '2026-12-04T10:00', ALIAS, 'standard', 'unlimited', 'delivery', ' 5 Ocean Ave ', ['child_seat'], ' SPRING ']);
     const infos: string[] = [];
-    const result = await promptReservation({}, { api: new Api(client, 'carrental/test'), prompter, info: (l) => infos.push(l) });
+    const result = await promptReservation({}, { api: new Api(client, 'carrental/test'), prompter, info: (l) => infos.push(l), now: FAKE_NOW() });
     await client.close();
 
     expect(prompter.asked.map((a) => a.kind)).toEqual(['select', 'input', 'input', 'search', 'select', 'select', 'select', 'input', 'checkbox', 'input']);
@@ -124,10 +124,10 @@ describe('promptReservation', () => {
     const client = new ApiClient({ baseUrl: fake.baseUrl, timeoutMs: 5000, userAgent: 'test' });
     const prompter = new ScriptedPrompter(['2026-12-01T09:00', 'pickup', '']);
     await expect(
-      promptReservation({ alias: ALIAS, from: '2026-12-02T10:00', protection: 'minimum', mileage: 'limited', extras: [] }, { api: new Api(client, 'x'), prompter, info: () => {} }),
+      promptReservation({ alias: ALIAS, from: '2026-12-02T10:00', protection: 'minimum', mileage: 'limited', extras: [] }, { api: new Api(client, 'x'), prompter, info: () => {}, now: FAKE_NOW() }),
     ).rejects.toThrow(/check-out must be after check-in/);
     const ok = new ScriptedPrompter(['2026-12-04T10:00', 'pickup', '']);
-    const result = await promptReservation({ alias: ALIAS, from: '2026-12-02T10:00', protection: 'minimum', mileage: 'limited', extras: [] }, { api: new Api(client, 'x'), prompter: ok, info: () => {} });
+    const result = await promptReservation({ alias: ALIAS, from: '2026-12-02T10:00', protection: 'minimum', mileage: 'limited', extras: [] }, { api: new Api(client, 'x'), prompter: ok, info: () => {}, now: FAKE_NOW() });
     await client.close();
     expect(ok.asked.map((a) => a.message)).toEqual([expect.stringMatching(/^Check-out/), 'Pickup or delivery', 'Promo code (optional, enter to skip)']);
     expect(result.promo).toBeUndefined();

@@ -34,21 +34,21 @@ export const requests = async (sb: RunningSandbox, operation?: string) =>
   (await admin<{ requests: LoggedRequest[] }>(sb, 'GET', '/requests')).requests.filter((r) => !operation || r.operation === operation);
 
 /**
- * The demo customer's (dana's) reservations of this car for FROM..TO (the fixtures give her
- * others), optionally of one status.
+ * The demo customer's (dana's) reservations of this car for FROM..TO (or other dates; the
+ * fixtures give her others), optionally of one status.
  */
-export async function reservations(sb: RunningSandbox, alias: string, status?: string) {
+export async function reservations(sb: RunningSandbox, alias: string, status?: string, dates = { from: FROM, to: TO }) {
   const res = await admin<{ reservations: Array<{ uuid: string; status: string; car_alias: string; date_checkin: string; date_checkout: string }> }>(
     sb,
     'GET',
     `/reservations?customer=dana${status ? `&status=${status}` : ''}`,
   );
-  return res.reservations.filter((r) => r.car_alias === alias && r.date_checkin === FROM && r.date_checkout === TO);
+  return res.reservations.filter((r) => r.car_alias === alias && r.date_checkin === dates.from && r.date_checkout === dates.to);
 }
 
-/** Free cars in LA for FROM..TO, cheapest first, from the catalog itself. */
-export async function freeCars(sb: RunningSandbox, count: number): Promise<string[]> {
-  const url = `${sb.baseUrl}/cars?city=la&date_from=${FROM}&date_to=${TO}&limit=50&order_by=price_asc`;
+/** Free cars in LA for FROM..TO (or other dates), cheapest first, from the catalog itself. */
+export async function freeCars(sb: RunningSandbox, count: number, dates = { from: FROM, to: TO }): Promise<string[]> {
+  const url = `${sb.baseUrl}/cars?city=la&date_from=${dates.from}&date_to=${dates.to}&limit=50&order_by=price_asc`;
   const body = (await (await fetch(url)).json()) as { data: { cars: Array<{ car_alias: string; is_available: boolean }> } };
   return body.data.cars.filter((c) => c.is_available).slice(0, count).map((c) => c.car_alias);
 }
@@ -70,7 +70,8 @@ const noWait = async () => {};
 /**
  * The fixtures of these tests: one sandbox per file (on SANDBOX_NOW); before every test it
  * is reset and a fresh temporary home made (removed after the test); `alias`, a car free for
- * FROM..TO (the request log emptied after finding it); `cli`, a command against all that. A
+ * FROM..TO (the request log emptied after finding it); `cli`, a command against all that, on
+ * the sandbox's clock. A
  * file with other needs extends or overrides one (`test.override('cli', ...)`).
  */
 export const test = base
@@ -91,5 +92,6 @@ export const test = base
     return alias;
   })
   .extend('cli', async ({ sb, home }): Promise<BookingCli> => {
-    return (args, opts = {}) => runCommand(['--base-url', sb.baseUrl, ...args], { sleep: noWait, ...opts, env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...opts.env }) });
+    // the CLI's clock is the sandbox's: FROM stays ahead whatever day the suite runs
+    return (args, opts = {}) => runCommand(['--base-url', sb.baseUrl, ...args], { sleep: noWait, now: () => SANDBOX_NOW, ...opts, env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...opts.env }) });
   });

@@ -3,37 +3,15 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { describe, expect } from 'vitest';
 import { canonicalJson, commandId, credentialFingerprint, Journal } from '../../src/store/journal.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { FROM, SANDBOX_NOW, TO, freeCars, requests, reservations, resetSandbox } from './sandbox.js';
+import { FROM, TO, requests, reservations, test as bookingTest } from './sandbox.js';
 
-let sb: RunningSandbox;
-let home: TestHome;
-let alias: string;
-
-beforeAll(async () => {
-  sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await resetSandbox(sb);
-  home = new TestHome();
-  [alias] = await freeCars(sb, 1);
-});
-afterEach(() => home.cleanup());
-
-const reserve = (baseUrl: string) =>
-  runCommand(['--base-url', baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], {
-    env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }),
-    sleep: async () => {},
-  });
+/** `reserve` of the fixture's car for FROM..TO against the sandbox, under the given spelling of its base URL. */
+const test = bookingTest.extend('reserve', async ({ alias, cli }) => (baseUrl: string) => cli(['--base-url', baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y']));
 
 describe('one API, one identity', () => {
-  it('six spellings of the base URL make one reservation', async () => {
+  test('six spellings of the base URL make one reservation', async ({ sb, alias, reserve }) => {
     const { port, pathname } = new URL(sb.baseUrl);
     const spellings = [
       `http://127.0.0.1:${port}${pathname}`,
@@ -56,7 +34,7 @@ describe('one API, one identity', () => {
     expect(sent.filter((q) => !q.replayed)).toHaveLength(1);
   });
 
-  it('a command an older carrental journaled under the raw URL is still resumed with its key', async () => {
+  test('a command an older carrental journaled under the raw URL is still resumed with its key', async ({ sb, home, reserve }) => {
     // what the journal held before canonical identities: the id of the trimmed spelling
     const key = '11111111-2222-4333-8444-555555555555';
     const journalPath = join(home.dir, 'state', 'journal.json');

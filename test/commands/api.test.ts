@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
 import { rawGet } from '../helpers/raw-api.js';
-import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
+import { SANDBOX_NOW, sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 import { StubServer } from '../helpers/stub-server.js';
 
 let sb: TestSandbox;
@@ -11,6 +11,8 @@ let home: TestHome;
 
 const run = (argv: string[], opts: RunOpts & { key?: string | null } = {}) =>
   runCommand(['--base-url', sb.baseUrl, ...argv], {
+    // the CLI's clock is the sandbox's: its check-ins stay ahead whatever day the suite runs
+    now: () => SANDBOX_NOW,
     sleep: async () => {},
     ...opts,
     env: home.env(opts.key === null ? {} : { CARRENTAL_API_KEY: opts.key ?? sb.keys.booking_write }),

@@ -1,9 +1,9 @@
 // `carrental car <alias>` in-process against a loopback sandbox (and a scripted server for
 // what the sandbox cannot produce: a car name carrying terminal escape sequences).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Car, CarsPage } from '../../src/api/schemas.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { runCommand, type TestHome } from '../helpers/cli.js';
+import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 
 let sb: TestSandbox;
@@ -11,8 +11,8 @@ let home: TestHome;
 /** A Los Angeles car with insurance coverage, extras and an open-ended blocked range. */
 let car: Car;
 
+sandboxPerTest((s) => (sb = s), (h) => (home = h), { config: { catalogRateLimitPerMinute: 100_000 } });
 beforeAll(async () => {
-  sb = await TestSandbox.start({ config: { catalogRateLimitPerMinute: 100_000 } });
   const page = await sb.api<CarsPage>('/cars?city=la&limit=200');
   for (const c of page.cars) {
     const detail = await sb.api<Car>(`/cars/${c.car_alias}`);
@@ -23,12 +23,6 @@ beforeAll(async () => {
   }
   expect(car).toBeDefined();
 });
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
 
 const show = (args: string[], tty = false) => runCommand(['--base-url', sb.baseUrl, 'car', ...args], { env: home.env(), tty });
 

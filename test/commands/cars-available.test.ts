@@ -4,13 +4,13 @@
 import { expect } from 'vitest';
 import type { CarsPage } from '../../src/api/schemas.js';
 import { runCommand } from '../helpers/cli.js';
-import { sandboxTest } from '../helpers/sandbox-admin.js';
+import { SANDBOX_NOW, sandboxTest } from '../helpers/sandbox-admin.js';
 
 const test = sandboxTest({ config: { catalogRateLimitPerMinute: 100_000 } }).extend(
   'cars',
   async ({ sb, home }) =>
     (args: string[], tty = false) =>
-      runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(), tty, sleep: async () => {} }),
+      runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(), tty, now: () => SANDBOX_NOW, sleep: async () => {} }),
 );
 
 const FROM = '2026-12-02T10:00';

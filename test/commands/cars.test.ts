@@ -1,25 +1,17 @@
 // `carrental cars` in-process against a loopback sandbox: every filter, pagination, --all,
 // output forms, validation before any request, and the retry path.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Car, CarsPage } from '../../src/api/schemas.js';
 import { formatCents } from '../../src/render/money.js';
 /** Money as a pipe prints it: dollars, two decimals, no `$`. */
 const dollars = (cents: number) => (cents / 100).toFixed(2);
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { TestSandbox } from '../helpers/sandbox-admin.js';
+import { runCommand, type TestHome } from '../helpers/cli.js';
+import { SANDBOX_NOW, sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 
 let sb: TestSandbox;
 let home: TestHome;
 
-beforeAll(async () => {
-  sb = await TestSandbox.start({ config: { catalogRateLimitPerMinute: 100_000 } });
-});
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
+sandboxPerTest((s) => (sb = s), (h) => (home = h), { config: { catalogRateLimitPerMinute: 100_000 } });
 
 interface Opts {
   tty?: boolean;
@@ -27,7 +19,7 @@ interface Opts {
   sleep?: (ms: number) => Promise<void>;
 }
 const cars = (args: string[], opts: Opts = {}) =>
-  runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(opts.env), tty: opts.tty, sleep: opts.sleep ?? (async () => {}) });
+  runCommand(['--base-url', sb.baseUrl, 'cars', ...args], { env: home.env(opts.env), tty: opts.tty, now: () => SANDBOX_NOW, sleep: opts.sleep ?? (async () => {}) });
 const json = async (args: string[], opts: Opts = {}): Promise<CarsPage> => {
   const r = await cars(['--json', ...args], opts);
   expect(r.stderr).toBe('');

@@ -7,13 +7,16 @@ import { stubCar, test as stubTest } from '../helpers/stub-server.js';
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
 const noSleep = async () => {};
 
+// The commands' clock: the stub's trips (2026-12) stay ahead whatever day the suite runs.
+const STUB_NOW = () => new Date('2026-11-20T18:00:00Z');
+
 const test = stubTest
   // one car, unless a test scripts another answer
   .extend('oneCar', { auto: true }, async ({ stub }) => {
     stub.handler = () => ({ json: { data: { cars: [stubCar('car-1')], total: 1, has_more: false } } });
   })
   .extend('run', async ({ home }) => (argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean } = {}) =>
-    runCommand(argv, { env: home.env(opts.env), tty: opts.tty, sleep: noSleep }),
+    runCommand(argv, { env: home.env(opts.env), tty: opts.tty, now: STUB_NOW, sleep: noSleep }),
   );
 
 describe('the command tree', () => {

@@ -10,7 +10,7 @@ import { COLLECTIONS } from '../../src/sandbox/state.js';
 import { openStore } from '../../src/sandbox/store.js';
 import { credentialFingerprint, Journal } from '../../src/store/journal.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
+import { SANDBOX_NOW, sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 
 let sb: TestSandbox;
 let home: TestHome;
@@ -21,7 +21,7 @@ const DATES = ['--from', '2026-12-01T10:00', '--to', '2026-12-04T10:00'];
 const WRITES = ['createReservation', 'cancelReservation', 'paymentLink', 'extensionLink', 'cardAddLink'];
 
 const cli = (args: string[], key: string | null = sb.keys.booking_write) =>
-  runCommand(['--base-url', sb.baseUrl, ...args], { env: home.env(key === null ? {} : { CARRENTAL_API_KEY: key }), sleep: async () => {} });
+  runCommand(['--base-url', sb.baseUrl, ...args], { env: home.env(key === null ? {} : { CARRENTAL_API_KEY: key }), now: () => SANDBOX_NOW, sleep: async () => {} });
 const journalPath = () => join(home.dir, 'state', 'journal.json');
 const sent = async () => (await sb.requests()).map((r) => r.operation);
 /** What a write would change: reservations, invoices, refunds, handoffs, idempotency records. */
@@ -182,10 +182,14 @@ describe('cancel, the links and api under --dry-run', () => {
   });
 });
 
+// The embedded sandbox runs on the real clock (the CLI's "now" under --sandbox): its dates are
+// relative, so they stay ahead whatever day the suite runs.
+const EMBEDDED_DATES = ['--from', '+5d', '--days', '3'];
+
 describe('--dry-run against the embedded sandbox', () => {
   it('leaves the sandbox state file, the journal and the config byte for byte as they were', async () => {
     const run = (args: string[]) => runCommand(['--sandbox', ...args], { env: home.env(), sleep: async () => {} });
-    const booked = await run(['reserve', ALIAS, ...DATES, '-y']);
+    const booked = await run(['reserve', ALIAS, ...EMBEDDED_DATES, '-y']);
     expect(booked.code, booked.stderr).toBe(0);
     const uuid = booked.stdout.trim();
     const statePath = join(home.dir, 'data', 'sandbox-state.json');
@@ -202,10 +206,10 @@ describe('--dry-run against the embedded sandbox', () => {
     const files = async () => [await state(), readFileSync(journalPath(), 'utf8')];
     const before = await files();
     for (const args of [
-      ['reserve', ALIAS, '--from', '2026-12-10T10:00', '--days', '2', '--dry-run'],
+      ['reserve', ALIAS, '--from', '+14d', '--days', '2', '--dry-run'],
       ['cancel', uuid, '--dry-run'],
       ['pay-link', uuid, '--dry-run'],
-      ['extend-link', uuid, '--to', '2026-12-06T10:00', '--dry-run'],
+      ['extend-link', uuid, '--to', '+10d', '--dry-run'],
       ['card-link', '--dry-run'],
       ['api', 'POST', '/my/reservation', '--body', '{"car_alias":"x"}', '--dry-run'],
     ]) {
@@ -220,7 +224,7 @@ describe('--dry-run against the embedded sandbox', () => {
 describe('--dry-run with a key known to be read_only (the embedded sandbox demo key)', () => {
   it('reserve, cancel and a raw create fail as the server would refuse them: exit 3, before any write', async () => {
     const run = (args: string[]) => runCommand(['--sandbox', ...args], { env: home.env({ CARRENTAL_API_KEY: sb.keys.read_only }), sleep: async () => {} });
-    const reserve = await run(['reserve', ALIAS, ...DATES, '--dry-run']);
+    const reserve = await run(['reserve', ALIAS, ...EMBEDDED_DATES, '--dry-run']);
     const cancel = await run(['cancel', '6f1c1d7e-1111-4222-8333-444455556666', '--dry-run']);
     const api = await run(['api', 'DELETE', '/my/reservation/6f1c1d7e-1111-4222-8333-444455556666', '--dry-run']);
     expect([reserve.code, cancel.code, api.code]).toEqual([3, 3, 3]);

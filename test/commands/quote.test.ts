@@ -1,13 +1,13 @@
 // `carrental quote` in-process against a loopback sandbox: every QuoteRequest option, the
 // breakdown with the deposit apart, anonymous versus keyed, and every error path.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Car, CarsPage, Quote } from '../../src/api/schemas.js';
 import { sandboxExtraCredentials } from '../../src/sandbox/index.js';
 import { formatCents } from '../../src/render/money.js';
 /** Money as a pipe prints it: dollars, two decimals, no `$`. */
 const dollars = (cents: number) => (cents / 100).toFixed(2);
-import { runCommand, TestHome } from '../helpers/cli.js';
-import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
+import { runCommand, type TestHome } from '../helpers/cli.js';
+import { SANDBOX_NOW, sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 
 const FROM = '2026-12-01T10:00';
 const TO = '2026-12-08T10:00';
@@ -17,8 +17,8 @@ let car: Car;
 /** A car and dates overlapping one of its blocked ranges. */
 let blocked: { alias: string; from: string; to: string };
 
+sandboxPerTest((s) => (sb = s), (h) => (home = h), { config: { catalogRateLimitPerMinute: 100_000 } });
 beforeAll(async () => {
-  sb = await TestSandbox.start({ config: { catalogRateLimitPerMinute: 100_000 } });
   const page = await sb.api<CarsPage>(`/cars?city=la&limit=200&date_from=${FROM}&date_to=${TO}`);
   car = await sb.api<Car>(`/cars/${page.cars.find((c) => c.is_available && c.prices.extras!.length > 0)!.car_alias}`);
   for (const c of page.cars.filter((x) => x.is_available === false)) {
@@ -36,12 +36,6 @@ beforeAll(async () => {
   }
   expect(blocked).toBeDefined();
 });
-afterAll(() => sb.close());
-beforeEach(async () => {
-  home = new TestHome();
-  await sb.reset();
-});
-afterEach(() => home.cleanup());
 
 interface Opts {
   tty?: boolean;

@@ -141,7 +141,8 @@ describe('every state a booking result claims is what get_trip reads', () => {
 
 describe('one booking core, one journal, for both front ends', () => {
   it('a tool call whose outcome is unknown is finished by `carrental reserve` with its key; the tool then replays that booking', async () => {
-    s = await serve(sb, home);
+    // both front ends on the sandbox's clock: one journal, one replay window
+    s = await serve(sb, home, { now: () => SANDBOX_NOW });
     const confirmation = await quoted(s);
     await faults(sb, { kind: 'error', operation: 'createReservation', code: 'operation_outcome_unknown', commit: true, times: 3 });
     expect((await s.call('reserve', trip({ confirmation }))).isError).toBe(true);
@@ -149,6 +150,7 @@ describe('one booking core, one journal, for both front ends', () => {
 
     const cli = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], {
       env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write }),
+      now: () => SANDBOX_NOW,
       sleep: async () => {},
     });
     expect(cli.code, cli.stderr).toBe(0);

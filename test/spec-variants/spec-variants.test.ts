@@ -67,6 +67,8 @@ const run = (argv: string[], tty: boolean, stdin?: string): Promise<RunResult> =
     stdin,
     // auth login stores the key it reads: the environment's would take precedence
     env: home.env(stdin === undefined ? { CARRENTAL_API_KEY: KEY } : {}),
+    // the server's moment (its UTC stamps are 2027-02-20): FROM stays ahead whatever day the suite runs
+    now: () => new Date('2027-02-20T09:30:00Z'),
     // waits and watches advance at once
     sleep: async () => {},
   });

@@ -7,14 +7,13 @@ import * as fs from 'node:fs';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/errors.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { AtomicFs } from '../../src/store/atomic-file.js';
 import { ConfigStore } from '../../src/store/config.js';
 import { credentialFingerprint, Journal } from '../../src/store/journal.js';
-import { FROM, SANDBOX_NOW, TO, admin, freeCars, requests, resetSandbox } from '../booking/sandbox.js';
-import { runCommand, TestHome } from '../helpers/cli.js';
+import { FROM, TO, requests, test as bookingTest } from '../booking/sandbox.js';
+import { runCommand } from '../helpers/cli.js';
 
 /** write(2) on a nearly full disk: `budget` bytes in all, then nothing. */
 function shortWriter(budget: number): AtomicFs {
@@ -62,30 +61,10 @@ describe('config writes are whole or nothing (injected short write)', () => {
 });
 
 describe('the journal cannot be written: nothing is sent', () => {
-  let sb: RunningSandbox;
-  let home: TestHome;
-  let alias: string;
-  beforeAll(async () => {
-    sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
-  });
-  afterAll(async () => {
-    await sb.close();
-  });
-  beforeEach(async () => {
-    await resetSandbox(sb);
-    home = new TestHome();
-    [alias] = await freeCars(sb, 1);
-    await admin(sb, 'DELETE', '/requests');
-  });
-  afterEach(() => home.cleanup());
+  /** `reserve` of the fixture's car for FROM..TO with the booking key, plus `env`. */
+  const test = bookingTest.extend('reserve', async ({ alias, cli }) => (env: NodeJS.ProcessEnv) => cli(['reserve', alias, '--from', FROM, '--to', TO, '-y'], { env }));
 
-  const reserve = (env: NodeJS.ProcessEnv) =>
-    runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], {
-      env: home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, ...env }),
-      sleep: async () => {},
-    });
-
-  it('a state directory that cannot be created (a file is in the way): exit 1 naming the journal, no create sent', async () => {
+  test('a state directory that cannot be created (a file is in the way): exit 1 naming the journal, no create sent', async ({ sb, home, reserve }) => {
     writeFileSync(join(home.dir, 'blocker'), '');
     const stateDir = join(home.dir, 'blocker', 'state');
     const r = await reserve({ CARRENTAL_STATE_DIR: stateDir });
@@ -98,17 +77,18 @@ describe('the journal cannot be written: nothing is sent', () => {
   const canMount = process.getuid?.() === 0 && spawnSync('mount', ['--version']).status === 0;
 
   describe.runIf(canMount)('on a real 64 KiB tmpfs (root only)', () => {
-    let mnt: string;
-    let journalFile: string;
-    let before: string;
-
-    beforeEach(async () => {
-      mnt = mkdtempSync(join(tmpdir(), 'carrental-tmpfs-'));
+    /** The tmpfs (removed after the test) with config and state dirs, and the journal's bytes before the test. */
+    const onTmpfs = test.extend('disk', async ({ sb }, { onCleanup }) => {
+      const mnt = mkdtempSync(join(tmpdir(), 'carrental-tmpfs-'));
+      onCleanup(() => {
+        spawnSync('umount', [mnt]);
+        rmSync(mnt, { recursive: true, force: true });
+      });
       const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]);
       if (r.status !== 0) throw new Error(`mount failed: ${r.stderr}`);
       mkdirSync(join(mnt, 'state'));
       mkdirSync(join(mnt, 'config'));
-      journalFile = join(mnt, 'state', 'journal.json');
+      const journalFile = join(mnt, 'state', 'journal.json');
       // A pending command from an earlier run: its key must survive whatever happens next.
       const { entry } = await new Journal({ path: journalFile }).begin({
         profile: 'default',
@@ -118,18 +98,14 @@ describe('the journal cannot be written: nothing is sent', () => {
         target: '7f3c2a8e-1111-4000-8000-000000000001',
         request: { uuid: '7f3c2a8e-1111-4000-8000-000000000001' },
       });
-      before = readFileSync(journalFile, 'utf8');
+      const before = readFileSync(journalFile, 'utf8');
       expect(before).toContain(entry.key);
       const store = new ConfigStore(join(mnt, 'config'));
       await store.update('default', (p) => (p.city = 'la'));
+      return { mnt, journalFile, before };
     });
 
-    afterEach(() => {
-      spawnSync('umount', [mnt]);
-      rmSync(mnt, { recursive: true, force: true });
-    });
-
-    function fillDisk() {
+    function fillDisk(mnt: string) {
       const fd = fs.openSync(join(mnt, 'filler'), 'w');
       try {
         for (const size of [16384, 4096, 512, 64, 1]) {
@@ -144,8 +120,8 @@ describe('the journal cannot be written: nothing is sent', () => {
       }
     }
 
-    it('ENOSPC: reserve exits 1 with one line naming the journal, sends no create, and the old journal is whole', async () => {
-      fillDisk();
+    onTmpfs('ENOSPC: reserve exits 1 with one line naming the journal, sends no create, and the old journal is whole', async ({ sb, reserve, disk: { mnt, journalFile, before } }) => {
+      fillDisk(mnt);
       const r = await reserve({ CARRENTAL_STATE_DIR: join(mnt, 'state') });
       expect(r.code).toBe(1);
       const lines = r.stderr.trim().split('\n');
@@ -157,10 +133,10 @@ describe('the journal cannot be written: nothing is sent', () => {
       expect(readdirSync(join(mnt, 'state'))).toEqual(['journal.json']);
     });
 
-    it('ENOSPC: config set exits 1 naming the config file and leaves it whole', async () => {
+    onTmpfs('ENOSPC: config set exits 1 naming the config file and leaves it whole', async ({ home, disk: { mnt } }) => {
       const configFile = join(mnt, 'config', 'config.json');
       const config = readFileSync(configFile, 'utf8');
-      fillDisk();
+      fillDisk(mnt);
       const r = await runCommand(['config', 'set', 'base_url', 'https://api.example.test/v1'], { env: home.env({ CARRENTAL_CONFIG_DIR: join(mnt, 'config') }) });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`error: cannot write the config file ${configFile} (ENOSPC); nothing was changed`);
@@ -168,7 +144,7 @@ describe('the journal cannot be written: nothing is sent', () => {
       expect(readdirSync(join(mnt, 'config'))).toEqual(['config.json']);
     });
 
-    it('read-only: reserve exits 1 naming the journal and sends nothing; config set exits 1; both files whole', async () => {
+    onTmpfs('read-only: reserve exits 1 naming the journal and sends nothing; config set exits 1; both files whole', async ({ sb, home, reserve, disk: { mnt, journalFile, before } }) => {
       const configFile = join(mnt, 'config', 'config.json');
       const config = readFileSync(configFile, 'utf8');
       expect(spawnSync('mount', ['-o', 'remount,ro', mnt]).status).toBe(0);
