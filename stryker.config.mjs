@@ -21,6 +21,7 @@ export default {
     'src/mcp/confirmation.ts',
     'src/store/install-secret.ts',
     'src/api/client.ts',
+    'src/api/transport-errors.ts',
     'src/text/redact.ts',
     'src/text/sanitize.ts',
     'src/text/json-text.ts',
