@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { hintFor } from '../../src/api/hints.js';
+import { hintForApiError as hintFor } from '../../src/cli/hints.js';
 import { Api } from '../../src/api/endpoints.js';
 import { Car, CarsPage, Invoice, InvoiceList, Quote, Trip, TripsList, Uri } from '../../src/api/schemas.js';
 import { openStore } from '../../src/sandbox/store.js';

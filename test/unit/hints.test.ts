@@ -3,7 +3,7 @@
 // where it would not apply.
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api/client.js';
-import { hintFor, operationOf, type HintContext } from '../../src/api/hints.js';
+import { commandOf as operationOf, hintForApiError as hintFor, type HintContext } from '../../src/cli/hints.js';
 import { describesMore } from '../../src/errors.js';
 import { ERROR_CATALOG } from '../../src/sandbox/errors.js';
 import { formatErrorLine } from '../../src/errors.js';
