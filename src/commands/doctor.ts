@@ -234,7 +234,7 @@ export function classify(probe: Probe, sent: Sent, isMissingRoute: (a: Answer) =
 }
 
 export async function run(input: DoctorInput, ctx: Context): Promise<number> {
-  if (input.contract) return (await import('./doctor-contract.js')).run(input, ctx);
+  if (input.contract) return (await import('../cli/doctor-contract.js')).run(input, ctx);
   if (input.junit !== undefined) throw usageError('--junit writes the findings of --contract: give --contract too');
   const required = parseRequire(input.require);
   const out = output(ctx);
