@@ -214,7 +214,8 @@ const reset: AdminHandler = async (ctx) => {
   return ok(clockView(ctx));
 };
 
-const ROUTES: Record<string, AdminHandler> = {
+/** By `METHOD /path` under /__sandbox; exported for the test that walks every GET route (test/sandbox/head.test.ts). */
+export const ADMIN_ROUTES: Record<string, AdminHandler> = {
   'GET /': overview,
   'GET /keys': keys,
   'GET /config': (ctx) => ok(ctx.config),
@@ -283,7 +284,8 @@ export async function handleAdmin(ctx: SandboxContext, req: IncomingMessage, res
       if (!ctx.faults.remove(faultMatch[1])) throw apiError('not_found', `No fault ${faultMatch[1]}`);
       reply = ok({ faults: ctx.faults.list() });
     } else {
-      const handler = ROUTES[`${req.method} ${sub}`];
+      // HEAD is answered as GET (RFC 9110): node:http sends the headers and leaves the body out.
+      const handler = ADMIN_ROUTES[`${req.method === 'HEAD' ? 'GET' : req.method} ${sub}`];
       if (!handler) throw apiError('not_found', `No admin endpoint ${req.method} ${url.pathname}`);
       reply = await handler(ctx, parseJsonBody(text, false), url);
     }
