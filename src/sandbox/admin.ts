@@ -188,14 +188,15 @@ const agentFlows: AdminHandler = (ctx, _body, url) => {
 };
 
 const requests: AdminHandler = (ctx, _body, url) => {
-  const limit = Number(url.searchParams.get('limit') ?? ctx.requestLog.length);
-  return ok({ requests: ctx.requestLog.slice(-Math.max(0, limit)) });
+  const all = ctx.requestLog.entries();
+  const limit = Number(url.searchParams.get('limit') ?? all.length);
+  return ok({ requests: all.slice(-Math.max(0, limit)) });
 };
 
 const stats: AdminHandler = (ctx) => {
   const state = ctx.store.read();
   const byOperation: Record<string, number> = {};
-  for (const entry of ctx.requestLog) if (entry.operation) byOperation[entry.operation] = (byOperation[entry.operation] ?? 0) + 1;
+  for (const entry of ctx.requestLog.entries()) if (entry.operation) byOperation[entry.operation] = (byOperation[entry.operation] ?? 0) + 1;
   return ok({
     anchor_day: anchorDay(state),
     reservations: Object.keys(state.reservations).length,
@@ -237,7 +238,7 @@ export const ADMIN_ROUTES: Record<string, AdminHandler> = {
   'GET /agent-flows': agentFlows,
   'GET /requests': requests,
   'DELETE /requests': (ctx) => {
-    ctx.requestLog.length = 0;
+    ctx.requestLog.clear();
     return ok({ requests: [] });
   },
   'GET /stats': stats,

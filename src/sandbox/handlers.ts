@@ -46,8 +46,8 @@ export interface OpRequest {
   requestId: string;
 }
 
-/** `data` is wrapped in the envelope; `bare` is sent as is (the invoice list). */
-export type Payload = { data: unknown } | { bare: unknown };
+/** `data` is wrapped in the envelope; `bare` is sent as is (the invoice list); `text` is the envelope already serialised. */
+export type Payload = { data: unknown } | { bare: unknown } | { text: string };
 
 type QueryHandler = (r: OpRequest) => Payload | Promise<Payload>;
 /** Create and cancel run inside the state transaction that also records their idempotent result. */
@@ -146,12 +146,12 @@ const listCars: QueryHandler = (r) => {
 
 // A car's detail reads every reservation of the car that is still `new`, and their
 // invoices, to list its blocked ranges: the cost of a read grew with the car's bookings.
-// The view is kept per committed state and car-local minute. The store hands out a new
+// The view (as JSON) is kept per committed state and car-local minute. The store hands out a new
 // state object whenever anything was committed (by this process or another), so a view is
 // never reused across a change; transactions never see these (they get their own drafts).
 // test/sandbox/reservations.test.ts "... payment books the car" reads the car before and
 // after a payment.
-const carDetails = new WeakMap<object, Map<string, Record<string, unknown>>>();
+const carDetails = new WeakMap<object, Map<string, string>>();
 
 const getCar: QueryHandler = (r) => {
   const state = r.ctx.store.read();
@@ -162,12 +162,12 @@ const getCar: QueryHandler = (r) => {
   let views = carDetails.get(state);
   if (!views) carDetails.set(state, (views = new Map()));
   const key = `${car.car_id}@${nowLocal[car.city]}`;
-  let view = views.get(key);
-  if (!view) {
+  let text = views.get(key);
+  if (text === undefined) {
     if (views.size >= 1_000) views.clear();
-    views.set(key, (view = carView(state, car, { nowLocal, detail: true })));
+    views.set(key, (text = JSON.stringify({ data: carView(state, car, { nowLocal, detail: true }) })));
   }
-  return { data: view };
+  return { text };
 };
 
 const quote: QueryHandler = (r) => {
