@@ -1,6 +1,7 @@
-// A car's detail is served from a cache of its JSON per committed state and car-local minute
-// (handlers.ts, getCar). What must never be served stale: a read after a write of this
-// process, after the sandbox clock moved, and after a write by another store on the same file.
+// A car's detail and a customer's profile are served from a cache of their JSON per
+// committed state, caller and sandbox-clock minute (handlers.ts, keptAnswer). What must never
+// be served stale: a read after a write of this process, after the sandbox clock moved, and
+// after a write by another store on the same file.
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -46,4 +47,29 @@ it('shows what the sandbox clock changed', async () => {
   // past the trip's end its block is history: not a block any more
   expect((await h.admin('POST', '/clock', { now: '2026-05-01T12:00:00Z' })).status).toBe(200);
   expect((await detail(car.car_alias)).blocked_ranges).not.toContainEqual({ from: FROM, to: TO, kind: 'booked' });
+});
+
+const profile = async (key: string) => (await h.call('GET', '/my/profile', { key })).json.data;
+
+it("shows a profile's card removed by another store on the same file, and each caller its own profile", async () => {
+  const dana = h.sb.keys.booking_write;
+  const omar = h.sb.keys.other_customer;
+  expect((await profile(dana)).payment_methods).toHaveLength(1);
+  expect((await profile(omar)).first_name).toBe('Omar');
+  const other = await startSandbox({ statePath, now: () => FIXED_NOW, quiet: true });
+  try {
+    const removed = await fetch(`${other.adminUrl}/cards`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customer: 'dana' }) });
+    expect(removed.status).toBe(200);
+  } finally {
+    await other.close();
+  }
+  expect((await profile(dana)).payment_methods).toEqual([]);
+  expect((await profile(dana)).first_name).toBe('Dana');
+});
+
+it('shows a licence expired once the sandbox clock passed its date', async () => {
+  const omar = h.sb.keys.other_customer;
+  expect((await profile(omar)).is_approved_to_drive).toBe(true);
+  expect((await h.admin('POST', '/clock', { advance_seconds: 30 * 86_400 })).status).toBe(200);
+  expect((await profile(omar)).is_approved_to_drive).toBe(false);
 });
