@@ -246,7 +246,7 @@ export function foldProse(text: string, width: number): string[] {
   return lines(text).flatMap((line) => {
     if (widthOf(line) <= width) return [line];
     const indent = /^\s*/.exec(line)![0];
-    const pieces = [...line.slice(indent.length).matchAll(/`[^`]*`[^\s`]*|\bcarrental (?:--?[a-z]|[a-z-]+ ).*$|\S+/g)].map((m) => m[0]);
+    const pieces = [...line.slice(indent.length).matchAll(/`[^`]*`[^\s`]*|\bcarrental (?:--?[a-z]|[a-z-]+(?: |$)).*$|\S+/g)].map((m) => m[0]);
     const out: string[] = [];
     let current = indent;
     for (const piece of pieces) {

@@ -20,6 +20,7 @@ describe('foldProse', () => {
     expect(folded).toContain('`carrental --sandbox pay-link 0b4852a1-1b05-42e2-9d0f-e74bf9033781`;');
     const same = "the same without prompts: carrental reserve bmw-x5-1018 --from '2026-11-02 10:00' --days 3";
     expect(foldProse(same, 60)).toEqual(['the same without prompts:', "carrental reserve bmw-x5-1018 --from '2026-11-02 10:00' --days 3"]);
+    expect(foldProse('something needs you: run it again and then check with carrental doctor', 60)).toEqual(['something needs you: run it again and then check with', 'carrental doctor']);
   });
 
   it('keeps the indentation of the first line', () => {
