@@ -35,12 +35,17 @@ export function probeOrigin(baseUrl: string): string | undefined {
  * not loopback or what answers there is not a carrental sandbox. Asked once per target
  * (the offset, not the instant, is kept, so time still runs).
  */
-export function sandboxClockOffset(target: { baseUrl: string }, signal?: AbortSignal): Promise<number | undefined> {
+export function sandboxClockOffset(target: { baseUrl: string }, signal?: AbortSignal, debug?: (line: string) => void): Promise<number | undefined> {
   const origin = probeOrigin(target.baseUrl);
   if (!origin) return Promise.resolve(undefined);
   let offset = offsets.get(target);
   if (!offset) {
-    offset = askClock(origin, signal);
+    // --debug shows every request, this one too
+    debug?.(`> GET ${origin}/__sandbox/clock`);
+    offset = askClock(origin, signal).then((ms) => {
+      debug?.(ms === undefined ? "* not a sandbox: dates are read on this machine's clock" : `* a sandbox: dates are read on its clock, ${new Date(Date.now() + ms).toISOString()}`);
+      return ms;
+    });
     offsets.set(target, offset);
   }
   return offset;

@@ -55,13 +55,13 @@ function checkRelative(value: string, flag: string, now: Date): string {
  * a served sandbox's, asked once on loopback: server-clock.ts), so that `tomorrow` means
  * the sandbox's tomorrow; else this machine's. Call it only when a date is to be read.
  */
-export async function clockNow(ctx: Pick<Context, 'env' | 'now' | 'signal'>, target: Pick<Target, 'sandbox' | 'clock' | 'baseUrl'>): Promise<Date> {
+export async function clockNow(ctx: Pick<Context, 'env' | 'now' | 'signal' | 'globals' | 'io'>, target: Pick<Target, 'sandbox' | 'clock' | 'baseUrl'>): Promise<Date> {
   if (target.clock) return target.clock();
   const start = target.sandbox ? ctx.env.CARRENTAL_SANDBOX_NOW : undefined;
   const ms = start ? Date.parse(start) : NaN;
   if (!Number.isNaN(ms)) return new Date(ms + (Date.now() - PROCESS_START));
   if (!target.sandbox) {
-    const offset = await sandboxClockOffset(target, ctx.signal);
+    const offset = await sandboxClockOffset(target, ctx.signal, ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined);
     if (offset !== undefined) return new Date(Date.now() + offset);
   }
   return ctx.now();

@@ -105,6 +105,9 @@ describe('a served sandbox: its clock, asked for once on loopback', () => {
     expect(expected.some((line) => r.stderr.includes(line)), r.stderr).toBe(true);
     const sent = (await sb.requests()).filter((q) => q.path.startsWith('/v1/cars'));
     expect(sent.length).toBe(1);
+    // --debug shows the probe like any request
+    const traced = await served(['cars', '--city', 'la', '--from', 'tomorrow 10:00', '--days', '2', '--limit', '1', '--json', '--debug']);
+    expect(traced.stderr).toContain(`> GET ${new URL(sb.baseUrl).origin}/__sandbox/clock\n* a sandbox: dates are read on its clock, `);
   });
 });
 
@@ -125,6 +128,7 @@ describe('a loopback server that is not a sandbox: the machine clock', () => {
     expect(stub.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /__sandbox/clock', 'GET /cars']);
     expect(stub.requests[0].headers['x-api-key'] ?? stub.requests[0].headers.authorization).toBeUndefined();
     expect(stub.requests[1].query.get('date_from')).toBe('2027-03-11T10:00');
+    expect((await run(['cars', '--city', 'la', '--from', 'tomorrow 10:00', '--days', '2', '--json', '--debug'])).stderr).toContain("* not a sandbox: dates are read on this machine's clock");
     stub.requests.length = 0;
     const past = await run(['cars', '--city', 'la', '--from', '2027-03-10 10:00', '--days', '2']);
     expect(past.code).toBe(2);
