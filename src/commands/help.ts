@@ -9,7 +9,6 @@ import type { Context } from '../cli/context.js';
 import { HELP_TOPICS, type HelpTopic } from '../cli/help-topics.js';
 import { CliError, usageError } from '../errors.js';
 import { renderMarkdown, section } from '../render/markdown.js';
-import { foldProse } from '../render/table.js';
 
 export const DOCS_DIR = new URL('../../docs/', import.meta.url);
 
@@ -29,8 +28,7 @@ export async function topicText(topic: HelpTopic, width = TOPIC_WIDTH): Promise<
   const markdown = section(page, topic.anchor);
   if (markdown === undefined) throw new Error(`docs/${topic.page} has no section #${topic.anchor} for the help topic ${topic.name}`);
   const body = renderMarkdown(markdown, { width, linkNote: (target) => noteFor(target, topic.page) });
-  // a long anchor goes onto a line of its own rather than wrapping
-  return `${body}\n${foldProse(`Manual: docs/${topic.page}#${topic.anchor}`, width).join('\n')}\nTopics: carrental help\n`;
+  return `${body}\nManual: docs/${topic.page}#${topic.anchor}\nTopics: carrental help\n`;
 }
 
 /** A link in a topic points the terminal reader at a topic, or at the page of the manual. */
