@@ -9,12 +9,15 @@
 // - THIRD-PARTY-NOTICES, from esbuild's metafile (scripts/notices.mjs), and the metafile in
 //   .tmp/ for test/e2e/startup.e2e.test.ts.
 // Two start-up measures shape the chunks (scripts/tree-core.ts, scripts/command-core.ts),
-// and one plugin leaves undici's HTTP/2 client out;
+// one plugin leaves undici's HTTP/2 client out, and one pass over the output makes V8
+// compile the module wrappers at load (scripts/eager-wrappers.mjs);
 // docs/development.md ("What start-up costs") says what each saves. The output is plain
 // JavaScript for every Node of the engines range, the same from every build.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { eagerWrappers } from './eager-wrappers.mjs';
 import { writeNotices } from './notices.mjs';
 
 const source = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -74,6 +77,8 @@ const result = await build({
   target: 'node20.19',
   minify: true,
   metafile: true,
+  // written below, once each module wrapper is one V8 compiles at load (scripts/eager-wrappers.mjs)
+  write: false,
   chunkNames: 'chunks/[name]-[hash]',
   // the licences go to THIRD-PARTY-NOTICES in full instead
   legalComments: 'none',
@@ -87,6 +92,11 @@ const result = await build({
   plugins: [commandCore, noHttp2Client],
   logLevel: 'warning',
 });
+
+for (const file of result.outputFiles) {
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, eagerWrappers(file.text, file.path));
+}
 
 mkdirSync(source('.tmp'), { recursive: true });
 writeFileSync(source('.tmp/metafile.json'), JSON.stringify(result.metafile));

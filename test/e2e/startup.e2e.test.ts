@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, ROOT } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
+// @ts-expect-error: a plain ES module of the build, without types
+import { eagerWrappers } from '../../scripts/eager-wrappers.mjs';
 
 const RECORDER = join(ROOT, 'test', 'fixtures', 'record-loads.cjs');
 const DIST = join(ROOT, 'dist');
@@ -135,6 +137,17 @@ describe('start-up loads', () => {
   it('ships plain JavaScript only: nothing tied to the Node that built it', () => {
     const files = readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
     expect(files.filter((d) => !d.name.endsWith('.js')).map((d) => d.name)).toEqual([]);
+  });
+
+  it("esbuild's module wrappers are written as functions V8 compiles at load (scripts/eager-wrappers.mjs)", () => {
+    const transport = Object.keys(metafile().outputs).find((f) => holds(f).includes('src/api/transport.ts'))!;
+    const text = readFileSync(join(ROOT, transport), 'utf8');
+    // undici's modules, each in its wrapper: the pass found them all (a second pass finds nothing)
+    expect(text.match(/\(\(function\(/g)?.length).toBeGreaterThan(50);
+    for (const d of readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((f) => f.isFile())) {
+      const code = readFileSync(join(d.parentPath, d.name), 'utf8');
+      expect(eagerWrappers(code), d.name).toBe(code);
+    }
   });
 
   it('the command modules are where the command tree imports them from', () => {
