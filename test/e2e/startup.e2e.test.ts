@@ -110,7 +110,8 @@ describe('start-up loads', () => {
       // (fetch, WebSocket, EventSource, caches, mocks)
       expect(modules).toEqual(expect.arrayContaining(['src/api/transport.ts', 'node_modules/undici/lib/dispatcher/agent.js', 'node_modules/undici/lib/interceptor/decompress.js']));
       expect(modules.filter((m) => /^node_modules\/undici\/(index\.js|lib\/(web\/(websocket|eventsource|cache|fetch\/index)|mock|cache)\b)/.test(m))).toEqual([]);
-      for (const dep of ['conf', 'ajv', '@inquirer', 'proper-lockfile', 'open', 'jq-wasm']) {
+      // chalk neither: the styles are ours (src/render/style.ts), its colour detection ran at load
+      for (const dep of ['conf', 'ajv', '@inquirer', 'proper-lockfile', 'open', 'jq-wasm', 'chalk']) {
         expect(modules.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
       }
       expect(modules.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
