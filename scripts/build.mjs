@@ -64,6 +64,27 @@ const noHttp2Client = {
   },
 };
 
+/**
+ * Builtins bundled packages require when they are loaded but need only later, if ever:
+ * undici's node:assert (for assertions that never fail) and node:zlib (for decoders only a
+ * compressed answer needs), commander's node:child_process (for executable subcommands,
+ * which carrental has none of). The build gives those packages a stand-in of ours for each
+ * (scripts/lazy/<name>.cjs), which loads the builtin on first real use: ~2 ms of every
+ * command that sends a request (Node 22). test/unit/lazy-builtins.test.ts holds the
+ * stand-ins to the builtins; test/e2e/startup.e2e.test.ts checks what `cars --json` loads.
+ */
+const LAZY_BUILTINS = { 'node:assert': 'undici', 'node:zlib': 'undici', 'node:child_process': 'commander' };
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:(assert|zlib|child_process)$/ }, (args) => {
+      // the package whose file asks: the directory under node_modules/ that holds it
+      const from = /[\\/]node_modules[\\/]([^\\/]+)[\\/]/.exec(args.importer)?.[1];
+      return from === LAZY_BUILTINS[args.path] ? { path: source(`scripts/lazy/${args.path.slice('node:'.length)}.cjs`) } : undefined;
+    });
+  },
+};
+
 const pkg = JSON.parse(readFileSync(source('package.json'), 'utf8'));
 rmSync(source('dist'), { recursive: true, force: true });
 
@@ -89,7 +110,7 @@ const result = await build({
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // the modules the command tree shares with the commands, in one chunk (scripts/tree-core.ts)
   inject: ['scripts/tree-core.ts'],
-  plugins: [commandCore, noHttp2Client],
+  plugins: [commandCore, noHttp2Client, lazyBuiltins],
   logLevel: 'warning',
 });
 

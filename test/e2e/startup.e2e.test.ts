@@ -6,14 +6,17 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, ROOT } from '../helpers/bin.js';
+import { assertBuilt, BIN, ROOT, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
+import { serveHttp } from '../helpers/network.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 // @ts-expect-error: a plain ES module of the build, without types
 import { eagerWrappers } from '../../scripts/eager-wrappers.mjs';
 
 const RECORDER = join(ROOT, 'test', 'fixtures', 'record-loads.cjs');
+const BUILTINS = join(ROOT, 'test', 'fixtures', 'record-builtins.cjs');
 const DIST = join(ROOT, 'dist');
 interface Metafile {
   outputs: Record<string, { inputs: Record<string, unknown>; imports: Array<{ path: string; kind: string }> }>;
@@ -124,6 +127,36 @@ describe('start-up loads', () => {
       expect(modules).toEqual(expect.arrayContaining(['src/api/client.ts', 'src/cli/services.ts', 'src/api/schemas.ts', 'src/render/dates.ts', 'src/store/atomic-file.ts']));
     } finally {
       await stub.close();
+    }
+  });
+
+  it("cars --json loads none of node:assert, node:zlib, node:child_process (the build's stand-ins for undici's and commander's); a gzip answer loads zlib and is decoded", async () => {
+    let compress = false;
+    const body = JSON.stringify({ data: { cars: [stubCar('car-1')], total: 1, has_more: false } });
+    const server = await serveHttp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', ...(compress ? { 'content-encoding': 'gzip' } : {}) });
+      res.end(compress ? gzipSync(body) : body);
+    });
+    const run = async (name: string) => {
+      const log = join(dir, `builtins-${name}.log`);
+      const env = home.env({ CARRENTAL_BUILTINS_LOG: log, NODE_OPTIONS: `--require ${BUILTINS}` });
+      const r = await runBin(['--base-url', `http://127.0.0.1:${server.port}/v1`, 'cars', '--json'], { env });
+      return { ...r, builtins: readFileSync(log, 'utf8').trim().split('\n') };
+    };
+    try {
+      const plain = await run('plain');
+      expect(plain.code).toBe(0);
+      expect(JSON.parse(plain.stdout).cars[0].car_alias).toBe('car-1');
+      expect(plain.builtins).toEqual(expect.arrayContaining(['net', 'http']));
+      expect(plain.builtins.filter((b) => ['assert', 'zlib', 'child_process'].includes(b))).toEqual([]);
+      compress = true;
+      const gzipped = await run('gzip');
+      expect(gzipped.stderr).toBe('');
+      expect(gzipped.code).toBe(0);
+      expect(JSON.parse(gzipped.stdout)).toEqual(JSON.parse(plain.stdout));
+      expect(gzipped.builtins).toContain('zlib');
+    } finally {
+      await server.close();
     }
   });
 
