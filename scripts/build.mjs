@@ -9,8 +9,9 @@
 // - THIRD-PARTY-NOTICES, from esbuild's metafile (scripts/notices.mjs), and the metafile in
 //   .tmp/ for test/e2e/startup.e2e.test.ts.
 // Two start-up measures shape the chunks (scripts/tree-core.ts, scripts/command-core.ts),
-// one plugin leaves undici's HTTP/2 client out, and one pass over the output makes V8
-// compile the module wrappers at load (scripts/eager-wrappers.mjs);
+// one plugin leaves undici's HTTP/2 client out, one gives undici and commander builtins
+// that load on first use (scripts/lazy/), and one pass over the output makes V8 compile
+// the module wrappers at load (scripts/eager-wrappers.mjs);
 // docs/development.md ("What start-up costs") says what each saves. The output is plain
 // JavaScript for every Node of the engines range, the same from every build.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,7 +70,7 @@ const noHttp2Client = {
  * undici's node:assert (for assertions that never fail) and node:zlib (for decoders only a
  * compressed answer needs), commander's node:child_process (for executable subcommands,
  * which carrental has none of). The build gives those packages a stand-in of ours for each
- * (scripts/lazy/<name>.cjs), which loads the builtin on first real use: ~2 ms of every
+ * (scripts/lazy/<name>.cjs), which loads the builtin on first real use: ~2.5 ms of every
  * command that sends a request (Node 22). test/unit/lazy-builtins.test.ts holds the
  * stand-ins to the builtins; test/e2e/startup.e2e.test.ts checks what `cars --json` loads.
  */
