@@ -71,14 +71,16 @@ const noHttp2Client = {
  * compressed answer needs), commander's node:child_process (for executable subcommands,
  * which carrental has none of). The build gives those packages a stand-in of ours for each
  * (scripts/lazy/<name>.cjs), which loads the builtin on first real use: ~2.5 ms of every
- * command that sends a request (Node 22). test/unit/lazy-builtins.test.ts holds the
+ * command that sends a request (Node 22). env-paths gets the process object for its ES
+ * import of node:process, whose module namespace node would build by reading every getter
+ * of process. test/unit/lazy-builtins.test.ts holds the
  * stand-ins to the builtins; test/e2e/startup.e2e.test.ts checks what `cars --json` loads.
  */
-const LAZY_BUILTINS = { 'node:assert': 'undici', 'node:zlib': 'undici', 'node:child_process': 'commander' };
+const LAZY_BUILTINS = { 'node:assert': 'undici', 'node:zlib': 'undici', 'node:child_process': 'commander', 'node:process': 'env-paths' };
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^node:(assert|zlib|child_process)$/ }, (args) => {
+    b.onResolve({ filter: /^node:(assert|zlib|child_process|process)$/ }, (args) => {
       // the package whose file asks: the directory under node_modules/ that holds it
       const from = /[\\/]node_modules[\\/]([^\\/]+)[\\/]/.exec(args.importer)?.[1];
       return from === LAZY_BUILTINS[args.path] ? { path: source(`scripts/lazy/${args.path.slice('node:'.length)}.cjs`) } : undefined;

@@ -1,6 +1,7 @@
-// The build gives undici stand-ins for node:assert and node:zlib, and commander one for
+// The build gives undici stand-ins for node:assert and node:zlib, commander one for
 // node:child_process (scripts/lazy/, plugin lazy-builtins of scripts/build.mjs), that load
-// the builtin on first real use; here they are held to the builtins they stand for. That the built CLI does not load them for a plain
+// the builtin on first real use, and env-paths the process object for node:process; here
+// they are held to the builtins they stand for. That the built CLI does not load them for a plain
 // answer is test/e2e/startup.e2e.test.ts.
 import realAssert from 'node:assert';
 import * as realChildProcess from 'node:child_process';
@@ -72,5 +73,11 @@ describe('the node:child_process stand-in', () => {
     child.stdout!.on('data', (d: Buffer) => (out += d));
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
     expect(out).toBe('ran');
+  });
+});
+
+describe('the node:process stand-in', () => {
+  it('is the process object', () => {
+    expect(require('../../scripts/lazy/process.cjs')).toBe(process);
   });
 });
