@@ -3,12 +3,11 @@
 // `api` command): ask for compressed answers, and follow a 307/308 within the origin with
 // the same body and Idempotency-Key. And Retry-After as an HTTP date far ahead is capped
 // like the seconds form. Against a loopback server the test starts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, NO_RETRY, type ClientOptions } from '../../src/api/client.js';
 import { Api } from '../../src/api/endpoints.js';
 import { failure } from '../helpers/failure.js';
-import { serveHttp } from '../helpers/network.js';
+import { StubServer, type StubHandler } from '../helpers/stub-server.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
 const IDEMPOTENCY_KEY = 'key-0123456789abcdef';
@@ -25,30 +24,12 @@ function client(baseUrl: string, opts: Partial<ClientOptions> = {}): ApiClient {
   return c;
 }
 
-interface Seen {
-  method?: string;
-  url?: string;
-  headers: IncomingMessage['headers'];
-  body: string;
+/** The scripted loopback server, closed after the test. */
+async function server(handler: StubHandler): Promise<StubServer> {
+  const stub = await StubServer.start(handler);
+  closers.push(() => stub.close());
+  return stub;
 }
-
-async function server(answer: (req: Seen, res: ServerResponse) => void) {
-  const seen: Seen[] = [];
-  const l = await serveHttp((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      const rec = { method: req.method, url: req.url, headers: req.headers, body };
-      seen.push(rec);
-      answer(rec, res);
-    });
-  });
-  closers.push(() => l.close());
-  return { port: l.port, base: `http://127.0.0.1:${l.port}/v1`, seen };
-}
-
-const json = (res: ServerResponse, value: unknown, status = 200, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
 
 /** Each method as the client sends it: a cancellation through the Api, the rest as `carrental api` sends them. */
 const SENDS = {
@@ -61,37 +42,41 @@ const BODY = { POST: '{"car_alias":"car-1"}', DELETE: '', PUT: '{"a":1}', PATCH:
 
 describe.each(Object.keys(SENDS) as Array<keyof typeof SENDS>)('%s', (method) => {
   it('asks for gzip, deflate and br', async () => {
-    const s = await server((_req, res) => json(res, { data: 'OK' }));
-    await SENDS[method](client(s.base));
-    expect(s.seen.map((r) => r.method)).toEqual([method]);
-    expect(s.seen[0].headers['accept-encoding']).toBe('gzip, deflate, br');
+    const s = await server(() => ({ json: { data: 'OK' } }));
+    await SENDS[method](client(s.baseUrl));
+    expect(s.requests.map((r) => r.method)).toEqual([method]);
+    expect(s.requests[0].headers['accept-encoding']).toBe('gzip, deflate, br');
   });
 
   it('follows a 307 and a 308 to the same origin: the same body, Idempotency-Key and credential at every hop', async () => {
-    const s = await server((req, res) => {
-      if (req.url?.startsWith('/v1/')) return void res.writeHead(307, { location: req.url.replace('/v1/', '/v2/') }).end();
-      if (req.url?.startsWith('/v2/')) return void res.writeHead(308, { location: `http://127.0.0.1:${s.port}${req.url.replace('/v2/', '/v3/')}` }).end();
-      json(res, { data: 'OK' });
+    const s = await server((req) => {
+      // the stub names paths under /v1 without it: /v2 and /v3 are the hops
+      if (!/^\/v\d\//.test(req.path)) return { status: 307, headers: { location: `/v2${req.path}` } };
+      if (req.path.startsWith('/v2/')) return { status: 308, headers: { location: `${s.baseUrl.replace('/v1', '/v3')}${req.path.slice(3)}` } };
+      return { json: { data: 'OK' } };
     });
-    const res = await SENDS[method](client(s.base));
+    const res = await SENDS[method](client(s.baseUrl));
     expect(res.status).toBe(200);
-    expect(s.seen.map((r) => `${r.method} ${r.url?.slice(0, 3)}`)).toEqual([`${method} /v1`, `${method} /v2`, `${method} /v3`]);
-    for (const r of s.seen) {
+    const [first, second, third] = s.requests;
+    expect(s.requests.map((r) => r.method)).toEqual([method, method, method]);
+    expect([second.path, third.path]).toEqual([`/v2${first.path}`, `/v3${first.path}`]);
+    for (const r of s.requests) {
       expect(r.body).toBe(BODY[method]);
       expect(r.headers['idempotency-key']).toBe(IDEMPOTENCY_KEY);
       expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
       expect(r.headers['accept-encoding']).toBe('gzip, deflate, br');
     }
-    expect(res.redirects).toEqual([`http://127.0.0.1:${s.port}${s.seen[1].url}`, `http://127.0.0.1:${s.port}${s.seen[2].url}`]);
+    const origin = new URL(s.baseUrl).origin;
+    expect(res.redirects).toEqual([`${origin}/v2${first.path}`, `${origin}/v3${first.path}`]);
   });
 });
 
 describe('Retry-After as an HTTP date far ahead', () => {
   it('is capped like the seconds form: not waited, nothing re-sent, the same exit and hint', async () => {
     const outcome = async (retryAfter: string) => {
-      const s = await server((_req, res) => json(res, { error: 'busy', error_code: 'rate_limited' }, 429, { 'retry-after': retryAfter }));
-      const err = await failure(client(s.base).request({ method: 'GET', path: '/cars', auth: 'none' }));
-      return { requests: s.seen.length, sleeps, exitCode: err.exitCode, kind: err.kind, hint: err.hint };
+      const s = await server(() => ({ status: 429, headers: { 'retry-after': retryAfter }, json: { error: 'busy', error_code: 'rate_limited' } }));
+      const err = await failure(client(s.baseUrl).request({ method: 'GET', path: '/cars', auth: 'none' }));
+      return { requests: s.requests.length, sleeps, exitCode: err.exitCode, kind: err.kind, hint: err.hint };
     };
     // ten minutes, far past the 30 s a read's retries may take
     const seconds = await outcome('600');
