@@ -1,0 +1,70 @@
+// The built CLI cancels with a stdout that refuses the outcome: a closed pipe
+// (`carrental cancel … | false`) and a full disk (/dev/full). As for reserve
+// (output-failure.e2e.test.ts): exit 7 naming the reservation on stderr, the reservation
+// cancelled, and its journal entry completed: nothing left pending for a rerun to replay.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, runBin } from '../helpers/bin.js';
+import { TestHome } from '../helpers/cli.js';
+
+let home: TestHome;
+beforeEach(() => {
+  home = new TestHome();
+});
+afterEach(() => home.cleanup());
+
+function spawnWith(stdout: 'closed-pipe' | number, argv: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...argv], { env: home.env(), stdio: ['ignore', stdout === 'closed-pipe' ? 'pipe' : stdout, 'pipe'] });
+    // the reader goes away before anything is written
+    if (stdout === 'closed-pipe') child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+async function sandbox(argv: string[]): Promise<string> {
+  const r = await runBin(['--sandbox', ...argv], { env: home.env() });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
+
+/** A fresh reservation in the embedded sandbox of the test's home. */
+async function reserved(from: string): Promise<string> {
+  const alias = await sandbox(['cars', '--city', 'la', '--limit', '1', '--jq', '.cars[0].car_alias']);
+  const uuid = await sandbox(['reserve', alias, '--from', from, '--days', '2', '-y', '--jq', '.uuid']);
+  expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
+  return uuid;
+}
+
+async function expectCancelledAndNothingPending(uuid: string) {
+  expect(JSON.parse(await sandbox(['pending', '--json']))).toEqual([]);
+  expect(await sandbox(['trips', uuid, '--jq', '.status'])).toBe('cancelled');
+}
+
+describe('cancel with a stdout that fails', () => {
+  it('a closed pipe: exit 7 naming the reservation, cancelled, nothing pending', async () => {
+    const uuid = await reserved('+10d 10:00');
+    const r = await spawnWith('closed-pipe', ['--sandbox', 'cancel', uuid, '-y']);
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toContain(`error: cancelled reservation ${uuid}, but printing the result failed`);
+    await expectCancelledAndNothingPending(uuid);
+  });
+
+  it('a full disk (/dev/full) with --json: exit 7 naming the reservation, cancelled, nothing pending', async () => {
+    const uuid = await reserved('+12d 10:00');
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const r = await spawnWith(fd, ['--sandbox', 'cancel', uuid, '-y', '--json']);
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toContain(`cancelled reservation ${uuid}, but printing the result failed`);
+      expect(r.stderr).toContain('ENOSPC');
+    } finally {
+      closeSync(fd);
+    }
+    await expectCancelledAndNothingPending(uuid);
+  });
+});
