@@ -184,6 +184,11 @@ export class Transport {
       throw tooLargeOr(err);
     }
     const text = await this.readCapped(res);
+    // undici hands a kept-alive socket back to its pool one event-loop turn after the
+    // answer ends (setImmediate, in case the server closes it after all): a request sent
+    // sooner, such as the next page of `cars --all`, would open a second connection.
+    // Waiting that turn here keeps sequential calls on one connection.
+    await new Promise((resolve) => setImmediate(resolve));
     const history = (res.context as { history?: URL[] } | undefined)?.history ?? [];
     return { status: res.statusCode, headers: res.headers, text, redirects: history.slice(1).map(String) };
   }
