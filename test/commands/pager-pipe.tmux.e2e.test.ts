@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
-import { tmuxOn } from '../helpers/tmux.js';
+import { tmuxOn, untilExit } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-pager-pipe-${process.pid}`;
 const NOW = new Date('2026-11-20T18:00:00Z');
@@ -37,16 +37,7 @@ async function pane(args: string[], tail = '', extra: NodeJS.ProcessEnv = {}): P
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${q(String(v))}`).join(' ');
   const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, ...args].map(q).join(' ');
   tmux('new-session', '-d', '-s', name, '-x', '100', '-y', String(ROWS), `env -i ${assignments} sh -c ${q(`${cli}${tail}; echo "EXIT:$?"`)}; sleep 60`);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const text = tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-2000');
-    if (/EXIT:\d+/.test(text)) {
-      tmux('kill-session', '-t', name);
-      return text.replace(/\s+$/gm, '');
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for carrental ${args.join(' ')}:\n${text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return untilExit(tmux, name, `carrental ${args.join(' ')}`);
 }
 
 beforeAll(async () => {

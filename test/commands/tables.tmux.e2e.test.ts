@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
-import { tmuxOn } from '../helpers/tmux.js';
+import { tmuxOn, untilExit } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-tables-${process.pid}`;
 const NOW = new Date('2026-11-20T18:00:00Z');
@@ -32,16 +32,7 @@ async function screen(width: number, args: string[]): Promise<string> {
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
   const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, ...args].map(shellQuote).join(' ');
   tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '50', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const text = tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-2000');
-    if (/EXIT:\d+/.test(text)) {
-      tmux('kill-session', '-t', name);
-      return text.replace(/\s+$/gm, '');
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for carrental ${args.join(' ')}:\n${text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return untilExit(tmux, name, `carrental ${args.join(' ')}`);
 }
 
 /** A read of the sandbox, up front, before the panes; a 429 (a busy machine) is read again. */

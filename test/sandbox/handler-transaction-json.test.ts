@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/sandbox/store.js';
-import { FIXED_NOW, newKey, tempDir, tripBody } from './harness.js';
+import { FIXED_NOW, createOfFreeCar, newKey, tempDir } from './harness.js';
 
 const failing = vi.hoisted(() => ({ marker: null as string | null }));
 vi.mock('../../src/store/atomic-file.js', async (importOriginal) => {
@@ -50,14 +50,7 @@ describe('a create on the JSON store', () => {
       return counts;
     };
     try {
-      const list = (await fetch(`${sb.baseUrl}/cars?limit=200&date_from=${FROM}&date_to=${TO}`).then((r) => r.json())) as any;
-      const alias = list.data.cars.find((c: any) => c.is_available).car_alias;
-      const create = (key: string) =>
-        fetch(`${sb.baseUrl}/my/reservation`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${sb.keys.booking_write}`, 'Idempotency-Key': key, 'Content-Type': 'application/json' },
-          body: JSON.stringify(tripBody(alias, FROM, TO)),
-        });
+      const create = await createOfFreeCar(sb, FROM, TO);
       const trips = async () => ((await fetch(`${sb.adminUrl}/reservations?customer=dana`).then((r) => r.json())) as any).uuids as string[];
       const before = await onFile();
       const tripsBefore = await trips();

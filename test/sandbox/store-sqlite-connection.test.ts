@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type SqliteDatabase, type SqliteModule, loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { openStore } from '../../src/sandbox/store.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { FIXED_NOW, newKey, tempDir, tripBody } from './harness.js';
+import { FIXED_NOW, createOfFreeCar, newKey, tempDir, tripBody } from './harness.js';
 
 const sqlite = loadSqlite();
 const now = () => FIXED_NOW;
@@ -88,14 +88,7 @@ describe.skipIf(!sqlite)('the SQLite store, seen from its connection', () => {
       });
       db.exec(`CREATE TEMP TRIGGER probe_inserts AFTER INSERT ON main.records BEGIN SELECT probe(NEW.collection); END`);
 
-      const list = (await fetch(`${sb.baseUrl}/cars?limit=200&date_from=${FROM}&date_to=${TO}`).then((r) => r.json())) as any;
-      const alias = list.data.cars.find((c: any) => c.is_available).car_alias;
-      const create = (key: string) =>
-        fetch(`${sb.baseUrl}/my/reservation`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${sb.keys.booking_write}`, 'Idempotency-Key': key, 'Content-Type': 'application/json' },
-          body: JSON.stringify(tripBody(alias, FROM, TO)),
-        });
+      const create = await createOfFreeCar(sb, FROM, TO);
 
       // a create that commits: until its commit, another connection sees nothing of it
       const before = counts();
