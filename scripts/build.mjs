@@ -9,12 +9,16 @@
 // - THIRD-PARTY-NOTICES, from esbuild's metafile (scripts/notices.mjs), and the metafile in
 //   .tmp/ for test/e2e/startup.e2e.test.ts.
 // Two start-up measures shape the chunks (scripts/tree-core.ts, scripts/command-core.ts),
-// and one plugin leaves undici's HTTP/2 client out;
+// one plugin leaves undici's HTTP/2 client out, one gives undici and commander builtins
+// that load on first use (scripts/lazy/), and one pass over the output makes V8 compile
+// the module wrappers at load (scripts/eager-wrappers.mjs);
 // docs/development.md ("What start-up costs") says what each saves. The output is plain
 // JavaScript for every Node of the engines range, the same from every build.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { eagerWrappers } from './eager-wrappers.mjs';
 import { writeNotices } from './notices.mjs';
 
 const source = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -61,6 +65,29 @@ const noHttp2Client = {
   },
 };
 
+/**
+ * Builtins bundled packages require when they are loaded but need only later, if ever:
+ * undici's node:assert (for assertions that never fail) and node:zlib (for decoders only a
+ * compressed answer needs), commander's node:child_process (for executable subcommands,
+ * which carrental has none of). The build gives those packages a stand-in of ours for each
+ * (scripts/lazy/<name>.cjs), which loads the builtin on first real use: ~2.5 ms of every
+ * command that sends a request (Node 22). env-paths gets the process object for its ES
+ * import of node:process, whose module namespace node would build by reading every getter
+ * of process. test/unit/lazy-builtins.test.ts holds the
+ * stand-ins to the builtins; test/e2e/startup.e2e.test.ts checks what `cars --json` loads.
+ */
+const LAZY_BUILTINS = { 'node:assert': 'undici', 'node:zlib': 'undici', 'node:child_process': 'commander', 'node:process': 'env-paths' };
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:(assert|zlib|child_process|process)$/ }, (args) => {
+      // the package whose file asks: the directory under node_modules/ that holds it
+      const from = /[\\/]node_modules[\\/]([^\\/]+)[\\/]/.exec(args.importer)?.[1];
+      return from === LAZY_BUILTINS[args.path] ? { path: source(`scripts/lazy/${args.path.slice('node:'.length)}.cjs`) } : undefined;
+    });
+  },
+};
+
 const pkg = JSON.parse(readFileSync(source('package.json'), 'utf8'));
 rmSync(source('dist'), { recursive: true, force: true });
 
@@ -74,6 +101,8 @@ const result = await build({
   target: 'node20.19',
   minify: true,
   metafile: true,
+  // written below, once each module wrapper is one V8 compiles at load (scripts/eager-wrappers.mjs)
+  write: false,
   chunkNames: 'chunks/[name]-[hash]',
   // the licences go to THIRD-PARTY-NOTICES in full instead
   legalComments: 'none',
@@ -84,9 +113,14 @@ const result = await build({
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // the modules the command tree shares with the commands, in one chunk (scripts/tree-core.ts)
   inject: ['scripts/tree-core.ts'],
-  plugins: [commandCore, noHttp2Client],
+  plugins: [commandCore, noHttp2Client, lazyBuiltins],
   logLevel: 'warning',
 });
+
+for (const file of result.outputFiles) {
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, eagerWrappers(file.text, file.path));
+}
 
 mkdirSync(source('.tmp'), { recursive: true });
 writeFileSync(source('.tmp/metafile.json'), JSON.stringify(result.metafile));

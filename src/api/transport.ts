@@ -15,10 +15,12 @@
 //
 // Only undici's own files for these pieces are loaded: the package entry also loads fetch,
 // WebSocket, EventSource, caches and mocks, which more than doubles a command's start.
+import { isIP } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
-import type { Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import undiciRequest from 'undici/lib/api/api-request.js';
 import undiciConnect from 'undici/lib/api/api-connect.js';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
@@ -133,6 +135,19 @@ function quietDecompress(maxSize: number): Dispatcher.DispatcherComposeIntercept
   }
 }
 
+/**
+ * The connections to the proxy itself. undici names the proxy in the TLS handshake by its
+ * host even when that is an IP address, which RFC 6066 does not allow: node then prints a
+ * deprecation warning (DEP0123) on stderr. An https proxy given by address sends no name
+ * (the certificate is checked against the address all the same).
+ */
+function proxyClient(origin: URL, opts: { connect: buildConnector.connector }): Dispatcher {
+  const connect = opts.connect;
+  const noAddressName: buildConnector.connector = (options, callback) =>
+    connect({ ...options, servername: options.servername && isIP(options.servername) ? undefined : options.servername }, callback);
+  return new Pool(origin, { ...opts, connect: noAddressName });
+}
+
 export class Transport {
   private direct?: Dispatcher;
   private proxied?: Dispatcher;
@@ -155,7 +170,7 @@ export class Transport {
     // process.env), so tests and `doctor` see the same choice. proxyTunnel off: plain http
     // goes to the proxy as an absolute URL, as curl sends it; https is always a CONNECT
     // tunnel, so the proxy never sees what travels inside it.
-    return (this.proxied ??= this.compose(new EnvHttpProxyAgent({ ...agentOptions, httpProxy: http?.url ?? '', httpsProxy: https?.url ?? '', noProxy, proxyTunnel: false })));
+    return (this.proxied ??= this.compose(new EnvHttpProxyAgent({ ...agentOptions, httpProxy: http?.url ?? '', httpsProxy: https?.url ?? '', noProxy, proxyTunnel: false, clientFactory: proxyClient })));
   }
 
   /** `route` is routeFor(url, proxy) (src/api/proxy.ts): the client decides it, and says it in --debug. */
@@ -169,6 +184,11 @@ export class Transport {
       throw tooLargeOr(err);
     }
     const text = await this.readCapped(res);
+    // undici hands a kept-alive socket back to its pool one event-loop turn after the
+    // answer ends (setImmediate, in case the server closes it after all): a request sent
+    // sooner, such as the next page of `cars --all`, would open a second connection.
+    // Waiting that turn here keeps sequential calls on one connection.
+    await new Promise((resolve) => setImmediate(resolve));
     const history = (res.context as { history?: URL[] } | undefined)?.history ?? [];
     return { status: res.statusCode, headers: res.headers, text, redirects: history.slice(1).map(String) };
   }

@@ -60,7 +60,7 @@ export async function contract(input: ContractInput, ctx: Context, prompter: Pro
     client,
     hasKey: client.hasKey,
     // the API's clock (the sandbox's, when moved): far-future dates must be future there
-    now: clockNow(ctx, target),
+    now: await clockNow(ctx, target),
     sleep: ctx.sleep,
     agentClient: api.agentClient,
     write,

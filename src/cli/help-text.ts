@@ -20,11 +20,20 @@ export const AGENT_NOTE =
   'output, --no-input never waits for a prompt, and `carrental mcp` serves the same\n' +
   'operations as MCP tools.\n';
 
-export const ROOT_HELP_AFTER = `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from "tomorrow 10:00" --days 3 --jq '.cars[].car_alias'\n  $ carrental auth login\n\nExit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 7 output failed after a booking, 130 interrupted.\n\nHelp topics (carrental help <topic>):\n${topicList()}\n${AGENT_NOTE}`;
+const EXIT_CODES = 'Exit codes: 0 ok, 1 API error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable (safe to rerun), 7 output failed after a booking, 130 interrupted.';
 
-function topicList(): string {
+/**
+ * The text after the program's help, for a terminal `width` wide: the prose folded to it
+ * (below 80 columns the agent note too); the examples are commands, kept whole to be copied.
+ */
+export function rootHelpAfter(width: number): string {
+  const note = width >= 80 ? AGENT_NOTE : `${boxWrap(AGENT_NOTE.trimEnd().replace(/\n/g, ' '), width)}\n`;
+  return `\nExamples:\n  $ carrental --sandbox cars --city la\n  $ carrental cars --city miami --from "tomorrow 10:00" --days 3 --jq '.cars[].car_alias'\n  $ carrental auth login\n\n${boxWrap(EXIT_CODES, width)}\n\nHelp topics (carrental help <topic>):\n${topicList(width)}\n${note}`;
+}
+
+function topicList(helpWidth: number): string {
   const width = Math.max(...HELP_TOPICS.map((t) => t.name.length));
-  return HELP_TOPICS.map((t) => `  ${t.name.padEnd(width)}  ${t.summary}\n`).join('');
+  return HELP_TOPICS.map((t) => `${formatItem({ term: t.name, description: t.summary }, width, helpWidth)}\n`).join('');
 }
 
 /** The text commander adds after a command's help: its examples. */
@@ -88,15 +97,34 @@ function boxWrap(text: string, width: number): string {
   return out.join('\n');
 }
 
-/** commander's Help.formatItem */
+/** commander's Help.formatItem, but stacked (stackedItem) where commander would not wrap */
 function formatItem(item: Item, termWidth: number, helpWidth: number): string {
   if (!item.description) return `  ${item.term}`;
+  const stacked = stackedItem(item.term, termWidth, item.description, helpWidth);
+  if (stacked !== undefined) return stacked;
   const remaining = helpWidth - termWidth - 4;
   const description =
     remaining < MIN_WIDTH_TO_WRAP || /\n[^\S\r\n]/.test(item.description)
       ? item.description
       : boxWrap(item.description, remaining).replace(/\n/g, `\n${' '.repeat(termWidth + 2)}`);
   return `  ${item.term.padEnd(termWidth)}  ${description.replace(/\n/g, '\n  ')}`;
+}
+
+const STACK_INDENT = 6;
+
+/**
+ * An option or command whose description would get fewer than 40 columns beside the terms
+ * (a terminal under ~75 columns: commander then stops wrapping, and every line wraps in the
+ * middle of a word): the term on its line, the description folded below it, indented.
+ * Undefined when the description fits beside the terms, or is laid out by hand. program.ts
+ * gives commander the same layout.
+ */
+export function stackedItem(term: string, termWidth: number, description: string, helpWidth: number): string | undefined {
+  if (helpWidth - termWidth - 4 >= MIN_WIDTH_TO_WRAP || /\n[^\S\r\n]/.test(description)) return undefined;
+  // narrower still (under 46 columns), commander's unwrapped layout, as it was
+  if (helpWidth - STACK_INDENT < MIN_WIDTH_TO_WRAP) return undefined;
+  const pad = ' '.repeat(STACK_INDENT);
+  return `  ${term}\n${pad}${boxWrap(description, helpWidth - STACK_INDENT).replace(/\n/g, `\n${pad}`)}`;
 }
 
 const argName = (arg: ArgSpec) => arg.syntax.replace(/^[<[]|[>\]]$/g, '');
@@ -145,6 +173,6 @@ export function renderHelp(path: readonly CommandSpec[], helpWidth: number): str
     ...section('Commands:', commandItems),
   ];
   // commander writes text added after the help with a newline of its own
-  const after = spec ? examplesText(spec) : ROOT_HELP_AFTER;
+  const after = spec ? examplesText(spec) : rootHelpAfter(helpWidth);
   return `${lines.join('\n')}${after ? `${after}\n` : ''}`;
 }

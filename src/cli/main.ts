@@ -29,6 +29,8 @@ export interface RunOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Where help, the overview and usage errors of the parser go (default: io). */
   parserIO?: Pick<IO, 'stdout' | 'stderr'>;
+  /** Told when a pager starts (true) and ends (false): Ctrl-C is the pager's meanwhile. */
+  onPager?: (running: boolean) => void;
 }
 
 /**
@@ -180,7 +182,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       return code ?? 0;
     } finally {
       // what was printed before a failure is shown too, before the error line
-      if (held) await held.finish((await import('./pager.js')).pagerCommand(env), env);
+      if (held) await held.finish((await import('./pager.js')).pagerCommand(env), env, options.onPager);
     }
   };
 
@@ -327,7 +329,11 @@ export function errorColor(io: Pick<IO, 'stderr'>, env: NodeJS.ProcessEnv, argv:
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let interrupts = 0;
+  let paging = false;
   const onSigint = () => {
+    // the pager (less) got this Ctrl-C too and handles it; we leave when it exits, as git
+    // and gh do: leaving now would orphan it on the terminal
+    if (paging) return;
     interrupts += 1;
     // a second Ctrl-C leaves at once; the first lets the command clean up (journal, sandbox)
     if (interrupts > 1) process.exit(130);
@@ -335,7 +341,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
-    return await runCli(argv, { signal: controller.signal, parserIO: parserIO() });
+    return await runCli(argv, { signal: controller.signal, parserIO: parserIO(), onPager: (running) => (paging = running) });
   } finally {
     process.off('SIGINT', onSigint);
   }

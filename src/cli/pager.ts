@@ -50,21 +50,30 @@ export class HeldOutput {
   /**
    * Sends what was held to `command` when it is taller than the screen, else to the
    * terminal as written. A pager that cannot start (not installed: the shell's 127) is
-   * skipped.
+   * skipped. `onPager` is told while the pager runs (main.ts leaves Ctrl-C to it then).
    */
-  async finish(command: string | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  async finish(command: string | undefined, env: NodeJS.ProcessEnv, onPager?: (running: boolean) => void): Promise<void> {
     const text = this.held.map((h) => h.text).join('');
     if (text === '') return;
     const rows = (this.out as { rows?: number }).rows;
     const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-    if (command !== undefined && rows && lines >= rows && (await runPager(command, text, this.out, env))) return;
+    if (command !== undefined && rows && lines >= rows && (await runPager(command, text, this.out, env, onPager))) return;
     for (const { to, text } of this.held) to.write(text);
   }
 }
 
 /** Runs the pager on `text`; false when it could not run (nothing was shown). */
-async function runPager(command: string, text: string, out: OutStream, env: NodeJS.ProcessEnv): Promise<boolean> {
+async function runPager(command: string, text: string, out: OutStream, env: NodeJS.ProcessEnv, onPager?: (running: boolean) => void): Promise<boolean> {
   const { spawn } = await import('node:child_process');
+  onPager?.(true);
+  try {
+    return await pagerExit(spawn, command, text, out, env);
+  } finally {
+    onPager?.(false);
+  }
+}
+
+async function pagerExit(spawn: typeof import('node:child_process').spawn, command: string, text: string, out: OutStream, env: NodeJS.ProcessEnv): Promise<boolean> {
   // the real terminal is the pager's own stdout; a test's stream gets the pager's output
   const direct = out === process.stdout;
   // less reads LESS for its options when the command gave none (gh and git set these too),

@@ -1,13 +1,13 @@
 // The commander tree: parses a command line and runs the command it names. Loaded by
 // runCli (main.ts) for everything but a plain help request, which help-text.ts answers.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import { scrubSecrets } from '../text/redact.js';
 import { cleanText } from '../text/sanitize.js';
 import type { IO, RawGlobals } from './context.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS } from './global-options.js';
 import { commandNamed } from './argv.js';
-import { examplesText, PROGRAM_DESCRIPTION, ROOT_HELP_AFTER } from './help-text.js';
+import { examplesText, PROGRAM_DESCRIPTION, rootHelpAfter, stackedItem } from './help-text.js';
 
 declare const __CARRENTAL_VERSION__: string;
 const VERSION = typeof __CARRENTAL_VERSION__ === 'string' ? __CARRENTAL_VERSION__ : '0.0.0-dev';
@@ -31,6 +31,9 @@ Run \`carrental --help\` for every command, \`carrental <command> --help\` for o
 \`carrental help <topic>\` for a page of the manual (exit-codes, environment, formatting, ...).
 `;
 
+/** A terminal's width; 80 in a pipe. */
+const helpWidth = (stream: IO['stdout']) => (stream.isTTY && stream.columns ? stream.columns : 80);
+
 /**
  * The commander tree. With `argv`, only the command it names is built in full; the others
  * are outlines (name, aliases, arguments, description: what the root help, the command list
@@ -42,7 +45,14 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
   program
     .description(PROGRAM_DESCRIPTION)
     .version(VERSION, '-V, --version', 'print the version')
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({
+      showGlobalOptions: true,
+      sortSubcommands: false,
+      // on a narrow terminal, the description under its term (help-text.ts lays out the same)
+      formatItem(term, termWidth, description, helper) {
+        return stackedItem(term, termWidth, description, this.helpWidth ?? 80) ?? Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+      },
+    })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -50,8 +60,8 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       writeErr: (s) => io.stderr.write(s),
       // commander's defaults read process.stdout, which both ignores the streams we were
       // given and costs start-up the creation of the stream
-      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns ? io.stdout.columns : 80),
-      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns ? io.stderr.columns : 80),
+      getOutHelpWidth: () => helpWidth(io.stdout),
+      getErrHelpWidth: () => helpWidth(io.stderr),
       getOutHasColors: () => !!io.stdout.isTTY,
       getErrHasColors: () => !!io.stderr.isTTY,
       // commander echoes unknown options and bad values as typed: `--api-key=svc_...` must not
@@ -124,7 +134,7 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
   // set after the subcommands were added: they inherit commander's settings on creation
   program.allowExcessArguments(true);
   program.allowUnknownOption(true);
-  program.addHelpText('after', ROOT_HELP_AFTER);
+  program.addHelpText('after', ({ error }) => rootHelpAfter(helpWidth(error ? io.stderr : io.stdout)));
   return { program, exitCode: () => exitCode };
 }
 

@@ -6,6 +6,7 @@ import { CITY_TIME_ZONES } from '../api/enums.js';
 import type { Context } from './context.js';
 import type { Target } from './services.js';
 import { usageError } from '../errors.js';
+import { sandboxClockOffset } from './server-clock.js';
 import { addLocalDays, isRelativeDate, localNow, parseDays, resolveDateInput, zoneOf } from '../render/dates.js';
 
 export interface DateFlags {
@@ -50,15 +51,20 @@ function checkRelative(value: string, flag: string, now: Date): string {
 
 /**
  * "Now" for relative dates and the past-date check: the server's clock when it is known
- * (the embedded sandbox's, moved by `sandbox clock` or started at CARRENTAL_SANDBOX_NOW),
- * so that `tomorrow` means the sandbox's tomorrow; else this machine's.
+ * (the embedded sandbox's, moved by `sandbox clock` or started at CARRENTAL_SANDBOX_NOW;
+ * a served sandbox's, asked once on loopback: server-clock.ts), so that `tomorrow` means
+ * the sandbox's tomorrow; else this machine's. Call it only when a date is to be read.
  */
-export function clockNow(ctx: Pick<Context, 'env' | 'now'>, target: Pick<Target, 'sandbox' | 'clock'>): Date {
+export async function clockNow(ctx: Pick<Context, 'env' | 'now' | 'signal' | 'globals' | 'io'>, target: Pick<Target, 'sandbox' | 'clock' | 'baseUrl'>): Promise<Date> {
   if (target.clock) return target.clock();
   const start = target.sandbox ? ctx.env.CARRENTAL_SANDBOX_NOW : undefined;
   const ms = start ? Date.parse(start) : NaN;
-  if (Number.isNaN(ms)) return ctx.now();
-  return new Date(ms + (Date.now() - PROCESS_START));
+  if (!Number.isNaN(ms)) return new Date(ms + (Date.now() - PROCESS_START));
+  if (!target.sandbox) {
+    const offset = await sandboxClockOffset(target, ctx.signal, ctx.globals.debug ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined);
+    if (offset !== undefined) return new Date(Date.now() + offset);
+  }
+  return ctx.now();
 }
 const PROCESS_START = Date.now();
 

@@ -57,7 +57,7 @@ export function printCar(car: Car, out: Output): void {
   if (car.description) {
     out.line();
     // the description is multi-line prose: keep its newlines, drop control characters
-    out.line(cleanText(car.description).trimEnd());
+    out.prose(cleanText(car.description).trimEnd());
   }
 
   // the spec requires `prices` but none of its members: what is left out reads "not stated"

@@ -73,12 +73,12 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
     // `tomorrow 10:00` is read in the city's zone (--city, else the profile's city)
     const zone = zoneOf(query.city);
     if (!zone) throw usageError("relative dates are read in the city's zone: give --city", 'or set a default city: `carrental config set city la`');
-    const resolved = buildCarsQuery(input, query.city, { now: clockNow(ctx, target), zone });
+    const resolved = buildCarsQuery(input, query.city, { now: await clockNow(ctx, target), zone });
     query = { ...query, date_from: resolved.date_from, date_to: resolved.date_to };
     out.info(resolvedLine({ from: query.date_from!, to: query.date_to! }, zone));
   }
   // a search in the past would list every car "available"
-  if (query.date_from !== undefined) refusePast(query.date_from, '--from', clockNow(ctx, target), zoneOf(query.city));
+  if (query.date_from !== undefined) refusePast(query.date_from, '--from', await clockNow(ctx, target), zoneOf(query.city));
   const dated = query.date_from !== undefined;
   const keep = input.available ? isAvailable : undefined;
 

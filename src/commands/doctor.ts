@@ -461,7 +461,7 @@ function opRow(op: Operation, required: boolean, probe: string | null, result: P
   return { id: op.id, method: op.method, path: op.path, availability: op.availability, phase: op.phase, required, status, http_status, error_code, detail, probe };
 }
 
-/** ok green, a failure red, a warning or a refusal yellow; the rest as is (terminal only: chalk's level). */
+/** ok green, a failure red, a warning or a refusal yellow; the rest as is (on a terminal with colour on only). */
 function paintResult(out: Output, text: string): string {
   if (text === 'ok') return out.color.green(text);
   if (text === 'fail' || text === 'FAILED') return out.color.red(text);

@@ -71,7 +71,8 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
 
   const { api, out, target } = await services(ctx);
   requireKey(target);
-  const now = clockNow(ctx, target);
+  // the server's clock only when there is a date to read (on loopback it may be asked for)
+  const now = to ? await clockNow(ctx, target) : ctx.now();
   if (to && !isRelativeDate(to)) refusePast(to, '--to', now, undefined);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));

@@ -53,7 +53,7 @@ export async function run(input: QuoteInput, ctx: Context): Promise<number> {
   const { api, out, target } = await services(ctx);
   const withKey = !input.anonymous && !!target.apiKey;
   let car: Promise<Car | undefined> | undefined;
-  const now = clockNow(ctx, target);
+  const now = await clockNow(ctx, target);
   if (!hasRelative(input)) refusePast(body.date_checkin, '--from', now, undefined);
   if (hasRelative(input)) {
     // `tomorrow 10:00` is read in the car's zone: the car is needed first (a 404 stops here)

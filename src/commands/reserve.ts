@@ -107,7 +107,7 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   let car: Car;
   let complete: ReserveDraft & { alias: string; from: string; to: string };
   // relative dates and prompts use the API's clock (the sandbox's, when moved)
-  const now = clockNow(ctx, target);
+  const now = await clockNow(ctx, target);
   const promptDeps = { api, prompter, defaultCity: target.profileData.city, info: (l: string) => out.info(l), now };
   let prompted: PromptedReservation | undefined;
   if (missing.length) {

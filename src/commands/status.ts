@@ -150,10 +150,11 @@ export async function run(input: StatusInput, ctx: Context): Promise<number> {
     }
     out.table(['RESERVATION', 'CAR', 'CHECK-IN', 'STATUS', 'NEXT'], rows);
   } else {
-    // a terminal: a block per trip, so no uuid or command is ever cut to fit a column
+    // a terminal: a block per trip, so no uuid or command is ever cut to fit a column (the
+    // title folds at spaces; a `next:` command stays one line, to be copied whole)
     const c = out.color;
     for (const t of trips) {
-      out.line(`${c.bold(t.uuid)}  ${clean(t.car_name ?? t.car_alias ?? '')}  ${t.status === 'cancelled' ? 'cancelled, ' : ''}check-in ${formatLocal(t.date_checkin, t.city)}`);
+      out.prose(`${c.bold(t.uuid)}  ${clean(t.car_name ?? t.car_alias ?? '')}  ${t.status === 'cancelled' ? 'cancelled, ' : ''}check-in ${formatLocal(t.date_checkin, t.city)}`);
       if (t.items.length === 0) out.line(`  ${c.green(settled(t))}`);
       for (const item of t.items) {
         const what = describe(item);

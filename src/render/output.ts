@@ -2,10 +2,10 @@
 // asked, colour only when allowed, progress only when stderr is a terminal. A progress
 // line is erased before anything else is written, so it never sticks to the data.
 import { CliError } from '../errors.js';
-import { renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
+import { foldProse, renderPairs, renderTable, truncate, type Pair, type TableLayout } from './table.js';
 import { clean } from '../text/sanitize.js';
 import { makeStyle, type Style } from './style.js';
-import { selfReportedStreams, underlyingStream, type IO } from './streams.js';
+import { selfReportedStreams, underlyingStream, type IO, type OutStream } from './streams.js';
 import { safeJsonItems, safeJsonText } from '../text/json-text.js';
 import { selectFields, type SelectOptions } from './json-select.js';
 import { RawJson } from '../text/raw-json.js';
@@ -179,20 +179,26 @@ export class Output {
     this.write(text + '\n');
   }
 
-  /** A message for the human on stderr (never mixed into data). */
+  /** Prose on stdout (a car's description): folded to a terminal's width, one line each in a pipe. */
+  prose(text: string): void {
+    for (const part of this.tty ? folded(text, this.ctx.io.stdout) : [text]) this.line(part);
+  }
+
+  /** A message for the human on stderr (never mixed into data), folded to a terminal's width. */
   info(text: string): void {
     this.clearProgress();
-    this.ctx.io.stderr.write(text + '\n');
+    this.ctx.io.stderr.write(folded(text, this.ctx.io.stderr).join('\n') + '\n');
   }
 
   warn(text: string): void {
     this.clearProgress();
-    this.ctx.io.stderr.write(`${this.color.yellow('warning:')} ${text}\n`);
+    const [first, ...rest] = folded(`warning: ${text}`, this.ctx.io.stderr);
+    this.ctx.io.stderr.write([`${this.color.yellow('warning:')}${first.slice('warning:'.length)}`, ...rest].join('\n') + '\n');
   }
 
-  /** A one-line title; often holds a server string (a car name), so it is cleaned. */
+  /** A title; often holds a server string (a car name), so it is cleaned; folded on a terminal. */
   heading(text: string): void {
-    if (this.tty) this.line(this.color.bold(clean(text)));
+    if (this.tty) for (const part of folded(clean(text), this.ctx.io.stdout)) this.line(this.color.bold(part));
     else this.line(`# ${clean(text)}`);
   }
 
@@ -269,4 +275,14 @@ export class Output {
     this.ctx.io.stderr.write('\r\u001b[2K');
     this.progressShown = false;
   }
+}
+
+/**
+ * A terminal of known width gets prose folded at spaces, never wrapped by the terminal in
+ * the middle of a word (a line that wraps also leaves rows behind when redrawn); a pipe
+ * gets each message as one line, for grep.
+ */
+function folded(text: string, stream: OutStream): string[] {
+  const columns = stream.isTTY ? stream.columns : undefined;
+  return columns && columns > 0 ? foldProse(text, columns) : [text];
 }

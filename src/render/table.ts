@@ -237,6 +237,32 @@ export function wrap(text: string, width: number): string[] {
 }
 
 /**
+ * Prose folded at spaces to `width` (a note, a warning, a title on a terminal). A command
+ * is never split, so that it copies whole into a shell: a `backticked` span, or from a bare
+ * `carrental ` to the end of the line, is one piece, on a line of its own when it is too
+ * long (the terminal wraps it then, which a copy does not see).
+ */
+export function foldProse(text: string, width: number): string[] {
+  return lines(text).flatMap((line) => {
+    if (widthOf(line) <= width) return [line];
+    const indent = /^\s*/.exec(line)![0];
+    const pieces = [...line.slice(indent.length).matchAll(/`[^`]*`[^\s`]*|\bcarrental (?:--?[a-z]|[a-z-]+(?: |$)).*$|\S+/g)].map((m) => m[0]);
+    const out: string[] = [];
+    let current = indent;
+    for (const piece of pieces) {
+      if (current.trim() === '') current += piece;
+      else if (widthOf(current) + 1 + widthOf(piece) <= width) current += ` ${piece}`;
+      else {
+        out.push(current);
+        current = piece;
+      }
+    }
+    out.push(current);
+    return out;
+  });
+}
+
+/**
  * A label/value row. `shown`, when given, is what a terminal shows instead of the value:
  * the value with its explanation ("HOLD (card authorisation, not a charge)"); `null` keeps
  * the row out of a terminal (a detail the terminal line already says, such as a car alias).

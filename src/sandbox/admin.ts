@@ -188,14 +188,15 @@ const agentFlows: AdminHandler = (ctx, _body, url) => {
 };
 
 const requests: AdminHandler = (ctx, _body, url) => {
-  const limit = Number(url.searchParams.get('limit') ?? ctx.requestLog.length);
-  return ok({ requests: ctx.requestLog.slice(-Math.max(0, limit)) });
+  const all = ctx.requestLog.entries();
+  const limit = Number(url.searchParams.get('limit') ?? all.length);
+  return ok({ requests: all.slice(-Math.max(0, limit)) });
 };
 
 const stats: AdminHandler = (ctx) => {
   const state = ctx.store.read();
   const byOperation: Record<string, number> = {};
-  for (const entry of ctx.requestLog) if (entry.operation) byOperation[entry.operation] = (byOperation[entry.operation] ?? 0) + 1;
+  for (const entry of ctx.requestLog.entries()) if (entry.operation) byOperation[entry.operation] = (byOperation[entry.operation] ?? 0) + 1;
   return ok({
     anchor_day: anchorDay(state),
     reservations: Object.keys(state.reservations).length,
@@ -214,7 +215,8 @@ const reset: AdminHandler = async (ctx) => {
   return ok(clockView(ctx));
 };
 
-const ROUTES: Record<string, AdminHandler> = {
+/** By `METHOD /path` under /__sandbox; exported for the test that walks every GET route (test/sandbox/head.test.ts). */
+export const ADMIN_ROUTES: Record<string, AdminHandler> = {
   'GET /': overview,
   'GET /keys': keys,
   'GET /config': (ctx) => ok(ctx.config),
@@ -236,7 +238,7 @@ const ROUTES: Record<string, AdminHandler> = {
   'GET /agent-flows': agentFlows,
   'GET /requests': requests,
   'DELETE /requests': (ctx) => {
-    ctx.requestLog.length = 0;
+    ctx.requestLog.clear();
     return ok({ requests: [] });
   },
   'GET /stats': stats,
@@ -283,7 +285,8 @@ export async function handleAdmin(ctx: SandboxContext, req: IncomingMessage, res
       if (!ctx.faults.remove(faultMatch[1])) throw apiError('not_found', `No fault ${faultMatch[1]}`);
       reply = ok({ faults: ctx.faults.list() });
     } else {
-      const handler = ROUTES[`${req.method} ${sub}`];
+      // HEAD is answered as GET (RFC 9110): node:http sends the headers and leaves the body out.
+      const handler = ADMIN_ROUTES[`${req.method === 'HEAD' ? 'GET' : req.method} ${sub}`];
       if (!handler) throw apiError('not_found', `No admin endpoint ${req.method} ${url.pathname}`);
       reply = await handler(ctx, parseJsonBody(text, false), url);
     }

@@ -10,6 +10,7 @@ import { type SandboxState, anchorDay } from './state.js';
 import type { Store } from './store.js';
 
 export interface RequestLogEntry {
+  /** ISO 8601 UTC (kept as milliseconds until asked for: see RequestLog). */
   at: string;
   request_id: string;
   method: string;
@@ -32,7 +33,7 @@ export interface SandboxContext {
   readonly faults: FaultRegistry;
   readonly rateLimiter: RateLimiter;
   readonly inflight: InflightRegistry;
-  readonly requestLog: RequestLogEntry[];
+  readonly requestLog: RequestLog;
   readonly quiet: boolean;
   /** Set once the server listens: http://127.0.0.1:PORT/v1, /app, /__sandbox. */
   baseUrl: string;
@@ -55,6 +56,32 @@ export function fleetOf(state: SandboxState): Fleet {
 
 export const REQUEST_LOG_LIMIT = 500;
 
+/** A logged request before it is shown: `at` stays a number, formatted when the log is read. */
+export type PendingLogEntry = Omit<RequestLogEntry, 'at'> & { at: number };
+
+/**
+ * The last REQUEST_LOG_LIMIT API requests (`/__sandbox/requests`). Written on every request
+ * and read rarely, so writing is cheap: old entries are dropped in batches, not one per
+ * request, and the time is formatted only when the log is read.
+ */
+export class RequestLog {
+  private items: PendingLogEntry[] = [];
+
+  push(entry: PendingLogEntry): void {
+    this.items.push(entry);
+    if (this.items.length >= 2 * REQUEST_LOG_LIMIT) this.items = this.items.slice(-REQUEST_LOG_LIMIT);
+  }
+
+  /** Oldest first, at most REQUEST_LOG_LIMIT. */
+  entries(): RequestLogEntry[] {
+    return this.items.slice(-REQUEST_LOG_LIMIT).map((e) => ({ ...e, at: new Date(e.at).toISOString() }));
+  }
+
+  clear(): void {
+    this.items = [];
+  }
+}
+
 export function createContext(parts: {
   store: Store;
   config: SandboxConfig;
@@ -70,7 +97,7 @@ export function createContext(parts: {
     faults: parts.faults,
     rateLimiter: parts.rateLimiter,
     inflight: parts.inflight,
-    requestLog: [],
+    requestLog: new RequestLog(),
     quiet: parts.quiet,
     baseUrl: '',
     appUrl: '',

@@ -46,8 +46,8 @@ export interface OpRequest {
   requestId: string;
 }
 
-/** `data` is wrapped in the envelope; `bare` is sent as is (the invoice list). */
-export type Payload = { data: unknown } | { bare: unknown };
+/** `data` is wrapped in the envelope; `bare` is sent as is (the invoice list); `text` is the envelope already serialised. */
+export type Payload = { data: unknown } | { bare: unknown } | { text: string };
 
 type QueryHandler = (r: OpRequest) => Payload | Promise<Payload>;
 /** Create and cancel run inside the state transaction that also records their idempotent result. */
@@ -144,30 +144,33 @@ const listCars: QueryHandler = (r) => {
   return { data: { cars: page, total: matching.length, has_more: offset + page.length < matching.length } };
 };
 
-// A car's detail reads every reservation of the car that is still `new`, and their
-// invoices, to list its blocked ranges: the cost of a read grew with the car's bookings.
-// The view is kept per committed state and car-local minute. The store hands out a new
-// state object whenever anything was committed (by this process or another), so a view is
-// never reused across a change; transactions never see these (they get their own drafts).
-// test/sandbox/reservations.test.ts "... payment books the car" reads the car before and
-// after a payment.
-const carDetails = new WeakMap<object, Map<string, Record<string, unknown>>>();
+// Reads kept as the JSON they answer, per committed state and per sandbox-clock minute. The
+// store hands out a new state object whenever anything was committed (by this process or
+// another, a clock change included), so an answer is never reused across a change;
+// transactions never see these (they get their own drafts). A kept read depends on nothing
+// but the state, the clock to the minute and what its key names (the car, the customer).
+// A car's detail, for one, walks every booking of the car, its invoices and refunds.
+// test/sandbox/read-cache.test.ts reads after a write, a clock change and another store's write.
+const kept = new WeakMap<object, Map<string, string>>();
+
+function keptAnswer(state: SandboxState, now: Date, key: string, data: () => unknown): { text: string } {
+  let answers = kept.get(state);
+  if (!answers) kept.set(state, (answers = new Map()));
+  const id = `${key}@${Math.floor(now.getTime() / 60_000)}`;
+  let text = answers.get(id);
+  if (text === undefined) {
+    if (answers.size >= 1_000) answers.clear();
+    answers.set(id, (text = JSON.stringify({ data: data() })));
+  }
+  return { text };
+}
 
 const getCar: QueryHandler = (r) => {
   const state = r.ctx.store.read();
   const env = r.ctx.env(state);
   const car = env.fleet.byAlias.get(r.params.alias);
   if (!car) throw apiError('car_not_found', `No car with alias ${r.params.alias}`);
-  const nowLocal = nowByCity(env.now);
-  let views = carDetails.get(state);
-  if (!views) carDetails.set(state, (views = new Map()));
-  const key = `${car.car_id}@${nowLocal[car.city]}`;
-  let view = views.get(key);
-  if (!view) {
-    if (views.size >= 1_000) views.clear();
-    views.set(key, (view = carView(state, car, { nowLocal, detail: true })));
-  }
-  return { data: view };
+  return keptAnswer(state, env.now, `car:${car.car_id}`, () => carView(state, car, { nowLocal: nowByCity(env.now), detail: true }));
 };
 
 const quote: QueryHandler = (r) => {
@@ -184,7 +187,9 @@ const quote: QueryHandler = (r) => {
 
 const getProfile: QueryHandler = (r) => {
   const state = r.ctx.store.read();
-  return { data: profileView(customerOf(r, state), r.ctx.now(state)) };
+  const customer = customerOf(r, state);
+  const now = r.ctx.now(state);
+  return keptAnswer(state, now, `profile:${customer.id}`, () => profileView(customer, now));
 };
 
 const getVerification: QueryHandler = (r) => {

@@ -18,16 +18,28 @@ const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
 let requestCounter = 0;
 export const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(16).padStart(12, '0')}`;
 
-const NO_BODY = Promise.resolve({ text: '', tooLarge: false });
+export interface Body {
+  text: string;
+  tooLarge: boolean;
+}
+
+const EMPTY: Body = { text: '', tooLarge: false };
+const NO_BODY = Promise.resolve(EMPTY);
+
+/**
+ * The body when the request says it has none (most do): no listeners, no wait for 'end' and
+ * no turn of the event loop. Undefined when there is one to read (readBody).
+ */
+export function bodyless(req: IncomingMessage): Body | undefined {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) return undefined;
+  req.resume();
+  return EMPTY;
+}
 
 /** Reads the whole body; an oversized body is drained and reported as too large. */
-export function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
-  // Most requests say they have no body: no listeners and no wait for 'end' then.
-  const length = req.headers['content-length'];
-  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
-    req.resume();
-    return NO_BODY;
-  }
+export function readBody(req: IncomingMessage): Promise<Body> {
+  if (bodyless(req)) return NO_BODY;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

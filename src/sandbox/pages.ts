@@ -16,24 +16,31 @@ import { currentSession } from './pages/session.js';
 import { apiKeysPage, apiKeysPost } from './pages/settings.js';
 import { homePage, payPost, tripRoute } from './pages/trips.js';
 
-interface PageRoute {
-  pattern: RegExp;
+export interface PageRoute {
+  /** The paths it answers; `{name}` is one path segment, handed to the handler in order. */
+  paths: string[];
   GET?: PageHandler;
   POST?: PageHandler;
 }
 
-const ROUTES: PageRoute[] = [
-  { pattern: /^\/app(?:\/|\/trips\/?)?$/, GET: homePage },
-  { pattern: /^\/app\/login$/, GET: loginPage, POST: loginPost },
-  { pattern: /^\/app\/logout$/, POST: logoutPost },
-  { pattern: /^\/app\/trips\/([^/]+)$/, GET: tripRoute },
-  { pattern: /^\/app\/trips\/([^/]+)\/pay$/, POST: payPost },
-  { pattern: /^\/app\/trips\/([^/]+)\/modify$/, GET: modifyPage, POST: modifyPost },
-  { pattern: /^\/app\/billing\/card-add$/, GET: cardAddPage },
-  { pattern: /^\/app\/billing\/cards$/, GET: cardsPage, POST: cardPost },
-  { pattern: /^\/app\/settings\/api-keys$/, GET: apiKeysPage, POST: apiKeysPost },
-  { pattern: /^\/app\/done\/([\w-]+)$/, GET: donePage },
+/** Exported for the test that walks every GET route (test/sandbox/head.test.ts). */
+export const PAGE_ROUTES: PageRoute[] = [
+  { paths: ['/app', '/app/', '/app/trips', '/app/trips/'], GET: homePage },
+  { paths: ['/app/login'], GET: loginPage, POST: loginPost },
+  { paths: ['/app/logout'], POST: logoutPost },
+  { paths: ['/app/trips/{uuid}'], GET: tripRoute },
+  { paths: ['/app/trips/{uuid}/pay'], POST: payPost },
+  { paths: ['/app/trips/{uuid}/modify'], GET: modifyPage, POST: modifyPost },
+  { paths: ['/app/billing/card-add'], GET: cardAddPage },
+  { paths: ['/app/billing/cards'], GET: cardsPage, POST: cardPost },
+  { paths: ['/app/settings/api-keys'], GET: apiKeysPage, POST: apiKeysPost },
+  { paths: ['/app/done/{id}'], GET: donePage },
 ];
+
+const COMPILED = PAGE_ROUTES.map((route) => ({
+  route,
+  pattern: new RegExp(`^(?:${route.paths.map((p) => p.replace(/\{\w+\}/g, '([^/]+)')).join('|')})$`),
+}));
 
 /** No script runs on these pages; nothing may frame them (a confirm button must not be clickjacked). */
 const SECURITY_HEADERS = {
@@ -64,7 +71,8 @@ export async function handlePage(req: IncomingMessage, res: ServerResponse, ctx:
   };
 
   let reply: PageReply;
-  const route = ROUTES.find((r) => r.pattern.test(url.pathname));
+  const compiled = COMPILED.find((r) => r.pattern.test(url.pathname));
+  const route = compiled?.route;
   if (!route) {
     reply = notFoundPage(p);
   } else if (method !== 'GET' && method !== 'POST') {
@@ -76,7 +84,10 @@ export async function handlePage(req: IncomingMessage, res: ServerResponse, ctx:
     if (!handler) {
       reply = methodNotAllowed(p, route);
     } else {
-      p.params = (route.pattern.exec(url.pathname) ?? []).slice(1).map((s) => safeDecode(s));
+      p.params = (compiled!.pattern.exec(url.pathname) ?? [])
+        .slice(1)
+        .filter((s) => s !== undefined)
+        .map((s) => safeDecode(s));
       reply = await handler(p);
     }
   }

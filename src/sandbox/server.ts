@@ -6,10 +6,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Credential, credentialHeaders, resolveCredential } from './auth.js';
-import { REQUEST_LOG_LIMIT, type RequestLogEntry, type SandboxContext } from './context.js';
+import type { PendingLogEntry, SandboxContext } from './context.js';
 import { ApiError, apiError } from './errors.js';
 import { COMMAND_HANDLERS, type OpRequest, type Payload, QUERY_HANDLERS, agentClientOf } from './handlers.js';
-import { type Reply, errorReply, isJsonMediaType, jsonReply, newRequestId, readBody, send } from './http.js';
+import { type Reply, bodyless, errorReply, isJsonMediaType, jsonReply, newRequestId, readBody, send } from './http.js';
 import { commandFingerprint, readIdempotencyKey } from './idempotency.js';
 import { settingsApiKeysUrl } from './links.js';
 import type { Budget } from './ratelimit.js';
@@ -39,7 +39,7 @@ async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerRespo
 }
 
 const payloadReply = (payload: Payload): Reply =>
-  'bare' in payload ? jsonReply(200, payload.bare) : jsonReply(200, { data: payload.data });
+  'text' in payload ? { status: 200, text: payload.text } : 'bare' in payload ? jsonReply(200, payload.bare) : jsonReply(200, { data: payload.data });
 
 const toReply = (err: unknown, requestId: string): Reply => {
   if (err instanceof ApiError) return errorReply(err, requestId);
@@ -63,8 +63,8 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: ServerR
   const requestId = newRequestId();
   const method = req.method ?? 'GET';
   const headers = req.headersDistinct as Record<string, string[] | undefined>;
-  const log: RequestLogEntry = {
-    at: new Date().toISOString(),
+  const log: PendingLogEntry = {
+    at: started,
     request_id: requestId,
     method,
     path: url.pathname,
@@ -76,7 +76,7 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: ServerR
     replayed: false,
     duration_ms: 0,
   };
-  const body = await readBody(req);
+  const body = bodyless(req) ?? (await readBody(req));
   let scope: string | null = null;
   let reply: Reply | null;
   try {
@@ -90,7 +90,6 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: ServerR
   log.status = reply?.status ?? null;
   log.duration_ms = Date.now() - started;
   ctx.requestLog.push(log);
-  if (ctx.requestLog.length > REQUEST_LOG_LIMIT) ctx.requestLog.splice(0, ctx.requestLog.length - REQUEST_LOG_LIMIT);
   if (!ctx.quiet) console.error(`sandbox: ${method} ${url.pathname}${url.search} -> ${reply ? reply.status : 'dropped'} (${log.duration_ms} ms)`);
   if (reply === null) {
     res.socket?.destroy();

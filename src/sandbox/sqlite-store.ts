@@ -474,10 +474,12 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
       if (spendStmt === null) {
         counts = open(path, busyMs);
         counts.exec('PRAGMA synchronous = OFF');
+        // plain `?` only: Node 22.13's node:sqlite binds no positional value to a numbered
+        // `?2` (it counts as named) and fails "column index out of range"
         spendStmt = counts.prepare(
-          `INSERT INTO rate_budget (name, window, used) VALUES (?1, ?2, 1)
-           ON CONFLICT (name) DO UPDATE SET used = CASE WHEN window = ?2 THEN used + 1 ELSE 1 END, window = ?2
-           WHERE window <> ?2 OR used < ?3
+          `INSERT INTO rate_budget (name, window, used) VALUES (?, ?, 1)
+           ON CONFLICT (name) DO UPDATE SET used = CASE WHEN window = excluded.window THEN used + 1 ELSE 1 END, window = excluded.window
+           WHERE window <> excluded.window OR used < ?
            RETURNING used`,
         );
       }

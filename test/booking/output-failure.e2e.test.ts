@@ -1,7 +1,8 @@
 // The built CLI, with a stdout that refuses the result after a booking: a closed pipe
 // (`carrental reserve … | false`) and a full disk (/dev/full). The booking must be named on
 // stderr, exit 7, and nothing left pending: the launcher's quiet exit on EPIPE (right for
-// `cars | head`) must not swallow it.
+// `cars | head`) must not swallow it. The same for a cancellation: exit 7 naming the
+// reservation, cancelled, its journal entry completed.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -60,5 +61,48 @@ describe('reserve with a stdout that fails', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+async function sandbox(argv: string[]): Promise<string> {
+  const r = await runBin(['--sandbox', ...argv], { env: home.env() });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
+
+/** A fresh reservation in the embedded sandbox of the test's home. */
+async function reserved(from: string): Promise<string> {
+  const alias = await sandbox(['cars', '--city', 'la', '--limit', '1', '--jq', '.cars[0].car_alias']);
+  const uuid = await sandbox(['reserve', alias, '--from', from, '--days', '2', '-y', '--jq', '.uuid']);
+  expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
+  return uuid;
+}
+
+async function expectCancelledAndNothingPending(uuid: string) {
+  expect(JSON.parse(await sandbox(['pending', '--json']))).toEqual([]);
+  expect(await sandbox(['trips', uuid, '--jq', '.status'])).toBe('cancelled');
+}
+
+describe('cancel with a stdout that fails', () => {
+  it('a closed pipe: exit 7 naming the reservation, cancelled, nothing pending', async () => {
+    const uuid = await reserved('+10d 10:00');
+    const r = await spawnWith('closed-pipe', ['--sandbox', 'cancel', uuid, '-y']);
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toContain(`error: cancelled reservation ${uuid}, but printing the result failed`);
+    await expectCancelledAndNothingPending(uuid);
+  });
+
+  it('a full disk (/dev/full) with --json: exit 7 naming the reservation, cancelled, nothing pending', async () => {
+    const uuid = await reserved('+12d 10:00');
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const r = await spawnWith(fd, ['--sandbox', 'cancel', uuid, '-y', '--json']);
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toContain(`cancelled reservation ${uuid}, but printing the result failed`);
+      expect(r.stderr).toContain('ENOSPC');
+    } finally {
+      closeSync(fd);
+    }
+    await expectCancelledAndNothingPending(uuid);
   });
 });

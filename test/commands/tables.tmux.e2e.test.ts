@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
-import { tmuxOn } from '../helpers/tmux.js';
+import { tmuxOn, untilExit } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-tables-${process.pid}`;
 const NOW = new Date('2026-11-20T18:00:00Z');
@@ -27,20 +27,12 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** Runs `carrental <args>` in a pane `width` columns wide and returns the screen once it exits. */
 async function screen(width: number, args: string[]): Promise<string> {
   const name = `t${++session}`;
-  const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
+  // the whole output is checked, not a pager's first page (the pager has its own test below)
+  const env = home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color', CARRENTAL_PAGER: 'cat' });
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
   const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, ...args].map(shellQuote).join(' ');
   tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '50', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const text = tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-2000');
-    if (/EXIT:\d+/.test(text)) {
-      tmux('kill-session', '-t', name);
-      return text.replace(/\s+$/gm, '');
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for carrental ${args.join(' ')}:\n${text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return untilExit(tmux, name, `carrental ${args.join(' ')}`);
 }
 
 /** A read of the sandbox, up front, before the panes; a 429 (a busy machine) is read again. */
@@ -100,8 +92,8 @@ describe.each([60, 80, 120, 160])('at %i columns', (width) => {
     for (const args of [['invoices', uuid], ['trips', uuid]]) {
       const text = await screen(width, args);
       expect(text).toContain('EXIT:0');
-      // notes and the financial summary's heading are prose the terminal wraps, not table rows
-      expect(tooWide(text.split('\n').filter((l) => !/^(note:|Financial summary)/.test(l)).join('\n'), width)).toEqual([]);
+      // notes and the financial summary's heading are folded to the width too
+      expect(tooWide(text, width)).toEqual([]);
       // the invoice table, then the line items: each invoice's row in the first
       for (const inv of invoices) expect(rowOf(text, inv.id.slice(0, 8)).length).toBeGreaterThanOrEqual(1);
     }
@@ -110,15 +102,30 @@ describe.each([60, 80, 120, 160])('at %i columns', (width) => {
   it('cars: one line per car, every alias whole, no line wider than the terminal', async () => {
     const text = await screen(width, ['cars', '--limit', '20']);
     expect(text).toContain('EXIT:0');
-    expect(tooWide(text.split('\n').filter((l) => !l.startsWith('showing')).join('\n'), width)).toEqual([]);
+    expect(tooWide(text, width)).toEqual([]);
     for (const car of cars) expect(rowOf(text, car.car_alias)).toHaveLength(1);
   }, 30_000);
 
   it('doctor: one line per operation, every operation id whole, no line wider than the terminal', async () => {
     const text = await screen(width, ['doctor']);
-    expect(tooWide(text.split('\n').filter((l) => !/^(doctor|  - |\* required)/.test(l)).join('\n'), width)).toEqual([]);
+    expect(tooWide(text, width)).toEqual([]);
     for (const op of ['listCars', 'getCar', 'listTrips', 'getReservation', 'cancelReservation']) expect(text).toMatch(new RegExp(`^${op}( |\\*)`, 'm'));
   }, 30_000);
+});
+
+describe.each([60, 80])('headings and notes at %i columns', (width) => {
+  it('car <alias>, quote, status and cars --from: titles, descriptions and notes folded, nothing wider than the terminal', async () => {
+    const alias = cars.find((c) => c.car_alias.startsWith('tesla-cybertruck'))?.car_alias ?? cars[0].car_alias;
+    for (const args of [['car', alias], ['quote', alias, '--from', '2026-12-01 10:00', '--days', '3'], ['cars', '--city', 'la', '--from', 'tomorrow 10:00', '--days', '3', '--limit', '3']]) {
+      const text = await screen(width, args);
+      expect(text, args.join(' ')).toContain('EXIT:0');
+      expect(tooWide(text, width), args.join(' ')).toEqual([]);
+    }
+    // a `next:` command stays whole on its line, to be copied: only the titles are checked
+    const status = await screen(width, ['status']);
+    expect(tooWide(status.split('\n').filter((l) => !/^ +next: /.test(l)).join('\n'), width)).toEqual([]);
+    for (const t of trips.filter((t) => status.includes(t.uuid))) expect(status).toMatch(new RegExp(`^${t.uuid} `, 'm'));
+  }, 60_000);
 });
 
 it('at 160 columns each trip is one line holding both dates and the amounts; --wide shows the uuid whole', async () => {

@@ -6,12 +6,17 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, ROOT } from '../helpers/bin.js';
+import { assertBuilt, BIN, ROOT, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
+import { serveHttp } from '../helpers/network.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
+// @ts-expect-error: a plain ES module of the build, without types
+import { eagerWrappers } from '../../scripts/eager-wrappers.mjs';
 
 const RECORDER = join(ROOT, 'test', 'fixtures', 'record-loads.cjs');
+const BUILTINS = join(ROOT, 'test', 'fixtures', 'record-builtins.cjs');
 const DIST = join(ROOT, 'dist');
 interface Metafile {
   outputs: Record<string, { inputs: Record<string, unknown>; imports: Array<{ path: string; kind: string }> }>;
@@ -108,7 +113,8 @@ describe('start-up loads', () => {
       // (fetch, WebSocket, EventSource, caches, mocks)
       expect(modules).toEqual(expect.arrayContaining(['src/api/transport.ts', 'node_modules/undici/lib/dispatcher/agent.js', 'node_modules/undici/lib/interceptor/decompress.js']));
       expect(modules.filter((m) => /^node_modules\/undici\/(index\.js|lib\/(web\/(websocket|eventsource|cache|fetch\/index)|mock|cache)\b)/.test(m))).toEqual([]);
-      for (const dep of ['conf', 'ajv', '@inquirer', 'proper-lockfile', 'open', 'jq-wasm']) {
+      // chalk neither: the styles are ours (src/render/style.ts), its colour detection ran at load
+      for (const dep of ['conf', 'ajv', '@inquirer', 'proper-lockfile', 'open', 'jq-wasm', 'chalk']) {
         expect(modules.filter((m) => m.startsWith(`node_modules/${dep}/`))).toEqual([]);
       }
       expect(modules.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
@@ -119,8 +125,42 @@ describe('start-up loads', () => {
       // first request is sent
       expect(r.files.filter((f) => f.startsWith('dist/')).length).toBeLessThanOrEqual(8);
       expect(modules).toEqual(expect.arrayContaining(['src/api/client.ts', 'src/cli/services.ts', 'src/api/schemas.ts', 'src/render/dates.ts', 'src/store/atomic-file.ts']));
+      // no ES import of node:process (env-paths gets the process object from the build's
+      // stand-in): node would build its module namespace, reading every getter of process
+      const loaded = r.files.filter((f) => f.startsWith('dist/'));
+      expect(loaded.flatMap((f) => metafile().outputs[f].imports.filter((i) => i.path === 'node:process' && i.kind === 'import-statement').map(() => f))).toEqual([]);
     } finally {
       await stub.close();
+    }
+  });
+
+  it("cars --json loads none of node:assert, node:zlib, node:child_process (the build's stand-ins for undici's and commander's); a gzip answer loads zlib and is decoded", async () => {
+    let compress = false;
+    const body = JSON.stringify({ data: { cars: [stubCar('car-1')], total: 1, has_more: false } });
+    const server = await serveHttp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', ...(compress ? { 'content-encoding': 'gzip' } : {}) });
+      res.end(compress ? gzipSync(body) : body);
+    });
+    const run = async (name: string) => {
+      const log = join(dir, `builtins-${name}.log`);
+      const env = home.env({ CARRENTAL_BUILTINS_LOG: log, NODE_OPTIONS: `--require ${BUILTINS}` });
+      const r = await runBin(['--base-url', `http://127.0.0.1:${server.port}/v1`, 'cars', '--json'], { env });
+      return { ...r, builtins: readFileSync(log, 'utf8').trim().split('\n') };
+    };
+    try {
+      const plain = await run('plain');
+      expect(plain.code).toBe(0);
+      expect(JSON.parse(plain.stdout).cars[0].car_alias).toBe('car-1');
+      expect(plain.builtins).toEqual(expect.arrayContaining(['net', 'http']));
+      expect(plain.builtins.filter((b) => ['assert', 'zlib', 'child_process'].includes(b))).toEqual([]);
+      compress = true;
+      const gzipped = await run('gzip');
+      expect(gzipped.stderr).toBe('');
+      expect(gzipped.code).toBe(0);
+      expect(JSON.parse(gzipped.stdout)).toEqual(JSON.parse(plain.stdout));
+      expect(gzipped.builtins).toContain('zlib');
+    } finally {
+      await server.close();
     }
   });
 
@@ -135,6 +175,17 @@ describe('start-up loads', () => {
   it('ships plain JavaScript only: nothing tied to the Node that built it', () => {
     const files = readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
     expect(files.filter((d) => !d.name.endsWith('.js')).map((d) => d.name)).toEqual([]);
+  });
+
+  it("esbuild's module wrappers are written as functions V8 compiles at load (scripts/eager-wrappers.mjs)", () => {
+    const transport = Object.keys(metafile().outputs).find((f) => holds(f).includes('src/api/transport.ts'))!;
+    const text = readFileSync(join(ROOT, transport), 'utf8');
+    // undici's modules, each in its wrapper: the pass found them all (a second pass finds nothing)
+    expect(text.match(/\(\(function\(/g)?.length).toBeGreaterThan(50);
+    for (const d of readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((f) => f.isFile())) {
+      const code = readFileSync(join(d.parentPath, d.name), 'utf8');
+      expect(eagerWrappers(code), d.name).toBe(code);
+    }
   });
 
   it('the command modules are where the command tree imports them from', () => {

@@ -8,6 +8,8 @@ export class PipeTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private buffer = '';
+  /** The byte length of each line the server sent, by JSON-RPC id (the MCP budgets count these). */
+  readonly sizes = new Map<string | number, number>();
   constructor(
     private readonly toServer: PassThrough,
     private readonly fromServer: PassThrough,
@@ -18,7 +20,10 @@ export class PipeTransport implements Transport {
       for (let i = this.buffer.indexOf('\n'); i >= 0; i = this.buffer.indexOf('\n')) {
         const line = this.buffer.slice(0, i);
         this.buffer = this.buffer.slice(i + 1);
-        if (line.trim()) this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
+        if (!line.trim()) continue;
+        const message = JSON.parse(line) as JSONRPCMessage & { id?: string | number };
+        if (message.id !== undefined) this.sizes.set(message.id, Buffer.byteLength(line));
+        this.onmessage?.(message);
       }
     });
   }

@@ -3,47 +3,13 @@
 // sends is counted (the context budgets are measured on exactly that).
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { FakeOut, type TestHome } from '../helpers/cli.js';
-
-/** JSON lines over two pipes: the client's end of the server's stdio. */
-class PipeTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  private buffer = '';
-  /** The byte length of each line the server sent, by JSON-RPC id. */
-  readonly sizes = new Map<string | number, number>();
-  constructor(
-    private readonly toServer: PassThrough,
-    private readonly fromServer: PassThrough,
-  ) {}
-  async start() {
-    this.fromServer.on('data', (chunk: Buffer) => {
-      this.buffer += chunk.toString();
-      for (let i = this.buffer.indexOf('\n'); i >= 0; i = this.buffer.indexOf('\n')) {
-        const line = this.buffer.slice(0, i);
-        this.buffer = this.buffer.slice(i + 1);
-        if (!line.trim()) continue;
-        const message = JSON.parse(line) as JSONRPCMessage & { id?: string | number };
-        if (message.id !== undefined) this.sizes.set(message.id, Buffer.byteLength(line));
-        this.onmessage?.(message);
-      }
-    });
-  }
-  async send(message: JSONRPCMessage) {
-    this.toServer.write(`${JSON.stringify(message)}\n`);
-  }
-  async close() {
-    this.toServer.end();
-    this.onclose?.();
-  }
-}
+import { PipeTransport } from '../helpers/mcp-pipe.js';
 
 export interface Session {
   client: Client;

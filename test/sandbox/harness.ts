@@ -103,6 +103,21 @@ export function tripBody(alias: string, from: string, to: string, extra: Record<
   };
 }
 
+/**
+ * A car free for the dates and a function that sends its create with the given
+ * Idempotency-Key (as the booking_write key): for tests that watch one create on the wire.
+ */
+export async function createOfFreeCar(sb: RunningSandbox, from: string, to: string): Promise<(idempotencyKey: string) => Promise<Response>> {
+  const list = (await fetch(`${sb.baseUrl}/cars?limit=200&date_from=${from}&date_to=${to}`).then((r) => r.json())) as any;
+  const alias = list.data.cars.find((c: any) => c.is_available).car_alias;
+  return (idempotencyKey) =>
+    fetch(`${sb.baseUrl}/my/reservation`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sb.keys.booking_write}`, 'Idempotency-Key': idempotencyKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify(tripBody(alias, from, to)),
+    });
+}
+
 /** Creates a reservation for the key and returns its uuid. */
 export async function reserve(h: Harness, key: string, body: unknown): Promise<string> {
   const res = await h.call('POST', '/my/reservation', { key, body, idempotencyKey: newKey() });

@@ -95,4 +95,22 @@ describe('rate budgets', () => {
       cleanup();
     }
   });
+
+  // docs/sandbox.md, "Rate limits": on Node 20 the JSON store keeps no counts, each process
+  // counts its own; this pins what the page says, so sharing them there updates both
+  it('are counted per process on the Node 20 JSON store', async () => {
+    const { dir, cleanup } = tempDir();
+    const statePath = join(dir, 'state.json');
+    const a = await startHarness({ now, statePath, store: 'json', config: { keyRateLimitPerMinute: 2 } });
+    const b = await startHarness({ now, statePath, store: 'json', config: { keyRateLimitPerMinute: 2 } });
+    try {
+      const k = a.sb.keys.read_only;
+      for (const h of [a, a, b, b]) expect((await h.call('GET', '/my/profile', { key: k })).status).toBe(200);
+      for (const h of [a, b]) expectError(await h.call('GET', '/my/profile', { key: k }), 429, 'rate_limited');
+    } finally {
+      await a.close();
+      await b.close();
+      cleanup();
+    }
+  });
 });

@@ -34,6 +34,19 @@ describe('help without commander', () => {
     },
   );
 
+  it('at 60 and 74 columns no line is wider than the terminal but a command example: a description goes under its term', () => {
+    for (const path of [[] as CommandSpec[], ...paths(COMMANDS)]) {
+      for (const width of [60, 74]) {
+        const text = renderHelp(path, width);
+        const wide = text.split('\n').filter((l) => l.length > width && !l.startsWith('  $ '));
+        expect(wide, `${['carrental', ...path.map((s) => s.name)].join(' ')} at ${width}`).toEqual([]);
+      }
+    }
+    expect(renderHelp([], 60)).toMatch(/^ {2}--profile <name>\n {6}configuration profile/m);
+    // wide enough for commander's own layout: unchanged
+    expect(renderHelp([], 100)).toMatch(/^ {2}--profile <name> +configuration profile/m);
+  });
+
   it('answers plain help requests only; anything else goes to commander', () => {
     const names = (argv: string[]) => helpRequest(argv)?.map((s) => s.name);
     expect(names(['--help'])).toEqual([]);

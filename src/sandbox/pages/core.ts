@@ -113,7 +113,8 @@ export const donePage: PageHandler = (p) => {
   const id = p.params[0];
   const result = p.auth.session.results.get(id);
   if (!result) return notFoundPage(p, 'result (results are kept for this session only)');
-  if (result.once) p.auth.session.results.delete(id);
+  // a HEAD shows the page's headers without using the page up (HEAD is safe, RFC 9110)
+  if (result.once && p.req.method !== 'HEAD') p.auth.session.results.delete(id);
   const notice = p.ctx.donePageNotice;
   return page(p, 200, result.title, notice ? html`${result.body}<div class="notice warn" data-testid="served-until">${notice}</div>` : result.body);
 };
