@@ -32,19 +32,62 @@ export interface ApiErrorDetails {
   /** The error object as the API sent it (printed to stderr with --json). */
   body?: unknown;
   retryAfter?: number;
+  /** The request the API refused; absent when the error was built without one. */
+  request?: FailedRequest;
 }
+
+/** Which request an API error answers. */
+export interface FailedRequest {
+  method: string;
+  path: string;
+  /** Its id in src/api/operations.ts; undefined for a path no operation has. */
+  operation?: string;
+  /** The user typed the path (`carrental api`); otherwise a command built it. */
+  typed: boolean;
+}
+
+/**
+ * A request that failed without an API error to show: what the transport saw, as facts.
+ * What to do about it is the front end's to say (src/cli/hints.ts for the CLI).
+ */
+export type TransportFailure =
+  /** A request that needs a key, and none is configured: nothing was sent. */
+  | { kind: 'no_key' }
+  /** The key would cross plain http to another machine: nothing was sent. */
+  | { kind: 'key_over_http' }
+  /** No answer within the timeout: the outcome is unknown. */
+  | { kind: 'timeout' }
+  /** No connection to the API (refused, unknown host, closed early). */
+  | { kind: 'unreachable' }
+  /** No connection through the proxy; `setting` names where it was configured (HTTPS_PROXY, ...). */
+  | { kind: 'proxy'; setting: string; tunnelStatus?: number }
+  /** The server's certificate cannot be trusted: nothing was sent. */
+  | { kind: 'tls'; reason: 'untrusted' | 'expired' | 'not_yet_valid' | 'wrong_host' | 'revoked' }
+  /**
+   * A redirect not followed: to another origin, or one that would change the method
+   * (refused), or too many or a 300. `baseUrlToConfigure` is where the API now answers,
+   * when the paths line up.
+   */
+  | { kind: 'redirect'; why: 'other_origin' | 'method' | 'too_many' | 'multiple_choices'; location: string; origin: string; baseUrlToConfigure?: string }
+  /** The body was longer than the cap (CARRENTAL_MAX_RESPONSE_BYTES): reading stopped. */
+  | { kind: 'too_large'; capBytes: number }
+  /** An answer that is not what the API sends: not JSON, no `data` envelope, or not the schema. */
+  | { kind: 'malformed'; why: 'not_json' | 'no_envelope' | 'schema' };
 
 export class CliError extends Error {
   readonly kind: ErrorKind;
+  /** The next step, when whoever threw it knows one; otherwise the front end words one from the facts. */
   readonly hint?: string;
   readonly api?: ApiErrorDetails;
+  readonly transport?: TransportFailure;
 
-  constructor(kind: ErrorKind, message: string, opts: { hint?: string; api?: ApiErrorDetails; cause?: unknown } = {}) {
+  constructor(kind: ErrorKind, message: string, opts: { hint?: string; api?: ApiErrorDetails; transport?: TransportFailure; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'CliError';
     this.kind = kind;
     this.hint = opts.hint;
     this.api = opts.api;
+    this.transport = opts.transport;
   }
 
   get exitCode(): number {
@@ -97,8 +140,8 @@ export function formatErrorLine(err: CliError, secrets: Array<string | undefined
   return `${paint('error:')} ${safe(err.message)}${more}${tags.length ? ` (${tags.join(', ')})` : ''}`;
 }
 
-/** The lines printed for an error: the error line and, where there is one, the hint. */
-export function formatError(err: CliError, secrets: Array<string | undefined> = [], color = false): string {
-  const hint = err.hint ? `hint: ${scrubSecrets(clean(err.hint), secrets)}\n` : '';
-  return `${formatErrorLine(err, secrets, color)}\n${hint}`;
+/** The lines printed for an error: the error line and, where there is one, the hint (the front end's words). */
+export function formatError(err: CliError, secrets: Array<string | undefined> = [], color = false, hint = err.hint): string {
+  const hintLine = hint ? `hint: ${scrubSecrets(clean(hint), secrets)}\n` : '';
+  return `${formatErrorLine(err, secrets, color)}\n${hintLine}`;
 }

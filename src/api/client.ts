@@ -3,13 +3,13 @@
 // errors, timeouts and --debug tracing with credentials redacted.
 //
 // The transport is undici (src/api/transport.ts: proxies, redirects, compression), loaded
-// when the first request is sent. This module words what it reports: a refused redirect,
-// a certificate that cannot be trusted, a proxy that cannot be reached.
-import { CliError, kindForStatus, usageError } from '../errors.js';
+// when the first request is sent. An error records what failed (src/errors.ts); what to do
+// about it is the front end's to say (src/cli/hints.ts).
+import { CliError, kindForStatus, usageError, type FailedRequest } from '../errors.js';
 import { safeJsonText, scrubValue } from '../text/json-text.js';
 import { clean, visible } from '../text/sanitize.js';
-import { hintFor } from './hints.js';
 import { isLoopbackHost } from './loopback.js';
+import { operationOf } from './operations.js';
 import { isDotSegment } from './path.js';
 import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings, type Route } from './proxy.js';
 import { certificateError, certificateProblem, MAX_REDIRECTS, NetworkFailure, networkError, notFollowed, redirectRefused } from './transport-errors.js';
@@ -128,10 +128,9 @@ export function keySafeOver(baseUrl: string): boolean {
 
 /** The usage error for a key that would travel over plain http to another machine. */
 export function insecureKeyTransport(baseUrl: string): CliError {
-  return usageError(
-    `refusing to send the API key to ${new URL(baseUrl).origin}: a key is sent only over https, or plain http to a loopback address`,
-    'use the https address of the API (`carrental config set base_url https://<host>/v1` or --base-url); anonymous commands (cars, car, quote --anonymous) still work over http',
-  );
+  return new CliError('usage', `refusing to send the API key to ${new URL(baseUrl).origin}: a key is sent only over https, or plain http to a loopback address`, {
+    transport: { kind: 'key_over_http' },
+  });
 }
 
 export class ApiClient {
@@ -234,9 +233,7 @@ export class ApiClient {
     const wantsKey = spec.auth === 'key' || (spec.auth === 'optional' && !!this.opts.apiKey);
     if (wantsKey) {
       if (!this.opts.apiKey) {
-        throw new CliError('auth', 'this command needs an API key', {
-          hint: 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`',
-        });
+        throw new CliError('auth', 'this command needs an API key', { transport: { kind: 'no_key' } });
       }
       if (!this.keySafe) throw insecureKeyTransport(this.baseUrl);
       if (this.opts.credentialHeader === 'x-api-key') headers['x-api-key'] = this.opts.apiKey;
@@ -326,14 +323,12 @@ export class ApiClient {
   private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean; redirects: string[] }, label: string): ApiResponse<T> {
     if (spec.allowErrorStatus) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers: res.headers, redirects: res.redirects };
     if (res.parseError || res.text === '') {
-      throw new CliError('api', `malformed response from ${label}: the body is not JSON`, {
-        hint: 'rerun with --debug to see the response',
-      });
+      throw new CliError('api', `malformed response from ${label}: the body is not JSON`, { transport: { kind: 'malformed', why: 'not_json' } });
     }
     let payload: unknown = res.body;
     if (spec.envelope !== false) {
       if (typeof res.body !== 'object' || res.body === null || !('data' in res.body)) {
-        throw new CliError('api', `malformed response from ${label}: no "data" envelope`, { hint: 'rerun with --debug to see the response' });
+        throw new CliError('api', `malformed response from ${label}: no "data" envelope`, { transport: { kind: 'malformed', why: 'no_envelope' } });
       }
       payload = (res.body as { data: unknown }).data;
     }
@@ -343,7 +338,7 @@ export class ApiClient {
         const issue = result.error.issues[0];
         const where = ['data', ...issue.path.map(String)].join('.');
         throw new CliError('api', `unexpected response from ${label}: ${spec.envelope === false ? where.replace(/^data/, 'body') : where}: ${issue.message}`, {
-          hint: 'the server does not match the API this version of carrental knows; rerun with --debug to see the response',
+          transport: { kind: 'malformed', why: 'schema' },
         });
       }
       // the validated copy loses nothing: schemas are loose, so extra fields stay
@@ -394,13 +389,11 @@ function scrubError(err: CliError, apiKey: string | undefined): CliError {
     // string by string: a key written with escape sequences inside is still found
     body: err.api.body === undefined ? undefined : scrubValue(err.api.body, [apiKey]),
   };
-  return new CliError(err.kind, scrub(err.message), { hint: err.hint === undefined ? undefined : scrub(err.hint), api });
+  return new CliError(err.kind, scrub(err.message), { api });
 }
 
 function tooLarge(label: string, cap: number): CliError {
-  return new CliError('api', `the response to ${label} is larger than ${formatBytes(cap)}: stopped reading it`, {
-    hint: 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES',
-  });
+  return new CliError('api', `the response to ${label} is larger than ${formatBytes(cap)}: stopped reading it`, { transport: { kind: 'too_large', capBytes: cap } });
 }
 
 /** Maps a non-2xx response to a typed error; the only place statuses become kinds. */
@@ -414,8 +407,7 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
   const message = str(obj.error) ?? `${label} failed with HTTP ${status}`;
   const kind = kindForStatus(status);
   return new CliError(kind, message, {
-    hint: hintFor(errorCode, status, description, retryAfter, hintContext(label, raw)),
-    api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter },
+    api: { status, error_code: errorCode, request_id: str(obj.request_id), description, body: body ?? { status }, retryAfter, request: failedRequest(label, raw) },
   });
 }
 
@@ -442,10 +434,10 @@ export function retryAfterSeconds(header: string | undefined, now: number): numb
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** The label is `METHOD /path`: what the hint needs to know which command failed. */
-function hintContext(label: string, raw: boolean) {
+/** The label is `METHOD /path`: the request, and the operation it is for. */
+function failedRequest(label: string, typed: boolean): FailedRequest {
   const [method, path = ''] = label.split(' ');
-  return { method, path, raw };
+  return { method, path, operation: operationOf(method, path), typed };
 }
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -42,3 +42,20 @@ export const OPERATIONS: readonly Operation[] = [
 ];
 
 export const API_VERSION = '1.0.0-phase1';
+
+/**
+ * The operation a request is for: the id of the entry whose method and path template
+ * match (a `{param}` matches one non-empty segment); undefined for a path no operation has.
+ * A query and trailing slashes are ignored. Compares segments, no regular expressions: it
+ * runs on the error path of every command.
+ */
+export function operationOf(method: string, path: string): string | undefined {
+  const bare = path.split('?')[0].replace(/\/+$/, '') || '/';
+  const segments = bare.split('/');
+  const verb = method.toUpperCase();
+  return OPERATIONS.find((op) => op.method === verb && matches(op.path.split('/'), segments))?.id;
+}
+
+function matches(template: string[], segments: string[]): boolean {
+  return template.length === segments.length && template.every((part, i) => (part.startsWith('{') ? segments[i] !== '' : part === segments[i]));
+}

@@ -17,6 +17,12 @@
 // waits included), and nothing is sent afterwards. While any request waits out a
 // Retry-After, no new page is asked for.
 
+import type { CarsQuery } from './endpoints.js';
+import type { Car, CarsPage } from './schemas.js';
+
+/** The largest page the API serves (`limit` is 1..200): what a walk of every car asks for. */
+export const ALL_PAGE_SIZE = 200;
+
 export interface PageFacts {
   /** Items on this page. */
   count: number;
@@ -130,4 +136,35 @@ export async function* walkPages<P>(opts: WalkOptions<P>): AsyncGenerator<Walked
   } finally {
     dropAhead();
   }
+}
+
+/**
+ * Every page as one CarsPage (the reserve prompts, completions): the same walk as
+ * `--all`, following has_more, collected.
+ */
+export async function fetchAll(
+  query: CarsQuery,
+  fetchPage: (q: CarsQuery, signal?: AbortSignal) => Promise<CarsPage>,
+  onProgress: (done: number, total: number) => void = () => {},
+  concurrency = 1,
+): Promise<CarsPage> {
+  const seen = new Set<string>();
+  const cars: Car[] = [];
+  let total = 0;
+  for await (const { page } of walkPages<CarsPage>({
+    start: query.offset ?? 0,
+    size: query.limit ?? ALL_PAGE_SIZE,
+    concurrency,
+    fetch: (offset, limit, { signal }) => fetchPage({ ...query, offset, limit }, signal),
+    facts: (p) => ({ count: p.cars.length, total: p.total, hasMore: p.has_more }),
+  })) {
+    total = page.total;
+    for (const car of page.cars) {
+      if (seen.has(car.car_alias)) continue;
+      seen.add(car.car_alias);
+      cars.push(car);
+    }
+    onProgress(cars.length, total);
+  }
+  return { cars, total, has_more: false };
 }

@@ -1,10 +1,11 @@
-// The words for what the transport reports: a network failure, a certificate that cannot be
+// What the transport reports, as CliErrors: a network failure, a certificate that cannot be
 // trusted, a redirect that is refused or not followed. Split from client.ts, which sends
-// the requests; these only turn what went wrong into a CliError.
-import { CliError } from '../errors.js';
+// the requests; these only turn what went wrong into an error line and its facts (what to
+// do about it is the front end's to say: src/cli/hints.ts).
+import { CliError, type TransportFailure } from '../errors.js';
 import { clean } from '../text/sanitize.js';
 import type { Failure } from './client.js';
-import { describeRoute, hasProxy, maskProxy, type Route } from './proxy.js';
+import { maskProxy, type Route } from './proxy.js';
 
 /** Redirect hops followed (same origin only; see src/api/transport.ts). */
 export const MAX_REDIRECTS = 5;
@@ -21,10 +22,7 @@ export class NetworkFailure extends Error {
 export function networkError(label: string, url: string, err: unknown, timedOut: boolean, code: string | undefined, timeoutMs: number, route: Route): CliError {
   const { origin } = new URL(url);
   if (timedOut) {
-    return new CliError('unavailable', `${label} timed out after ${+(timeoutMs / 1000).toFixed(2)} s`, {
-      hint: 'the outcome is unknown; rerunning the same command is safe (raise --timeout if the API is slow)',
-      cause: err,
-    });
+    return new CliError('unavailable', `${label} timed out after ${+(timeoutMs / 1000).toFixed(2)} s`, { transport: { kind: 'timeout' }, cause: err });
   }
   const reason =
     code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' ? 'connection closed before the answer' : (err as Error)?.message || String(err);
@@ -33,16 +31,11 @@ export function networkError(label: string, url: string, err: unknown, timedOut:
     const tunnel = /Proxy response \((\d+)\)/.exec((err as Error)?.message ?? '');
     const what = tunnel ? `the proxy ${maskProxy(route.proxy.url)} (${route.proxy.from}) refused to open a tunnel to ${origin} (HTTP ${tunnel[1]})` : `could not reach ${origin} through the proxy ${maskProxy(route.proxy.url)} (${route.proxy.from}) (${label}): ${reason}`;
     return new CliError('unavailable', tunnel ? `${what} (${label})` : what, {
-      hint: tunnel?.[1] === '407'
-        ? 'the proxy wants credentials: put them in its URL (http://user:password@proxy:port)'
-        : `check ${route.proxy.from}, or list the API's host in NO_PROXY to go direct; rerunning is safe`,
+      transport: { kind: 'proxy', setting: route.proxy.from, ...(tunnel ? { tunnelStatus: Number(tunnel[1]) } : {}) },
       cause: err,
     });
   }
-  return new CliError('unavailable', `could not reach ${origin} (${label}): ${reason}`, {
-    hint: 'check the base URL (`carrental config get base_url`) or run `carrental doctor`; rerunning is safe',
-    cause: err,
-  });
+  return new CliError('unavailable', `could not reach ${origin} (${label}): ${reason}`, { transport: { kind: 'unreachable' }, cause: err });
 }
 
 /** node's TLS error codes, in words; undefined for an error that is not about the certificate. */
@@ -68,19 +61,19 @@ export function certificateError(label: string, url: string, problem: string, er
   // which one failed: name both rather than blame the API for the proxy's certificate.
   const viaTlsProxy = 'proxy' in route && route.proxy.url.startsWith('https:');
   const whose = viaTlsProxy ? `${origin} or of the proxy ${maskProxy(route.proxy.url)} (${route.proxy.from})` : origin;
-  let detail = problem;
-  let hint = "if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off";
-  if (/expired|not valid yet/.test(problem)) {
-    // trusting another CA cannot help a certificate outside its dates
-    hint = "the server must renew its certificate (or this machine's clock is wrong: check `date`); never turn verification off";
-  } else if (/another host/.test(problem)) {
-    const names = certificateNames(err);
-    if (names) detail = `${problem} (it names ${names})`;
-    hint = 'put a host name the certificate names in the base URL (`carrental config get base_url`); never turn verification off';
-  } else if (/revoked/.test(problem)) {
-    hint = 'the server must replace its certificate; never turn verification off';
-  }
-  return tagged(certificateErrors, new CliError('api', `could not verify the TLS certificate of ${whose} (${label}): ${detail}`, { hint, cause: err }));
+  const reason = certificateReason(problem);
+  const names = reason === 'wrong_host' ? certificateNames(err) : undefined;
+  const detail = names ? `${problem} (it names ${names})` : problem;
+  return new CliError('api', `could not verify the TLS certificate of ${whose} (${label}): ${detail}`, { transport: { kind: 'tls', reason }, cause: err });
+}
+
+/** What a certificateProblem says, as a fact the front end words advice from. */
+function certificateReason(problem: string): Extract<TransportFailure, { kind: 'tls' }>['reason'] {
+  if (/expired/.test(problem)) return 'expired';
+  if (/not valid yet/.test(problem)) return 'not_yet_valid';
+  if (/another host/.test(problem)) return 'wrong_host';
+  if (/revoked/.test(problem)) return 'revoked';
+  return 'untrusted';
 }
 
 /** The names a refused certificate is for ("DNS:a, IP Address:b" → "a, b"), when node's error carries them. */
@@ -105,40 +98,35 @@ export function movedBaseUrl(base: string, requested: string, location: string):
   return to.href.replace(/\/+$/, '');
 }
 
-const redirectErrors = new WeakSet<CliError>();
-const certificateErrors = new WeakSet<CliError>();
-/** A refused or unfollowed redirect: its hint holds the base URL to configure (doctor shows it). */
+/** A refused or unfollowed redirect: its facts hold the base URL to configure (doctor shows it). */
 export function isRedirectError(err: unknown): boolean {
-  return err instanceof CliError && redirectErrors.has(err);
+  return err instanceof CliError && err.transport?.kind === 'redirect';
 }
 /** The connection stopped at the server's certificate: the request was never sent. */
 export function isCertificateError(err: unknown): boolean {
-  return err instanceof CliError && certificateErrors.has(err);
-}
-function tagged(set: WeakSet<CliError>, err: CliError): CliError {
-  set.add(err);
-  return err;
+  return err instanceof CliError && err.transport?.kind === 'tls';
 }
 
 /** A redirect the policy refused (src/api/transport.ts): named, with why, and what to configure. */
 export function redirectRefused(label: string, err: { status: number; location: string; reason: 'other-origin' | 'method' }, url: string, baseUrl: string): CliError {
   const location = clean(err.location);
+  const origin = new URL(url).origin;
   const base = URL.canParse(err.location) ? movedBaseUrl(baseUrl, url, err.location) : undefined;
-  const configure = base ? `; if the API moved, use its new base URL: \`carrental config set base_url ${clean(base)}\` (or --base-url)` : '';
+  const transport = { kind: 'redirect', location: err.location, origin, ...(base ? { baseUrlToConfigure: base } : {}) } as const;
   if (err.reason === 'other-origin') {
-    return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: carrental follows a redirect only within ${new URL(url).origin}, so the API key never goes to another origin`, {
-      hint: `check the base URL${configure}`,
-    }));
+    return new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: carrental follows a redirect only within ${origin}, so the API key never goes to another origin`, {
+      transport: { ...transport, why: 'other_origin' },
+    });
   }
-  return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: a ${err.status} is followed for GET only (it would turn the ${label.split(' ')[0]} into a GET)`, {
-    hint: `check the base URL${configure}`,
-  }));
+  return new CliError('api', `${label} was redirected (HTTP ${err.status}) to ${location}: a ${err.status} is followed for GET only (it would turn the ${label.split(' ')[0]} into a GET)`, {
+    transport: { ...transport, why: 'method' },
+  });
 }
 
 /** A 3xx with a Location that reached us: more redirects than the transport follows, or a kind it does not (300). */
 export function notFollowed(label: string, status: number, location: string, url: string): CliError {
   const why = status === 300 ? 'carrental does not choose among multiple choices' : `more than ${MAX_REDIRECTS} redirects in a row`;
-  return tagged(redirectErrors, new CliError('api', `${label} was redirected (HTTP ${status}) to ${clean(location)}: ${why}`, {
-    hint: `check the base URL (${new URL(url).origin}); \`carrental doctor\` shows where it leads`,
-  }));
+  return new CliError('api', `${label} was redirected (HTTP ${status}) to ${clean(location)}: ${why}`, {
+    transport: { kind: 'redirect', why: status === 300 ? 'multiple_choices' : 'too_many', location, origin: new URL(url).origin },
+  });
 }

@@ -118,7 +118,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     const holder = keyArgument(argv);
     if (holder !== undefined) throw keyOnCommandLine(holder, secrets);
   } catch (err) {
-    return reportError(err, io, jsonErrors, env, secrets, argv);
+    return await reportError(err, io, jsonErrors, env, secrets, argv);
   }
 
   const parserOut = options.parserIO;
@@ -198,7 +198,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       if (jsonErrors) writeJsonError(io, { error: scrubSecrets(clean(err.message.replace(/^error:\s*/, '')), secrets), kind: 'usage', exit_code: 2 });
       return 2;
     }
-    return reportError(err, io, jsonErrors, env, secrets, argv);
+    return await reportError(err, io, jsonErrors, env, secrets, argv);
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -282,7 +282,7 @@ function keyOnCommandLine(arg: string, secrets: string[]): CliError {
   );
 }
 
-function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[], argv: readonly string[] = []): number {
+async function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv, secrets: string[], argv: readonly string[] = []): Promise<number> {
   // a progress line (`cars --all`, a retry, the spinner) still on the terminal is erased first
   if (io.stderr.isTTY) io.stderr.write('\r\u001b[2K');
   if (err instanceof CliError) {
@@ -291,12 +291,14 @@ function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.ProcessEnv
       io.stderr.write(`${err.message.startsWith('interrupted') ? scrubSecrets(clean(err.message), secrets) : 'interrupted'}\n`);
       return err.exitCode;
     }
-    io.stderr.write(formatError(err, secrets, errorColor(io, env, argv)));
+    // the CLI's words for what to do next (loaded here: --help and --version never need them)
+    const hint = (await import('./hints.js')).hintFor(err);
+    io.stderr.write(formatError(err, secrets, errorColor(io, env, argv), hint));
     if (json) {
       // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes;
       // an error of carrental's own (bad input, no key, ...) as an object of the same shape
       if (err.api?.body !== undefined) io.stderr.write(safeJsonText(JSON.stringify(err.api.body), secrets) + '\n');
-      else writeJsonError(io, { error: scrubSecrets(clean(err.message), secrets), kind: err.kind, exit_code: err.exitCode, ...(err.hint ? { hint: scrubSecrets(clean(err.hint), secrets) } : {}) });
+      else writeJsonError(io, { error: scrubSecrets(clean(err.message), secrets), kind: err.kind, exit_code: err.exitCode, ...(hint ? { hint: scrubSecrets(clean(hint), secrets) } : {}) });
     }
     return err.exitCode;
   }

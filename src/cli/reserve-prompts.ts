@@ -11,7 +11,7 @@ import { CliError } from '../errors.js';
 import { addLocalDays, isPastLocal, localNow, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
-import { fetchAll } from '../commands/cars.js';
+import { fetchAll } from '../api/page-walk.js';
 import { plainPrompter } from './plain-prompts.js';
 import { resolvePartialDates, zoneOrRefuse } from './trip-dates.js';
 

@@ -15,14 +15,13 @@ import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { parseIntOption } from '../input/parse.js';
-import { walkPages } from '../api/page-walk.js';
+import { ALL_PAGE_SIZE, walkPages } from '../api/page-walk.js';
 import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from '../cli/trip-dates.js';
 
 export type CarsInput = InputOf<'cars'>;
 
 /** Pages `--all --parallel` asks for at once at most: enough to hide latency, few enough to stay polite. */
 export const MAX_PAGE_CONCURRENCY = 4;
-const ALL_PAGE_SIZE = 200;
 
 /** The fields the spec documents for a car, offered by `--json <fields>` even when absent. */
 export const CAR_FIELDS: readonly string[] = Object.keys(S.Car.shape);
@@ -327,35 +326,4 @@ export async function runAll(
     );
   }
   return 0;
-}
-
-/**
- * Every page as one CarsPage (the reserve prompts, completions): the same walk as
- * `--all`, following has_more, collected.
- */
-export async function fetchAll(
-  query: CarsQuery,
-  fetchPage: (q: CarsQuery, signal?: AbortSignal) => Promise<CarsPage>,
-  onProgress: (done: number, total: number) => void = () => {},
-  concurrency = 1,
-): Promise<CarsPage> {
-  const seen = new Set<string>();
-  const cars: Car[] = [];
-  let total = 0;
-  for await (const { page } of walkPages<CarsPage>({
-    start: query.offset ?? 0,
-    size: query.limit ?? ALL_PAGE_SIZE,
-    concurrency,
-    fetch: (offset, limit, { signal }) => fetchPage({ ...query, offset, limit }, signal),
-    facts: (p) => ({ count: p.cars.length, total: p.total, hasMore: p.has_more }),
-  })) {
-    total = page.total;
-    for (const car of page.cars) {
-      if (seen.has(car.car_alias)) continue;
-      seen.add(car.car_alias);
-      cars.push(car);
-    }
-    onProgress(cars.length, total);
-  }
-  return { cars, total, has_more: false };
 }

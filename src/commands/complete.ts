@@ -27,7 +27,7 @@ import { clean } from '../text/sanitize.js';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { ConfigStore } from '../store/config.js';
 import { stateDir } from '../store/paths.js';
-import { fetchAll } from './cars.js';
+import { fetchAll } from '../api/page-walk.js';
 
 export const CACHE_TTL_MS = 60_000;
 export const DEADLINE_MS = 2_000;

@@ -18,6 +18,7 @@ import { maskKey, scrubSecrets } from '../text/redact.js';
 import * as S from '../api/schemas.js';
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
+import { hintFor } from '../cli/hints.js';
 import { makeClient, openConfig, output, resolveTarget, type Target } from '../cli/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
@@ -158,8 +159,8 @@ class Prober {
         }
         return { answer: answerOf(res.status, res.body, this.safe), redirects: res.redirects };
       } catch (err) {
-        // a refused redirect's hint is the base URL to configure: the finding itself
-        if (err instanceof CliError && err.kind !== 'interrupted' && err.kind !== 'usage') return { networkError: isRedirectError(err) && err.hint ? `${err.message} (${err.hint})` : err.message };
+        // a refused redirect carries the base URL to configure: the finding itself, said with it
+        if (err instanceof CliError && err.kind !== 'interrupted' && err.kind !== 'usage') return { networkError: isRedirectError(err) ? `${err.message} (${hintFor(err)})` : err.message };
         throw err;
       }
     }
@@ -190,6 +191,12 @@ function networkFindings(baseUrl: string, redirects: string[], check: (name: str
   if (!last) return;
   const moved = movedBaseUrl(baseUrl, `${baseUrl}/cars?limit=1`, last);
   check('redirect', 'warn', `GET /cars was redirected to ${clean(last)}${moved ? `: set the base URL to ${clean(moved)} (\`carrental config set base_url ${clean(moved)}\`)` : ''}`);
+}
+
+/** An error as one finding: its line and, in brackets, what to do. */
+function withHint(err: CliError): string {
+  const hint = hintFor(err);
+  return `${err.message}${hint ? ` (${hint})` : ''}`;
 }
 
 /** Sorts an answer into the report's words. */
@@ -227,7 +234,7 @@ export function classify(probe: Probe, sent: Sent, isMissingRoute: (a: Answer) =
 }
 
 export async function run(input: DoctorInput, ctx: Context): Promise<number> {
-  if (input.contract) return (await import('./doctor-contract.js')).run(input, ctx);
+  if (input.contract) return (await import('../cli/doctor-contract.js')).run(input, ctx);
   if (input.junit !== undefined) throw usageError('--junit writes the findings of --contract: give --contract too');
   const required = parseRequire(input.require);
   const out = output(ctx);
@@ -265,7 +272,7 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     profiles = config.profiles();
   } catch (err) {
     if (!(err instanceof CliError)) throw err;
-    check('config', 'fail', `${err.message}${err.hint ? ` (${err.hint})` : ''}`);
+    check('config', 'fail', withHint(err));
     return finish(err.exitCode);
   }
   const warning = config.permissionWarning();
@@ -282,7 +289,7 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
     target = await resolveTarget(ctx, config);
   } catch (err) {
     if (!(err instanceof CliError) || err.kind === 'interrupted') throw err;
-    check('base URL', 'fail', `${err.message}${err.hint ? ` (${err.hint})` : ''}`);
+    check('base URL', 'fail', withHint(err));
     return finish(err.exitCode);
   }
   report.base_url = target.baseUrl;

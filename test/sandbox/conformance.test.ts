@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { hintFor } from '../../src/api/hints.js';
+import { hintForApiError } from '../../src/cli/hints.js';
 import { Api } from '../../src/api/endpoints.js';
 import { Car, CarsPage, Invoice, InvoiceList, Quote, Trip, TripsList, Uri } from '../../src/api/schemas.js';
 import { openStore } from '../../src/sandbox/store.js';
@@ -61,7 +61,7 @@ describe('anonymous operations take no credentials (Authentication rule 1)', () 
       await own.close();
     }
     // typed with `carrental api` (the only way a key reaches an anonymous read): the hint says how to send none
-    expect(hintFor('credentials_not_accepted', 400, undefined, undefined, { method: 'GET', path: '/cars', raw: true })).toContain('--anonymous');
+    expect(hintForApiError('credentials_not_accepted', 400, undefined, undefined, { method: 'GET', path: '/cars', raw: true })).toContain('--anonymous');
   });
 
   it('still accepts a key on the quote, whose auth is optional', async () => {

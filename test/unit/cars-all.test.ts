@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CarsQuery } from '../../src/api/endpoints.js';
 import type { Car, CarsPage } from '../../src/api/schemas.js';
-import { carsText, fetchAll, plainCarCheck, STREAM_PAGE_SCHEMA } from '../../src/commands/cars.js';
-import { walkPages } from '../../src/api/page-walk.js';
+import { carsText, plainCarCheck, STREAM_PAGE_SCHEMA } from '../../src/commands/cars.js';
+import { fetchAll, walkPages } from '../../src/api/page-walk.js';
 
 const car = (i: number) => ({ car_alias: `car-${i}`, name: `Car ${i}` }) as Car;
 

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, errorFromResponse, isLoopbackHost, keySafeOver, NO_RETRY, type ClientOptions, type Failure } from '../../src/api/client.js';
 import { CliError } from '../../src/errors.js';
+import { hintFor } from '../../src/cli/hints.js';
 import { StubServer } from '../helpers/stub-server.js';
 import { failure } from '../helpers/failure.js';
 
@@ -106,7 +107,7 @@ describe('headers', () => {
   it('a keyed call without a key names what to do', async () => {
     const err = await failure(client().request({ method: 'GET', path: '/my/profile', auth: 'key' }));
     expect(err.message).toBe('this command needs an API key');
-    expect(err.hint).toBe('run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`');
+    expect(hintFor(err)).toBe('run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`');
     expect(stub.requests).toHaveLength(0);
   });
 
@@ -139,18 +140,18 @@ describe('answers that are not a result', () => {
     const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none' }));
     expect(err.message).toBe('malformed response from GET /cars: the body is not JSON');
     expect(err.kind).toBe('api');
-    expect(err.hint).toBe('rerun with --debug to see the response');
+    expect(hintFor(err)).toBe('rerun with --debug to see the response');
   });
 
   it('no envelope and a schema mismatch each say where to look', async () => {
     stub.handler = () => ({ json: { cars: [] } });
     const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none' }));
-    expect(err.hint).toBe('rerun with --debug to see the response');
+    expect(hintFor(err)).toBe('rerun with --debug to see the response');
     stub.handler = () => ({ json: { data: { n: 'x' } } });
     const schema = { safeParse: () => ({ success: false as const, error: { issues: [{ path: ['n'], message: 'expected a number' }] } }) };
     const bad = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none', schema }));
     expect(bad.message).toBe('unexpected response from GET /cars: data.n: expected a number');
-    expect(bad.hint).toBe('the server does not match the API this version of carrental knows; rerun with --debug to see the response');
+    expect(hintFor(bad)).toBe('the server does not match the API this version of carrental knows; rerun with --debug to see the response');
   });
 
   it('with allowErrorStatus, any status comes back as sent: data is the body, envelope or not', async () => {
@@ -179,10 +180,10 @@ describe('errorFromResponse', () => {
   });
 
   it("hints in the CLI's words for a command, in the API's for a raw `api` call, by the failed request's route", () => {
-    expect(errorFromResponse(404, { error: 'nope', error_code: 'car_not_found' }, {}, 'GET /cars/x').hint).toBe('`carrental cars --city la` (or miami) lists the car aliases');
-    expect(errorFromResponse(404, { error: 'nope', error_code: 'car_not_found' }, {}, 'GET /cars/x', true).hint).toBeUndefined();
-    expect(errorFromResponse(400, { error: 'bad', error_code: 'invalid_pagination' }, {}, 'GET /cars').hint).toBe('--limit takes 1..200; --all fetches every page');
-    expect(errorFromResponse(400, { error: 'bad', error_code: 'invalid_pagination' }, {}, 'GET /my/trips').hint).not.toBe('--limit takes 1..200; --all fetches every page');
+    expect(hintFor(errorFromResponse(404, { error: 'nope', error_code: 'car_not_found' }, {}, 'GET /cars/x'))).toBe('`carrental cars --city la` (or miami) lists the car aliases');
+    expect(hintFor(errorFromResponse(404, { error: 'nope', error_code: 'car_not_found' }, {}, 'GET /cars/x', true))).toBeUndefined();
+    expect(hintFor(errorFromResponse(400, { error: 'bad', error_code: 'invalid_pagination' }, {}, 'GET /cars'))).toBe('--limit takes 1..200; --all fetches every page');
+    expect(hintFor(errorFromResponse(400, { error: 'bad', error_code: 'invalid_pagination' }, {}, 'GET /my/trips'))).not.toBe('--limit takes 1..200; --all fetches every page');
   });
 
   it('reads Retry-After only as whole seconds', () => {
@@ -216,7 +217,7 @@ describe('retries', () => {
     const err = await failure(client().request({ method: 'POST', path: '/my/reservations', auth: 'none', body: {} }));
     expect(err.kind).toBe('unavailable');
     expect(err.message).toBe(`could not reach ${new URL(stub.baseUrl).origin} (POST /my/reservations): connection closed before the answer`);
-    expect(err.hint).toBe('check the base URL (`carrental config get base_url`) or run `carrental doctor`; rerunning is safe');
+    expect(hintFor(err)).toBe('check the base URL (`carrental config get base_url`) or run `carrental doctor`; rerunning is safe');
     expect(stub.requests).toHaveLength(1);
   });
 

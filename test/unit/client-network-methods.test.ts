@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, NO_RETRY, type ClientOptions } from '../../src/api/client.js';
 import { Api } from '../../src/api/endpoints.js';
+import { hintFor } from '../../src/cli/hints.js';
 import { failure } from '../helpers/failure.js';
 import { StubServer, type StubHandler } from '../helpers/stub-server.js';
 
@@ -76,7 +77,7 @@ describe('Retry-After as an HTTP date far ahead', () => {
     const outcome = async (retryAfter: string) => {
       const s = await server(() => ({ status: 429, headers: { 'retry-after': retryAfter }, json: { error: 'busy', error_code: 'rate_limited' } }));
       const err = await failure(client(s.baseUrl).request({ method: 'GET', path: '/cars', auth: 'none' }));
-      return { requests: s.requests.length, sleeps, exitCode: err.exitCode, kind: err.kind, hint: err.hint };
+      return { requests: s.requests.length, sleeps, exitCode: err.exitCode, kind: err.kind, hint: hintFor(err) };
     };
     // ten minutes, far past the 30 s a read's retries may take
     const seconds = await outcome('600');

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, NO_RETRY, type ClientOptions } from '../../src/api/client.js';
 import { proxySettings, routeFor, maskProxy } from '../../src/api/proxy.js';
+import { hintFor } from '../../src/cli/hints.js';
 import { failure } from '../helpers/failure.js';
 import { makeCertificates, serveHttp, serveHttps, startProxy, type Listening } from '../helpers/network.js';
 
@@ -127,7 +128,7 @@ describe('redirects', () => {
       const err = await failure(c.request({ method: 'POST', path: '/reservation', auth: 'key', body: { a: 1 }, retry: NO_RETRY }));
       expect(err.kind).toBe('api');
       expect(err.message).toBe(`POST /reservation was redirected (HTTP ${status}) to http://127.0.0.1:${s.port}/v2/reservation: a ${status} is followed for GET only (it would turn the POST into a GET)`);
-      expect(err.hint).toContain(`carrental config set base_url http://127.0.0.1:${s.port}/v2`);
+      expect(hintFor(err)).toContain(`carrental config set base_url http://127.0.0.1:${s.port}/v2`);
       // the POST went once, and was not re-sent as a GET
       expect(s.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v1/cars', 'GET /v2/cars', 'POST /v1/reservation']);
     });
@@ -140,7 +141,7 @@ describe('redirects', () => {
       const err = await failure(client(s.base, { apiKey: KEY, credentialHeader }).request({ method: 'GET', path: '/profile', auth: 'key' }));
       expect(err.kind).toBe('api');
       expect(err.message).toBe(`GET /profile was redirected (HTTP 308) to ${other.base}/profile: carrental follows a redirect only within http://127.0.0.1:${s.port}, so the API key never goes to another origin`);
-      expect(err.hint).toBe(`check the base URL; if the API moved, use its new base URL: \`carrental config set base_url ${other.base}\` (or --base-url)`);
+      expect(hintFor(err)).toBe(`check the base URL; if the API moved, use its new base URL: \`carrental config set base_url ${other.base}\` (or --base-url)`);
     }
     expect(other.seen).toEqual([]);
   });
@@ -218,13 +219,13 @@ describe('proxies', () => {
     const refused = await failure(client('https://api.internal.test/v1', { proxy: proxySettings({ HTTPS_PROXY: proxy.url }) }).request({ method: 'GET', path: '/cars', auth: 'none', retry: NO_RETRY }));
     expect(refused.kind).toBe('unavailable');
     expect(refused.message).toBe(`the proxy ${proxy.url} (HTTPS_PROXY) refused to open a tunnel to https://api.internal.test (HTTP 407) (GET /cars)`);
-    expect(refused.hint).toBe('the proxy wants credentials: put them in its URL (http://user:password@proxy:port)');
+    expect(hintFor(refused)).toBe('the proxy wants credentials: put them in its URL (http://user:password@proxy:port)');
 
     const closed = await serveHttp(() => undefined);
     await closed.close();
     const gone = await failure(client('https://api.internal.test/v1', { proxy: proxySettings({ HTTPS_PROXY: `http://bob:pw@127.0.0.1:${closed.port}` }) }).request({ method: 'GET', path: '/cars', auth: 'none', retry: NO_RETRY }));
     expect(gone.message).toBe(`could not reach https://api.internal.test through the proxy http://bob:***@127.0.0.1:${closed.port} (HTTPS_PROXY) (GET /cars): connection refused`);
-    expect(gone.message + gone.hint).not.toContain(':pw@');
+    expect(gone.message + hintFor(gone)).not.toContain(':pw@');
   });
 
   it('a loopback base URL goes direct although a proxy is set: the proxy sees nothing', async () => {
@@ -256,8 +257,8 @@ describe('certificates', () => {
     expect(err.kind).toBe('api');
     expect(err.exitCode).toBe(1);
     expect(err.message).toBe(`could not verify the TLS certificate of https://127.0.0.1:${api.port} (GET /cars): the certificate is self-signed`);
-    expect(err.hint).toContain('NODE_EXTRA_CA_CERTS=/path/to/ca.pem');
-    expect(err.hint).not.toMatch(/rerun/i);
+    expect(hintFor(err)).toContain('NODE_EXTRA_CA_CERTS=/path/to/ca.pem');
+    expect(hintFor(err)).not.toMatch(/rerun/i);
     expect(requests).toBe(0);
     expect(sleeps).toEqual([]);
   });
@@ -267,7 +268,7 @@ describe('certificates', () => {
     closers.push(() => api.close());
     const err = await failure(client(`https://127.0.0.1:${api.port}/v1`).request({ method: 'GET', path: '/cars', auth: 'none' }));
     expect(err.message).toBe(`could not verify the TLS certificate of https://127.0.0.1:${api.port} (GET /cars): the certificate is issued by a CA this machine does not know`);
-    expect(err.hint).toContain('NODE_EXTRA_CA_CERTS');
+    expect(hintFor(err)).toContain('NODE_EXTRA_CA_CERTS');
   });
 });
 

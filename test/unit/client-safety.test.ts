@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, isLoopbackHost, keySafeOver, type ClientOptions } from '../../src/api/client.js';
 import { CliError } from '../../src/errors.js';
+import { hintFor } from '../../src/cli/hints.js';
 import { StubServer } from '../helpers/stub-server.js';
 import { failure } from '../helpers/failure.js';
 
@@ -64,7 +65,7 @@ describe('the key travels only over https or loopback http', () => {
       const err = await failure(c.request({ method: 'GET', path: '/my/profile', auth }));
       expect(err.kind).toBe('usage');
       expect(err.message).toBe('refusing to send the API key to http://192.0.2.1: a key is sent only over https, or plain http to a loopback address');
-      expect(err.hint).toContain('https');
+      expect(hintFor(err)).toContain('https');
     }
     expect(debugLines).toEqual([]);
   });
@@ -118,7 +119,7 @@ describe('response size cap', () => {
       expect(err.kind).toBe('api');
       expect(err.exitCode).toBe(1);
       expect(err.message).toBe('the response to GET /cars is larger than 16 MiB: stopped reading it');
-      expect(err.hint).toContain('CARRENTAL_MAX_RESPONSE_BYTES');
+      expect(hintFor(err)).toContain('CARRENTAL_MAX_RESPONSE_BYTES');
       await big.done;
       // the server could push the cap plus what the socket buffers held, never the whole body
       expect(big.written()).toBeLessThan(30 * 1000 * 1000);

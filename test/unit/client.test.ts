@@ -6,6 +6,7 @@ import { ApiClient, NO_RETRY, READ_RETRY, type ClientOptions } from '../../src/a
 import { Api } from '../../src/api/endpoints.js';
 import { CarsPage, Invoice } from '../../src/api/schemas.js';
 import { CliError } from '../../src/errors.js';
+import { hintFor } from '../../src/cli/hints.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 import { failure } from '../helpers/failure.js';
 
@@ -199,7 +200,7 @@ describe('typed errors', () => {
     const key = 'appToken-9f8e7d6c5b4a';
     stub.handler = () => ({ status: 401, json: { error: `bad ${key}`, error_code: `code_${key}`, request_id: `req_${key}`, description: `got ${key}` } });
     const err = await failure(client({ apiKey: key }).request({ method: 'GET', path: '/my/profile', auth: 'key' }));
-    expect(JSON.stringify([err.message, err.hint, err.api])).not.toContain(key);
+    expect(JSON.stringify([err.message, hintFor(err), err.api])).not.toContain(key);
     expect(err.message).toBe('bad …5b4a');
     expect(err.api).toMatchObject({ error_code: 'code_…5b4a', request_id: 'req_…5b4a', description: 'got …5b4a' });
   });
@@ -207,7 +208,7 @@ describe('typed errors', () => {
   it('never repeats the key when a server echoes it back', async () => {
     stub.handler = () => ({ status: 401, json: { error: `bad key ${KEY}`, error_code: 'invalid_credentials', description: `got ${KEY}` } });
     const err = await failure(new Api(client({ apiKey: KEY }), 'x').profile());
-    expect(JSON.stringify([err.message, err.hint, err.api])).not.toContain(KEY);
+    expect(JSON.stringify([err.message, hintFor(err), err.api])).not.toContain(KEY);
     expect(err.message).toBe('bad key svc_…cdef');
   });
 });
@@ -236,7 +237,7 @@ describe('retries', () => {
     const err = await failure(client().request({ method: 'GET', path: '/cars', auth: 'none' }));
     expect(stub.requests).toHaveLength(READ_RETRY.maxAttempts);
     expect(err.exitCode).toBe(6);
-    expect(err.hint).toBe('wait 1 s, then rerun the same command');
+    expect(hintFor(err)).toBe('wait 1 s, then rerun the same command');
   });
 
   it('is bounded in total time: a Retry-After beyond the budget is not waited', async () => {
@@ -281,7 +282,7 @@ describe('timeouts, connections, interruption', () => {
     expect(Date.now() - started).toBeLessThan(900);
     expect(err.exitCode).toBe(6);
     expect(err.message).toBe('GET /cars timed out after 0.15 s');
-    expect(err.hint).toContain('raise --timeout');
+    expect(hintFor(err)).toContain('raise --timeout');
   });
 
   it('reports a refused connection as unavailable without retrying', async () => {

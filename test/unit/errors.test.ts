@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse, retryAfterSeconds } from '../../src/api/client.js';
-import { hintFor } from '../../src/api/hints.js';
+import { hintFor, hintForApiError } from '../../src/cli/hints.js';
 import { CliError, EXIT_CODES, formatErrorLine, kindForStatus, usageError } from '../../src/errors.js';
 
 describe('status -> kind -> exit code', () => {
@@ -34,7 +34,7 @@ describe('errorFromResponse', () => {
     const err = errorFromResponse(429, body, { 'retry-after': '7' }, 'GET /cars');
     expect(err.message).toBe('Rate limit exceeded');
     expect(err.api).toMatchObject({ status: 429, error_code: 'rate_limited', request_id: 'req_1', description: 'slow down', retryAfter: 7, body });
-    expect(err.hint).toBe('wait 7 s, then rerun the same command');
+    expect(hintFor(err)).toBe('wait 7 s, then rerun the same command');
     // the description says more than the error: it is on the line
     expect(formatErrorLine(err)).toBe('error: Rate limit exceeded: slow down (rate_limited, request req_1)');
   });
@@ -67,16 +67,16 @@ describe('errorFromResponse', () => {
 
 describe('hints', () => {
   it('says what to do next for the codes that have an obvious next step', () => {
-    expect(hintFor('invalid_credentials', 401)).toContain('carrental auth login');
-    expect(hintFor('api_key_write_upgrade_required', 403, 'Create one at https://app.example.com/settings/keys.')).toBe(
+    expect(hintForApiError('invalid_credentials', 401)).toContain('carrental auth login');
+    expect(hintForApiError('api_key_write_upgrade_required', 403, 'Create one at https://app.example.com/settings/keys.')).toBe(
       'create a booking_write key in your account settings (https://app.example.com/settings/keys), then run `carrental auth login`',
     );
-    expect(hintFor('invalid_pagination', 400, undefined, undefined, { method: 'GET', path: '/cars' })).toBe('--limit takes 1..200; --all fetches every page');
-    expect(hintFor('operation_outcome_unknown', 503)).toContain('cannot book twice');
+    expect(hintForApiError('invalid_pagination', 400, undefined, undefined, { method: 'GET', path: '/cars' })).toBe('--limit takes 1..200; --all fetches every page');
+    expect(hintForApiError('operation_outcome_unknown', 503)).toContain('cannot book twice');
   });
   it('falls back on the status; never repeats the description as a hint', () => {
-    expect(hintFor(undefined, 401)).toContain('auth login');
-    expect(hintFor(undefined, 503)).toContain('safe');
-    expect(hintFor('whatever', 400, 'the description')).toBeUndefined();
+    expect(hintForApiError(undefined, 401)).toContain('auth login');
+    expect(hintForApiError(undefined, 503)).toContain('safe');
+    expect(hintForApiError('whatever', 400, 'the description')).toBeUndefined();
   });
 });

@@ -3,7 +3,8 @@
 // where it would not apply.
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api/client.js';
-import { hintFor, operationOf, type HintContext } from '../../src/api/hints.js';
+import { commandOf, hintFor, hintForApiError, type HintContext } from '../../src/cli/hints.js';
+import { CliError, type TransportFailure } from '../../src/errors.js';
 import { describesMore } from '../../src/errors.js';
 import { ERROR_CATALOG } from '../../src/sandbox/errors.js';
 import { formatErrorLine } from '../../src/errors.js';
@@ -65,7 +66,7 @@ const API_WORDS = /\b(date_checkin|date_checkout|date_from|date_to|car_alias|pro
 
 describe('hints, row by row', () => {
   it.each(ROWS)('%s', (_name, code, status, ctx, description, expected) => {
-    const hint = hintFor(code, status, description, code === 'rate_limited' ? 3 : undefined, ctx);
+    const hint = hintForApiError(code, status, description, code === 'rate_limited' ? 3 : undefined, ctx);
     if (expected === undefined) {
       expect(hint).toBeUndefined();
       return;
@@ -83,7 +84,7 @@ describe('hints, row by row', () => {
     for (const code of [...Object.keys(ERROR_CATALOG), undefined]) {
       for (const ctx of [CARD_LINK, EXT_LINK, EXT_PRICE]) {
         for (const status of [400, 403, 404, 409, 429, 503]) {
-          expect(hintFor(code, status, 'd', undefined, ctx) ?? '').not.toContain('--wait');
+          expect(hintForApiError(code, status, 'd', undefined, ctx) ?? '').not.toContain('--wait');
         }
       }
     }
@@ -93,7 +94,7 @@ describe('hints, row by row', () => {
     const contexts = [QUOTE, RESERVE, CARS, CAR, INVOICE, TRIP, EXT_PRICE, EXT_LINK, CARD_LINK, PAY_LINK, VERIFY];
     for (const [code, def] of Object.entries(ERROR_CATALOG)) {
       for (const ctx of contexts) {
-        const hint = hintFor(code, def.status, 'date_checkin is wrong: see GET /my/verification', 2, ctx) ?? '';
+        const hint = hintForApiError(code, def.status, 'date_checkin is wrong: see GET /my/verification', 2, ctx) ?? '';
         expect(hint.replace('their item type', ''), `${code} on ${ctx.method} ${ctx.path}`).not.toMatch(API_WORDS);
       }
     }
@@ -102,11 +103,11 @@ describe('hints, row by row', () => {
 
 describe('the operation of a request', () => {
   it('knows which command sent it', () => {
-    expect(operationOf('GET', `/my/billing/invoice/${U}`)).toBe('invoice');
-    expect(operationOf('DELETE', `/my/reservation/${U}`)).toBe('cancel');
-    expect(operationOf('GET', `/my/reservation/${U}`)).toBe('trip');
-    expect(operationOf('POST', `/my/reservation/${U}/extension-link`)).toBe('extend-link');
-    expect(operationOf('GET', '/nope')).toBeUndefined();
+    expect(commandOf('GET', `/my/billing/invoice/${U}`)).toBe('invoice');
+    expect(commandOf('DELETE', `/my/reservation/${U}`)).toBe('cancel');
+    expect(commandOf('GET', `/my/reservation/${U}`)).toBe('trip');
+    expect(commandOf('POST', `/my/reservation/${U}/extension-link`)).toBe('extend-link');
+    expect(commandOf('GET', '/nope')).toBeUndefined();
   });
 });
 
@@ -135,5 +136,51 @@ describe('the embedded-sandbox note under a link', () => {
     expect(sandboxLinkNote(target).note).not.toContain('--wait');
     expect(sandboxLinkNote(target, 'no-wait').note).not.toContain('--wait');
     expect(sandboxLinkNote(target, 'can-wait').note).toContain('--wait');
+  });
+});
+
+describe('hintFor(err): the CLI words the facts an error carries', () => {
+  // each string as the transport worded it before it recorded facts instead
+  const cases: Array<[TransportFailure, string]> = [
+    [{ kind: 'no_key' }, 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`'],
+    [{ kind: 'key_over_http' }, 'use the https address of the API (`carrental config set base_url https://<host>/v1` or --base-url); anonymous commands (cars, car, quote --anonymous) still work over http'],
+    [{ kind: 'timeout' }, 'the outcome is unknown; rerunning the same command is safe (raise --timeout if the API is slow)'],
+    [{ kind: 'unreachable' }, 'check the base URL (`carrental config get base_url`) or run `carrental doctor`; rerunning is safe'],
+    [{ kind: 'proxy', setting: 'HTTPS_PROXY', tunnelStatus: 407 }, 'the proxy wants credentials: put them in its URL (http://user:password@proxy:port)'],
+    [{ kind: 'proxy', setting: 'HTTPS_PROXY', tunnelStatus: 403 }, "check HTTPS_PROXY, or list the API's host in NO_PROXY to go direct; rerunning is safe"],
+    [{ kind: 'proxy', setting: 'HTTP_PROXY' }, "check HTTP_PROXY, or list the API's host in NO_PROXY to go direct; rerunning is safe"],
+    [{ kind: 'tls', reason: 'untrusted' }, 'if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); never turn verification off'],
+    [{ kind: 'tls', reason: 'expired' }, "the server must renew its certificate (or this machine's clock is wrong: check `date`); never turn verification off"],
+    [{ kind: 'tls', reason: 'not_yet_valid' }, "the server must renew its certificate (or this machine's clock is wrong: check `date`); never turn verification off"],
+    [{ kind: 'tls', reason: 'wrong_host' }, 'put a host name the certificate names in the base URL (`carrental config get base_url`); never turn verification off'],
+    [{ kind: 'tls', reason: 'revoked' }, 'the server must replace its certificate; never turn verification off'],
+    [
+      { kind: 'redirect', why: 'other_origin', location: 'https://b.example/v2/cars', origin: 'https://a.example', baseUrlToConfigure: 'https://b.example/v2' },
+      'check the base URL; if the API moved, use its new base URL: `carrental config set base_url https://b.example/v2` (or --base-url)',
+    ],
+    [{ kind: 'redirect', why: 'method', location: '/elsewhere', origin: 'https://a.example' }, 'check the base URL'],
+    [{ kind: 'redirect', why: 'too_many', location: '/v1/cars', origin: 'https://a.example' }, 'check the base URL (https://a.example); `carrental doctor` shows where it leads'],
+    [{ kind: 'redirect', why: 'multiple_choices', location: '/v1/cars', origin: 'https://a.example' }, 'check the base URL (https://a.example); `carrental doctor` shows where it leads'],
+    [{ kind: 'too_large', capBytes: 1024 }, 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES'],
+    [{ kind: 'malformed', why: 'not_json' }, 'rerun with --debug to see the response'],
+    [{ kind: 'malformed', why: 'no_envelope' }, 'rerun with --debug to see the response'],
+    [{ kind: 'malformed', why: 'schema' }, 'the server does not match the API this version of carrental knows; rerun with --debug to see the response'],
+  ];
+  it.each(cases)('%j', (transport, hint) => {
+    expect(hintFor(new CliError('api', 'failed', { transport }))).toBe(hint);
+  });
+
+  it('an API error is hinted by the request it answered, the operation read from the one route table', () => {
+    const err = errorFromResponse(404, { error: 'Not found', error_code: 'invoice_not_found' }, {}, `GET /my/billing/invoice/${U}`);
+    expect(err.api?.request).toEqual({ method: 'GET', path: `/my/billing/invoice/${U}`, operation: 'getInvoice', typed: false });
+    expect(err.hint).toBeUndefined();
+    expect(hintFor(err)).toBe('`carrental invoices <reservation-uuid>` lists the invoices of a trip');
+  });
+
+  it("the thrower's own hint wins; an API error built without its request gets none (as before)", () => {
+    const api = { status: 401, error_code: 'invalid_credentials' };
+    expect(hintFor(new CliError('auth', 'refused', { api, hint: 'mine' }))).toBe('mine');
+    expect(hintFor(new CliError('auth', 'refused', { api }))).toBeUndefined();
+    expect(hintFor(new CliError('usage', 'bad'))).toBeUndefined();
   });
 });

@@ -3,6 +3,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
+import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from '../../src/cli/global-options.js';
 
 // The import layers of issue 26, checked statically over src/: every import, export-from and
 // dynamic import() (type-only imports included: a type that reaches up a layer is a dependency
@@ -124,5 +126,63 @@ describe('import layers', () => {
     expect(violationsIn(new Map([[importer, [imported]]]))).toEqual([`${importer} -> ${imported}`]);
     // and the same file importing inside its own layer is fine
     expect(violationsIn(new Map([[importer, [importer === rule.from ? importer : `${rule.from}/other.ts`]]]))).toEqual([]);
+  });
+});
+
+// What to say to a person belongs to the front end that says it (issue 26): the transport
+// records what failed, and src/cli/hints.ts words the next step. So no string under src/api
+// names a command of the CLI (`carrental doctor`) or one of its flags (`--debug`).
+
+/** The CLI's top-level command names and every long flag it declares, from its own declarations. */
+function cliWords(): { commands: string[]; flags: string[] } {
+  const flags = new Set<string>();
+  const addFlags = (spec: { flags: string }) => {
+    for (const m of spec.flags.matchAll(/--[a-z][\w-]*/g)) flags.add(m[0]);
+  };
+  const walk = (spec: CommandSpec) => {
+    spec.options?.forEach(addFlags);
+    spec.subcommands?.forEach(walk);
+  };
+  COMMANDS.forEach(walk);
+  [...GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS].forEach(addFlags);
+  const commands = COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]).filter((name) => !name.startsWith('_'));
+  return { commands, flags: [...flags] };
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The text of every string literal and template part in a TypeScript source (comments left out). */
+function stringsOf(text: string): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) found.push(node.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true));
+  return found;
+}
+
+/** "file: string" for each string that speaks the CLI's language. */
+function cliWordingIn(files: Map<string, string>): string[] {
+  const { commands, flags } = cliWords();
+  const command = new RegExp(`\\bcarrental (${commands.map(escape).join('|')})(?![\\w-])`);
+  const flag = new RegExp(`(?<![\\w-])(${flags.map(escape).join('|')})(?![\\w-])`);
+  return [...files].flatMap(([file, text]) => stringsOf(text).filter((s) => command.test(s) || flag.test(s)).map((s) => `${file}: ${s}`));
+}
+
+describe('the transport speaks no CLI', () => {
+  it('no string under src/api names a carrental command or flag', () => {
+    const files = new Map(sourceFiles(join(SRC, 'api')).map((file) => [posix(relative(ROOT, file)), readFileSync(file, 'utf8')]));
+    expect(cliWordingIn(files)).toEqual([]);
+  });
+
+  it('catches a command, a flag, in quotes or a template, and leaves comments and other flags alone', () => {
+    const probe = (text: string) => cliWordingIn(new Map([['src/api/probe.ts', text]]));
+    expect(probe("const a = 'run `carrental doctor`';")).toHaveLength(1);
+    expect(probe('const b = `rerun with --debug to see ${x}`;')).toHaveLength(1);
+    expect(probe("const c = 'try `carrental --sandbox ...`';")).toHaveLength(1);
+    expect(probe('const d = `${x} (or --base-url)`;')).toHaveLength(1);
+    expect(probe("// run `carrental doctor` with --debug\nconst e = 1;")).toEqual([]);
+    expect(probe("setFlagsFromString('--liftoff-only'); const f = 'carrental follows a redirect';")).toEqual([]);
   });
 });

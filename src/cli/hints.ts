@@ -1,7 +1,13 @@
-// The next step to suggest for an API error. A hint speaks the CLI's language (its
-// commands and flags, never the API's field names or paths), says something the error
-// line does not, and is left out where it would not apply: so it depends on the
-// operation that failed as much as on the error code.
+// The next step to suggest for an error, in the CLI's words. The api layer records what
+// failed (src/errors.ts: the API's answer and the request it answered, or what the
+// transport saw); this module words it for a person at a terminal. A hint speaks the CLI's
+// language (its commands and flags, never the API's field names or paths), says something
+// the error line does not, and is left out where it would not apply: so it depends on the
+// operation that failed as much as on the error code. (The MCP server words its own next
+// steps: src/mcp/results.ts.)
+import type { CliError, FailedRequest, TransportFailure } from '../errors.js';
+import { operationOf } from '../api/operations.js';
+import { clean } from '../text/sanitize.js';
 
 /** The request that failed: `raw` when the user typed it (`carrental api`). */
 export interface HintContext {
@@ -28,29 +34,30 @@ type Op =
   | 'pay-link'
   | 'extend-link';
 
-const ROUTES: Array<[string, RegExp, Op]> = [
-  ['GET', /^\/cars$/, 'cars'],
-  ['GET', /^\/cars\/[^/]+$/, 'car'],
-  ['POST', /^\/reservation\/quote$/, 'quote'],
-  ['GET', /^\/my\/profile$/, 'profile'],
-  ['GET', /^\/my\/verification$/, 'verification'],
-  ['GET', /^\/my\/billing\/cards$/, 'cards'],
-  ['POST', /^\/my\/billing\/cards\/add-link$/, 'card-link'],
-  ['GET', /^\/my\/trips$/, 'trips'],
-  ['GET', /^\/my\/reservation\/[^/]+$/, 'trip'],
-  ['DELETE', /^\/my\/reservation\/[^/]+$/, 'cancel'],
-  ['GET', /^\/my\/reservation\/[^/]+\/invoices$/, 'invoices'],
-  ['GET', /^\/my\/billing\/invoice\/[^/]+$/, 'invoice'],
-  ['POST', /^\/my\/reservation$/, 'reserve'],
-  ['POST', /^\/my\/reservation\/[^/]+\/payment-link$/, 'pay-link'],
-  ['POST', /^\/my\/billing\/reservation\/[^/]+\/extension\/price$/, 'extend-link'],
-  ['POST', /^\/my\/reservation\/[^/]+\/extension-link$/, 'extend-link'],
-];
+/** By operation id (src/api/operations.ts). */
+const COMMAND_OF: Record<string, Op> = {
+  listCars: 'cars',
+  getCar: 'car',
+  quote: 'quote',
+  getProfile: 'profile',
+  getVerification: 'verification',
+  listCards: 'cards',
+  cardAddLink: 'card-link',
+  listTrips: 'trips',
+  getReservation: 'trip',
+  cancelReservation: 'cancel',
+  listReservationInvoices: 'invoices',
+  getInvoice: 'invoice',
+  createReservation: 'reserve',
+  paymentLink: 'pay-link',
+  extensionPrice: 'extend-link',
+  extensionLink: 'extend-link',
+};
 
 /** The command an API request belongs to; undefined for a path no command sends. */
-export function operationOf(method: string, path: string): Op | undefined {
-  const bare = path.split('?')[0].replace(/\/+$/, '') || '/';
-  return ROUTES.find(([m, re]) => m === method.toUpperCase() && re.test(bare))?.[2];
+export function commandOf(method: string, path: string): Op | undefined {
+  const id = operationOf(method, path);
+  return id === undefined ? undefined : COMMAND_OF[id];
 }
 
 const TRIP_OPS: Op[] = ['trip', 'cancel', 'invoices', 'pay-link', 'extend-link'];
@@ -115,9 +122,25 @@ const BY_CODE: Record<string, Rule> = {
   driver_not_approved: () => '`carrental verification` shows what the rental company still needs from you',
 };
 
-export function hintFor(code: string | undefined, status: number, description?: string, retryAfter?: number, context?: HintContext): string | undefined {
-  const raw = !!context?.raw;
-  const op = context ? operationOf(context.method, context.path) : undefined;
+/** The hint of the CLI for any error: the one its thrower gave, else one worded from the facts it carries. */
+export function hintFor(err: CliError): string | undefined {
+  if (err.hint !== undefined) return err.hint;
+  if (err.transport) return transportHint(err.transport);
+  // an API error without its request was built by hand, with whatever hint it wanted
+  const api = err.api;
+  if (api?.request) return apiHint(api.error_code, api.status, api.description, api.retryAfter, api.request);
+  return undefined;
+}
+
+/** The hint for an API error answering the request `context` describes. */
+export function hintForApiError(code: string | undefined, status: number, description?: string, retryAfter?: number, context?: HintContext): string | undefined {
+  const request = context && { operation: operationOf(context.method, context.path), typed: !!context.raw };
+  return apiHint(code, status, description, retryAfter, request);
+}
+
+function apiHint(code: string | undefined, status: number, description: string | undefined, retryAfter: number | undefined, request: Pick<FailedRequest, 'operation' | 'typed'> | undefined): string | undefined {
+  const raw = !!request?.typed;
+  const op = request?.operation === undefined ? undefined : COMMAND_OF[request.operation];
   const rule = code ? BY_CODE[code] : undefined;
   if (rule) return rule({ op, raw, description, retryAfter, status });
   if (status === 401) return 'run `carrental auth login`, or set CARRENTAL_API_KEY';
@@ -134,4 +157,37 @@ export function hintFor(code: string | undefined, status: number, description?: 
     return retryAfter ? `the service asked to wait ${retryAfter} s (Retry-After); then rerunning the same command is safe` : 'rerunning the same command is safe';
   }
   return undefined;
+}
+
+const NEVER_TURN_OFF = 'never turn verification off';
+
+/** What to do about a request that got no usable answer. */
+function transportHint(failure: TransportFailure): string {
+  switch (failure.kind) {
+    case 'no_key':
+      return 'run `carrental auth login`, set CARRENTAL_API_KEY, or try `carrental --sandbox ...`';
+    case 'key_over_http':
+      return 'use the https address of the API (`carrental config set base_url https://<host>/v1` or --base-url); anonymous commands (cars, car, quote --anonymous) still work over http';
+    case 'timeout':
+      return 'the outcome is unknown; rerunning the same command is safe (raise --timeout if the API is slow)';
+    case 'unreachable':
+      return 'check the base URL (`carrental config get base_url`) or run `carrental doctor`; rerunning is safe';
+    case 'proxy':
+      return failure.tunnelStatus === 407
+        ? 'the proxy wants credentials: put them in its URL (http://user:password@proxy:port)'
+        : `check ${failure.setting}, or list the API's host in NO_PROXY to go direct; rerunning is safe`;
+    case 'tls':
+      // trusting another CA cannot help a certificate outside its dates, nor one for another name
+      if (failure.reason === 'expired' || failure.reason === 'not_yet_valid') return `the server must renew its certificate (or this machine's clock is wrong: check \`date\`); ${NEVER_TURN_OFF}`;
+      if (failure.reason === 'wrong_host') return `put a host name the certificate names in the base URL (\`carrental config get base_url\`); ${NEVER_TURN_OFF}`;
+      if (failure.reason === 'revoked') return `the server must replace its certificate; ${NEVER_TURN_OFF}`;
+      return `if the API uses a private CA, trust it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file, read when node starts); ${NEVER_TURN_OFF}`;
+    case 'redirect':
+      if (failure.why === 'too_many' || failure.why === 'multiple_choices') return `check the base URL (${failure.origin}); \`carrental doctor\` shows where it leads`;
+      return `check the base URL${failure.baseUrlToConfigure ? `; if the API moved, use its new base URL: \`carrental config set base_url ${clean(failure.baseUrlToConfigure)}\` (or --base-url)` : ''}`;
+    case 'too_large':
+      return 'check the base URL; if the API really answers this much, raise CARRENTAL_MAX_RESPONSE_BYTES';
+    case 'malformed':
+      return failure.why === 'schema' ? 'the server does not match the API this version of carrental knows; rerun with --debug to see the response' : 'rerun with --debug to see the response';
+  }
 }

@@ -2,11 +2,13 @@
 // deployment against the spec (src/contract/), for CI. Findings go to stdout (words, or
 // one JSON object with --json); --junit writes them as JUnit XML. Exit 0 when nothing is
 // violated, 1 when something is (or a request failed, so something could not be checked).
+// Its command is doctor (src/commands/doctor.ts loads this for --contract); it lives here,
+// beside the services, prompts and confirmation it wires to src/contract's run.
 import { resolve } from 'node:path';
 import type { ApiResponse, RequestSpec } from '../api/client.js';
 import type { ReservationCreateRequest } from '../api/schemas.js';
-import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
+import type { Context } from './context.js';
+import { requireKey, services } from './services.js';
 import type { Answer } from '../contract/check.js';
 import { toJunit } from '../contract/junit.js';
 import { RULES } from '../contract/rules.js';
@@ -15,10 +17,10 @@ import { usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
-import { requireConfirmable } from '../cli/confirm.js';
+import { requireConfirmable } from './confirm.js';
 import { JournaledWrite } from '../booking/journaled-write.js';
-import { clockNow } from '../cli/trip-dates.js';
-import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
+import { clockNow } from './trip-dates.js';
+import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
 export interface ContractInput {
   write?: boolean;
