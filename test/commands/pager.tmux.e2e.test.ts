@@ -25,8 +25,15 @@ afterAll(() => {
 });
 
 const screen = (name: string) => tmux('capture-pane', '-p', '-t', name).replace(/\s+$/gm, '');
-/** The commands running on the pane's terminal (the shell, node, sh, less). */
-const onTerminal = (tty: string) => execFileSync('ps', ['-t', tty, '-o', 'comm='], { encoding: 'utf8' }).split('\n').map((s) => s.trim()).filter(Boolean);
+/**
+ * The commands running on the pane's terminal (the shell, node, sh, less). From Node 24 on,
+ * ps names node's process after its main thread ('MainThread'): read as node here.
+ */
+const onTerminal = (tty: string) =>
+  execFileSync('ps', ['-t', tty, '-o', 'comm='], { encoding: 'utf8' })
+    .split('\n')
+    .map((s) => (s.trim() === 'MainThread' ? 'node' : s.trim()))
+    .filter(Boolean);
 
 async function until<T>(what: string, probe: () => T | undefined | false, name: string, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;
