@@ -13,7 +13,7 @@ import type { Output } from '../render/output.js';
 import { rawPayload } from '../text/raw-json.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
-import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../booking/dry-run.js';
+import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../cli/dry-run.js';
 import { walkPages } from '../api/page-walk.js';
 import { buildCreateRequest } from '../booking/create-request.js';
 

@@ -17,7 +17,7 @@ import type { JournalEntry } from '../store/journal.js';
 import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
 import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { cancelCommand, commitCancel, planCancel } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../booking/dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
 

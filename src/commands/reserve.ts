@@ -15,7 +15,7 @@ import { clean } from '../text/sanitize.js';
 import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../booking/dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
 import { parseAlias } from '../input/parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cli/reserve-prompts.js';
