@@ -80,14 +80,21 @@ export class CliError extends Error {
   readonly hint?: string;
   readonly api?: ApiErrorDetails;
   readonly transport?: TransportFailure;
+  /** A create or cancel whose outcome is unknown left this idempotency key journaled: rerunning the same command reuses it. */
+  readonly journalKey?: string;
 
-  constructor(kind: ErrorKind, message: string, opts: { hint?: string; api?: ApiErrorDetails; transport?: TransportFailure; cause?: unknown } = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    opts: { hint?: string; api?: ApiErrorDetails; transport?: TransportFailure; journalKey?: string; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'CliError';
     this.kind = kind;
     this.hint = opts.hint;
     this.api = opts.api;
     this.transport = opts.transport;
+    this.journalKey = opts.journalKey;
   }
 
   get exitCode(): number {

@@ -11,7 +11,6 @@ import type { Output } from '../render/output.js';
 import {
   credentialFingerprint,
   DEFAULT_REPLAY_WINDOW_MS,
-  isValidIdempotencyKey,
   Journal,
   unfinishedCommandError,
   type JournalEntry,
@@ -152,20 +151,17 @@ function resultText(value: unknown): string | null {
   return typeof data === 'string' ? data : null;
 }
 
-/** Validates --idempotency-key against the journal's rule (no spaces at either end). */
-export function parseWriteKey(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!isValidIdempotencyKey(value)) {
-    throw usageError('--idempotency-key must be 16 to 128 printable ASCII characters, without spaces at either end');
-  }
-  return value;
-}
-
 /** What the journal records as the API: the embedded sandbox gets a fresh port every run, so it is just "sandbox". */
 export const SANDBOX_JOURNAL_URL = 'sandbox';
 
 export function journalBaseUrl(target: Pick<WriteTarget, 'sandbox' | 'baseUrl'>): string {
   return target.sandbox ? SANDBOX_JOURNAL_URL : target.baseUrl;
+}
+
+/** What a front end adds, in its own words, to the lines a write prints. */
+export interface WriteWords {
+  /** After "replaying idempotency key K" of a create: how to book another instead (the CLI names its flag). */
+  bookAnother?: string;
 }
 
 export class JournaledWrite {
@@ -176,6 +172,7 @@ export class JournaledWrite {
     private readonly out: Output,
     private readonly target: WriteTarget,
     readonly journal: Journal = openJournal(ctx, out),
+    private readonly words: WriteWords = {},
   ) {}
 
   private command(cmd: WriteCommand) {
@@ -216,7 +213,7 @@ export class JournaledWrite {
     if (entry.state === 'done') {
       const age = formatAge(now - Date.parse(entry.doneAt!));
       const what = entry.operation === 'createReservation' ? `already reserved by this same command ${age} ago${entry.result ? `: ${entry.result}` : ''}` : `already cancelled by this same command ${age} ago`;
-      const fresh = entry.operation === 'createReservation' ? '; --new books another' : '';
+      const fresh = entry.operation === 'createReservation' && this.words.bookAnother ? `; ${this.words.bookAnother}` : '';
       this.out.info(`${what} (replaying idempotency key ${entry.key}${fresh})`);
       return;
     }
@@ -241,7 +238,6 @@ export class JournaledWrite {
     const { entry, reused } = await this.journal.begin(command);
     if (reused) this.announceResume(entry);
     const noun = NOUN[cmd.operation];
-    const rerun = `rerunning the same command is safe: it reuses idempotency key ${entry.key} (see \`carrental pending\`)`;
 
     const onRetry = async ({ attempt, maxAttempts, delayMs, failure }: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => {
       await this.journal.touch(entry.id);
@@ -259,8 +255,8 @@ export class JournaledWrite {
         throw err;
       }
       if (err instanceof CliError && err.kind === 'interrupted') {
-        // one line, printed once by the caller: what is known and what to do
-        throw new CliError('interrupted', `interrupted: the outcome of this ${noun} is unknown; ${rerun}`, { cause: err });
+        // one line, printed once by the caller: what is known (the front end adds what to do)
+        throw new CliError('interrupted', `interrupted: the outcome of this ${noun} is unknown`, { journalKey: entry.key, cause: err });
       }
       // The client refuses some requests before sending anything (a key over plain http to
       // a remote host): that is a usage error, exit 2, not an unknown outcome.
@@ -274,7 +270,7 @@ export class JournaledWrite {
       }
       const cause = err instanceof Error ? err.message : String(err);
       const api = err instanceof CliError ? err.api : undefined;
-      throw new CliError('unavailable', `the outcome of this ${noun} is unknown: ${cause}`, { hint: rerun, api, cause: err });
+      throw new CliError('unavailable', `the outcome of this ${noun} is unknown: ${cause}`, { api, journalKey: entry.key, cause: err });
     }
 
     await pauseForCrashTest(this.ctx.env);

@@ -19,6 +19,7 @@ import { clean } from '../text/sanitize.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { requireConfirmable } from './confirm.js';
 import { JournaledWrite } from '../booking/journaled-write.js';
+import { BOOK_ANOTHER } from './hints.js';
 import { clockNow } from './trip-dates.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
@@ -83,7 +84,7 @@ function answerOf(res: ApiResponse<unknown>): Answer {
 
 /** Create and cancel through the journal, as `reserve` and `cancel` do: a crash mid-way is finished by a rerun. */
 function journaledWrites(ctx: Context, out: Output, target: Parameters<typeof requireKey>[0] & ConstructorParameters<typeof JournaledWrite>[2]): WriteFlow {
-  const writer = new JournaledWrite(ctx, out, target);
+  const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
   return {
     create: async (body: ReservationCreateRequest, met: Met) => {
       const { client } = await services(ctx);

@@ -125,12 +125,21 @@ const BY_CODE: Record<string, Rule> = {
 /** The hint of the CLI for any error: the one its thrower gave, else one worded from the facts it carries. */
 export function hintFor(err: CliError): string | undefined {
   if (err.hint !== undefined) return err.hint;
+  if (err.journalKey !== undefined) return rerunHint(err.journalKey);
   if (err.transport) return transportHint(err.transport);
   // an API error without its request was built by hand, with whatever hint it wanted
   const api = err.api;
   if (api?.request) return apiHint(api.error_code, api.status, api.description, api.retryAfter, api.request);
   return undefined;
 }
+
+/** A create or cancel whose outcome is unknown: its key is journaled, so the same command finishes it. */
+export function rerunHint(key: string): string {
+  return `rerunning the same command is safe: it reuses idempotency key ${key} (see \`carrental pending\`)`;
+}
+
+/** Appended to the line that says a reserve replays an earlier answer: how to book another instead. */
+export const BOOK_ANOTHER = '--new books another';
 
 /** The hint for an API error answering the request `context` describes. */
 export function hintForApiError(code: string | undefined, status: number, description?: string, retryAfter?: number, context?: HintContext): string | undefined {

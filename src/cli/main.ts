@@ -287,8 +287,10 @@ async function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.Proc
   if (io.stderr.isTTY) io.stderr.write('\r\u001b[2K');
   if (err instanceof CliError) {
     if (err.kind === 'interrupted') {
-      // once: `interrupted`, or the command's own line that starts with it
-      io.stderr.write(`${err.message.startsWith('interrupted') ? scrubSecrets(clean(err.message), secrets) : 'interrupted'}\n`);
+      // once: `interrupted`, or the command's own line that starts with it (and, for a write
+      // left pending, how to finish it)
+      const rerun = err.journalKey === undefined ? '' : `; ${(await import('./hints.js')).rerunHint(err.journalKey)}`;
+      io.stderr.write(`${err.message.startsWith('interrupted') ? scrubSecrets(clean(err.message + rerun), secrets) : 'interrupted'}\n`);
       return err.exitCode;
     }
     // the CLI's words for what to do next (loaded here: --help and --version never need them)

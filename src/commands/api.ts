@@ -12,8 +12,10 @@ import { arrayElementsAt } from '../text/json-scan.js';
 import type { Output } from '../render/output.js';
 import { rawPayload } from '../text/raw-json.js';
 import { clean, cleanText } from '../text/sanitize.js';
-import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
-import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../booking/dry-run.js';
+import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
+import { BOOK_ANOTHER } from '../cli/hints.js';
+import { parseWriteKey } from '../input/parse.js';
+import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../cli/dry-run.js';
 import { walkPages } from '../api/page-walk.js';
 import { buildCreateRequest } from '../booking/create-request.js';
 
@@ -200,7 +202,7 @@ async function journaledWrite(
     const uuid = decodeURIComponent(req.path.split(/[?#]/)[0].replace(/\/+$/, '').split('/').pop()!).toLowerCase();
     command = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
   }
-  const writer = new JournaledWrite(ctx, out, target);
+  const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
   if (req.input.dryRun) {
     refuseReadOnly(target);
     const journal = journalDecision(await writer.pending(command), ctx.now(), key);

@@ -15,9 +15,10 @@ import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import type { JournalEntry } from '../store/journal.js';
 import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
-import { JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
+import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
+import { parseWriteKey } from '../input/parse.js';
 import { cancelCommand, commitCancel, planCancel } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../booking/dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
 

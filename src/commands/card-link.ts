@@ -9,7 +9,7 @@ import { sandboxLinkNote } from '../cli/embedded-sandbox.js';
 import { printAction } from '../render/action.js';
 import { usageError } from '../errors.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { LINK_NOTE, previewOf, printDryRun } from '../booking/dry-run.js';
+import { LINK_NOTE, previewOf, printDryRun } from '../cli/dry-run.js';
 
 export async function run(input: InputOf<'card-link'>, ctx: Context): Promise<number> {
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');

@@ -21,7 +21,7 @@ import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../booking/dry-run.js';
+import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../cli/dry-run.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { readReservation } from './trips.js';
 import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cli/trip-dates.js';

@@ -19,7 +19,7 @@ import { clean } from '../text/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
 import { depositState } from '../render/trip-booking.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { LINK_NOTE, previewOf, printDryRun } from '../booking/dry-run.js';
+import { LINK_NOTE, previewOf, printDryRun } from '../cli/dry-run.js';
 import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { askedWaitMs, readReservation } from './trips.js';

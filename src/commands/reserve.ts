@@ -13,10 +13,11 @@ import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
-import { formatAge, isDefinitiveRefusal, JournaledWrite, parseWriteKey, type WriteCommand } from '../booking/journaled-write.js';
+import { formatAge, isDefinitiveRefusal, JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
+import { BOOK_ANOTHER } from '../cli/hints.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../booking/dry-run.js';
-import { parseAlias } from '../input/parse.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
+import { parseAlias, parseWriteKey } from '../input/parse.js';
 import { printQuote } from './quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cli/reserve-prompts.js';
 import { buildCreateRequest, type ReserveDraft } from '../booking/create-request.js';
@@ -161,7 +162,7 @@ async function book(
   let complete = settled.choice;
   let body = buildCreateRequest(complete);
   let command = createCommand(body, { key, fresh });
-  const writer = new JournaledWrite(ctx, out, target);
+  const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
 
   let resuming = await writer.pending(command);
   const talk = stderrOutput(ctx);

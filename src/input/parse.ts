@@ -2,6 +2,7 @@
 // raised before any request is sent.
 import { isDotSegment } from '../api/path.js';
 import { usageError } from '../errors.js';
+import { isValidIdempotencyKey } from '../store/journal.js';
 import { clean } from '../text/sanitize.js';
 
 /**
@@ -52,5 +53,14 @@ export function parseAlias(value: string | undefined): string {
 export function parseIdempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!/^[\x20-\x7e]{16,128}$/.test(value)) throw usageError('--idempotency-key must be 16 to 128 printable ASCII characters');
+  return value;
+}
+
+/** Validates --idempotency-key of a journaled write against the journal's rule (no spaces at either end). */
+export function parseWriteKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isValidIdempotencyKey(value)) {
+    throw usageError('--idempotency-key must be 16 to 128 printable ASCII characters, without spaces at either end');
+  }
   return value;
 }

@@ -10,6 +10,7 @@ import { CliError } from '../../src/errors.js';
 import type { Context } from '../../src/cli/context.js';
 import type { Target } from '../../src/cli/services.js';
 import { JournaledWrite, type RunInfo, type WriteCommand } from '../../src/booking/journaled-write.js';
+import { BOOK_ANOTHER, hintFor } from '../../src/cli/hints.js';
 import { Output } from '../../src/render/output.js';
 import { credentialFingerprint, Journal } from '../../src/store/journal.js';
 import { FakeOut } from '../helpers/cli.js';
@@ -43,7 +44,7 @@ function setup(opts: { env?: NodeJS.ProcessEnv; apiKey?: string | null; journal?
   } as unknown as Context;
   const out = new Output(ctx);
   const target = { profile: 'default', baseUrl: 'https://api.example.test/v1', apiKey: opts.apiKey === null ? undefined : (opts.apiKey ?? KEY), sandbox: false } as Target;
-  return new JournaledWrite(ctx, out, target, opts.journal);
+  return new JournaledWrite(ctx, out, target, opts.journal, { bookAnother: BOOK_ANOTHER });
 }
 
 const journal = () => new Journal({ path: join(dir, 'state', 'journal.json'), now: () => new Date(clock) });
@@ -200,15 +201,20 @@ describe('endings', () => {
     expect(err).toBe(refused);
   });
 
-  it('Ctrl-C during the send: one line saying the outcome is unknown and how to finish, with the interruption as its cause', async () => {
+  it('Ctrl-C during the send: the outcome is unknown, the key that finishes it is on the error, with the interruption as its cause', async () => {
     const ctrlC = new CliError('interrupted', 'interrupted');
+    let sent = '';
     const err = (await setup()
-      .run(create, async () => {
+      .run(create, async (key) => {
+        sent = key;
         throw ctrlC;
       })
       .catch((e: unknown) => e)) as CliError;
     expect(err.kind).toBe('interrupted');
-    expect(err.message).toMatch(/^interrupted: the outcome of this reserve is unknown; rerunning the same command is safe: it reuses idempotency key /);
+    // the booking core records the fact; the CLI words the way out (src/cli/main.ts, test/booking/reserve.test.ts)
+    expect(err.message).toBe('interrupted: the outcome of this reserve is unknown');
+    expect(err.journalKey).toBe(sent);
+    expect(hintFor(err)).toBe(`rerunning the same command is safe: it reuses idempotency key ${sent} (see \`carrental pending\`)`);
     expect(err.cause).toBe(ctrlC);
   });
 

@@ -8,10 +8,10 @@ import {
   formatAge,
   isDefinitiveRefusal,
   isOutcomeUnknown,
-  parseWriteKey,
   replayWindowMs,
   writeRetryPolicy,
 } from '../../src/booking/journaled-write.js';
+import { parseWriteKey } from '../../src/input/parse.js';
 import { CliError } from '../../src/errors.js';
 
 const apiError = (status: number, error_code?: string) => new CliError('api', 'x', { api: { status, error_code } });

@@ -9,7 +9,7 @@ import type { Trip } from '../api/schemas.js';
 import { CliError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import type { JournalEntry } from '../store/journal.js';
-import { formatAge } from './journaled-write.js';
+import { formatAge } from '../booking/journaled-write.js';
 
 export interface RequestPreview {
   method: string;
