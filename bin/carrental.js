@@ -24,17 +24,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     });
 }
 
-/**
- * The command tree, an ES module, loaded by require() (every Node of the engines range does
- * it without a warning: 20.19+, 22.13+): synchronously, without the asynchronous loader that import() starts,
- * which costs Node 20 ~3 ms of every --help. A Node that refuses (ERR_REQUIRE_ESM: one
- * outside the range) still gets import().
- */
+/** The command tree, an ES module. */
 function cli() {
-  try {
-    return Promise.resolve(require('../dist/cli.js'));
-  } catch (err) {
-    if (err.code !== 'ERR_REQUIRE_ESM' && err.code !== 'ERR_REQUIRE_ASYNC_MODULE') return Promise.reject(err);
-    return import('../dist/cli.js');
-  }
+  return import('../dist/cli.js');
 }

@@ -187,7 +187,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   };
 
   const { buildProgram, CommanderError } = await import('./program.js');
-  const { program, exitCode } = buildProgram(say, run, argv, errorColor(say, env, argv));
+  const { program, exitCode } = buildProgram(say, run, errorColor(say, env, argv));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();

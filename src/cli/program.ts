@@ -6,7 +6,6 @@ import { cleanText } from '../text/sanitize.js';
 import type { IO, RawGlobals } from './context.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
 import { GLOBAL_OPTIONS } from './global-options.js';
-import { commandNamed } from './argv.js';
 import { examplesText, PROGRAM_DESCRIPTION, rootHelpAfter, stackedItem } from './help-text.js';
 
 declare const __CARRENTAL_VERSION__: string;
@@ -34,12 +33,8 @@ Run \`carrental --help\` for every command, \`carrental <command> --help\` for o
 /** A terminal's width; 80 in a pipe. */
 const helpWidth = (stream: IO['stdout']) => (stream.isTTY && stream.columns ? stream.columns : 80);
 
-/**
- * The commander tree. With `argv`, only the command it names is built in full; the others
- * are outlines (name, aliases, arguments, description: what the root help, the command list
- * and the "did you mean" suggestions read), which keeps the tree's cold start short.
- */
-export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, argv?: string[], color = false) {
+/** The commander tree, every command in full. */
+export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<string, unknown>, raw: RawGlobals) => Promise<number>, color = false) {
   let exitCode = 0;
   const program = new Command('carrental');
   program
@@ -88,16 +83,10 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
     });
   for (const opt of GLOBAL_OPTIONS) program.addOption(toOption(opt));
 
-  const wanted = argv && commandNamed(argv);
-  const addCommand = (parent: Command, spec: CommandSpec, outline = false) => {
+  const addCommand = (parent: Command, spec: CommandSpec) => {
     const cmd = parent.command(spec.name, { hidden: spec.hidden }).description(spec.description);
     if (spec.aliases) cmd.aliases(spec.aliases);
     for (const arg of spec.args ?? []) cmd.argument(arg.syntax, arg.description);
-    if (outline) {
-      // the root help writes "[options]" after a command with any option: one stands for all
-      if (spec.options?.length) cmd.addOption(toOption(spec.options[0]));
-      return;
-    }
     for (const opt of spec.options ?? []) cmd.addOption(toOption(opt));
     if (spec.examples?.length) cmd.addHelpText('after', examplesText(spec));
     cmd.exitOverride();
@@ -116,11 +105,7 @@ export function buildProgram(io: IO, run: (spec: CommandSpec, input: Record<stri
       exitCode = await run(spec, input, command.optsWithGlobals() as RawGlobals);
     });
   };
-  for (const spec of COMMANDS) {
-    const named = spec.name === wanted || !!spec.aliases?.includes(wanted ?? '');
-    // `help cars` names cars, and needs help's action too
-    addCommand(program, spec, argv !== undefined && !named && spec.name !== 'help');
-  }
+  for (const spec of COMMANDS) addCommand(program, spec);
   // `help` and `help <command>` that reach commander (after global flags, or an alias) print
   // commander's help, as `--help` does, without loading any module; only `help <topic>` runs
   // the help command's module (the manual's text)

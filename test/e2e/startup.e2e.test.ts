@@ -78,25 +78,6 @@ describe('start-up loads', () => {
     expect(inside.filter((m) => m.startsWith('src/sandbox/') || m.startsWith('src/commands/') || m.startsWith('src/api/client'))).toEqual([]);
   });
 
-  it('the launcher require()s the ES-module tree where node can, and falls back to import() where it cannot', async () => {
-    // require() of an ES module (Node 20.19+, 22.12+) skips the asynchronous loader that
-    // import() starts: ~3 ms of every --help on Node 20 (bin/carrental.js)
-    const seen = join(dir, 'required.log');
-    const preload = join(dir, 'see-require.cjs');
-    writeFileSync(
-      preload,
-      `const M = require('node:module'); const load = M._load; M._load = function (r, p, m) { if (/dist[\\\\/]cli\\.js$/.test(r)) { require('node:fs').appendFileSync(${JSON.stringify(seen)}, r + '\\n'); if (process.env.REFUSE) throw Object.assign(new Error('no'), { code: 'ERR_REQUIRE_ESM' }); } return load.apply(this, arguments); };`,
-    );
-    for (const refuse of ['', '1']) {
-      const child = spawn(process.execPath, ['--require', preload, BIN, '--help'], { env: { ...home.env(), REFUSE: refuse }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
-      expect(out).toMatch(/^Usage: carrental /);
-    }
-    expect(readFileSync(seen, 'utf8').trim().split('\n')).toEqual(['../dist/cli.js', '../dist/cli.js']);
-  });
-
   it('--version reads the package version and nothing else', async () => {
     expect((await loads(['--version'], 'version')).files.sort()).toEqual(['bin/carrental.js', 'package.json']);
   });

@@ -81,7 +81,7 @@ describe('the parser hands a command its declared input', () => {
   it('cars --make-id 3 --city LA --all', async () => {
     const io = { stdout: new FakeOut(), stderr: new FakeOut(), stdin: process.stdin } as unknown as IO;
     let got: unknown;
-    const { program } = buildProgram(io, async (_spec, input, _raw: RawGlobals) => ((got = input), 0), ['cars']);
+    const { program } = buildProgram(io, async (_spec, input, _raw: RawGlobals) => ((got = input), 0));
     await program.parseAsync(['cars', '--make-id', '3', '--city', 'LA', '--all'], { from: 'user' });
     expect(got).toEqual({ makeId: '3', city: 'la', all: true } satisfies InputOf<'cars'>);
   });
