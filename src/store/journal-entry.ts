@@ -2,9 +2,9 @@
 // (the canonical request, the canonical base URL, the credential's fingerprint) and how a
 // file's text is checked. No file access here: journal.ts is the store that reads, locks
 // and writes the file.
-import { createHash, createHmac } from 'node:crypto';
 import { canonicalBaseUrl } from '../api/base-url.js';
 import { CliError } from '../errors.js';
+import { hmacSha256Hex, sha256Hex } from './lazy-crypto.js';
 
 export type JournalOperation = 'createReservation' | 'cancelReservation';
 export type JournalState = 'pending' | 'done';
@@ -129,7 +129,7 @@ const FINGERPRINT_KEY = 'carrental idempotency journal: credential fingerprint v
 
 /** 128 bits of HMAC-SHA256 of the API key: who an entry belongs to, without the key. */
 export function credentialFingerprint(apiKey: string): string {
-  return createHmac('sha256', FINGERPRINT_KEY).update(apiKey, 'utf8').digest('hex').slice(0, 32);
+  return hmacSha256Hex(FINGERPRINT_KEY, apiKey).slice(0, 32);
 }
 
 /** sha256 (hex) of the canonical JSON of the command; the journal's identity of a command. */
@@ -147,13 +147,13 @@ export function rawUrlCommandId(cmd: { baseUrl: string; credential: string; oper
 
 function idOf(baseUrl: string, cmd: { credential: string; operation: JournalOperation; request: unknown }): string {
   const text = canonicalJson({ baseUrl, credential: cmd.credential, operation: cmd.operation, request: cmd.request });
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /** The identity format 1 used (profile instead of credential): finds a migrated entry. */
 export function legacyCommandId(profile: string, baseUrl: string, operation: JournalOperation, request: unknown): string {
   const text = canonicalJson({ profile, baseUrl: normalizeBaseUrl(baseUrl), operation, request });
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 export const isStamp = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));

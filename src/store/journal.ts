@@ -22,12 +22,12 @@
 // it, so concurrent carrental processes never lose each other's entries; every write is
 // whole or nothing (atomic-file.ts).
 
-import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../text/sanitize.js';
 import { fsyncDirSync, isTempFileOf, writeTarget, type AtomicFs } from './atomic-file.js';
+import { randomUUID } from './lazy-crypto.js';
 import { LockedFile, type HeldFile } from './locked-file.js';
 import {
   canonicalJson,
