@@ -16,7 +16,7 @@
 // JavaScript for every Node of the engines range, the same from every build.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { eagerWrappers } from './eager-wrappers.mjs';
@@ -122,6 +122,24 @@ function writeLlhttpWasm(metafile) {
   }
 }
 
+/**
+ * zod is loaded when a schema is first built, not when the client loads: running zod's
+ * module bodies and its set-up cost ~4 ms of `cars --json` on Node 22, which checks its page
+ * without zod. Every module but one gets scripts/zod-on-first-use.ts in place of
+ * src/api/zod.ts (the module every other takes zod from); the one is that file, which
+ * require()s src/api/zod.ts on first use.
+ */
+const ZOD_MODULE = source('src/api/zod.ts');
+const ZOD_ON_FIRST_USE = source('scripts/zod-on-first-use.ts');
+const zodOnFirstUse = {
+  name: 'zod-on-first-use',
+  setup(b) {
+    b.onResolve({ filter: /(^|\/)zod\.js$/ }, (args) =>
+      args.importer !== ZOD_ON_FIRST_USE && resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts') === ZOD_MODULE ? { path: ZOD_ON_FIRST_USE } : undefined,
+    );
+  },
+};
+
 const pkg = JSON.parse(readFileSync(source('package.json'), 'utf8'));
 rmSync(source('dist'), { recursive: true, force: true });
 
@@ -147,7 +165,7 @@ const result = await build({
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // the modules the command tree shares with the commands, in one chunk (scripts/tree-core.ts)
   inject: ['scripts/tree-core.ts'],
-  plugins: [commandCore, noHttp2Client, lazyBuiltins, llhttpWasmFiles],
+  plugins: [commandCore, noHttp2Client, lazyBuiltins, llhttpWasmFiles, zodOnFirstUse],
   logLevel: 'warning',
 });
 

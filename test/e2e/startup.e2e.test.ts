@@ -19,6 +19,7 @@ import { eagerWrappers } from '../../scripts/eager-wrappers.mjs';
 const requireCjs = createRequire(import.meta.url);
 const RECORDER = join(ROOT, 'test', 'fixtures', 'record-loads.cjs');
 const BUILTINS = join(ROOT, 'test', 'fixtures', 'record-builtins.cjs');
+const ZOD_RECORDER = join(ROOT, 'test', 'fixtures', 'record-zod.cjs');
 const DIST = join(ROOT, 'dist');
 interface Metafile {
   outputs: Record<string, { inputs: Record<string, unknown>; imports: Array<{ path: string; kind: string }> }>;
@@ -142,6 +143,40 @@ describe('start-up loads', () => {
       expect(gzipped.code).toBe(0);
       expect(JSON.parse(gzipped.stdout)).toEqual(JSON.parse(plain.stdout));
       expect(gzipped.builtins).toContain('zlib');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('cars --json loads no zod (scripts/zod-on-first-use.ts); selecting fields, a car the plain check doubts, and car do, and work', async () => {
+    let cars = [stubCar('car-1')];
+    const server = await serveHttp((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const data = req.url!.startsWith('/v1/cars/') ? cars[0] : { cars, total: cars.length, has_more: false };
+      res.end(JSON.stringify({ data }));
+    });
+    const run = async (name: string, argv: string[]) => {
+      const log = join(dir, `zod-${name}.log`);
+      const r = await runBin(['--base-url', `http://127.0.0.1:${server.port}/v1`, ...argv], { env: home.env({ CARRENTAL_ZOD_LOG: log, NODE_OPTIONS: `--require ${ZOD_RECORDER}` }) });
+      return { ...r, zod: readFileSync(log, 'utf8') };
+    };
+    try {
+      const plain = await run('plain', ['cars', '--json']);
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.zod).toBe('none');
+      const fields = await run('fields', ['cars', '--json', 'car_alias,seats']);
+      expect(fields.code, fields.stderr).toBe(0);
+      expect(JSON.parse(fields.stdout)).toEqual({ cars: [{ car_alias: 'car-1', seats: stubCar('car-1').seats }], total: 1, has_more: false });
+      expect(fields.zod).toBe('zod');
+      const one = await run('car', ['car', 'car-1', '--json']);
+      expect(one.code, one.stderr).toBe(0);
+      expect(one.zod).toBe('zod');
+      // a seat count the plain check refuses goes to the schema, whose message names the field
+      cars = [stubCar('car-1', { seats: 'four' })];
+      const doubted = await run('doubted', ['cars', '--json']);
+      expect(doubted.code).toBe(1);
+      expect(doubted.stderr).toContain('unexpected response from GET /cars: data.cars.0.seats: Invalid input: expected number, received string');
+      expect(doubted.zod).toBe('zod');
     } finally {
       await server.close();
     }
