@@ -10,13 +10,13 @@
 //   .tmp/ for test/e2e/startup.e2e.test.ts.
 // Two start-up measures shape the chunks (scripts/tree-core.ts, scripts/command-core.ts),
 // one plugin leaves undici's HTTP/2 client out, one gives undici and commander builtins
-// that load on first use (scripts/lazy/), and one pass over the output makes V8 compile
-// the module wrappers at load (scripts/eager-wrappers.mjs);
+// that load on first use (scripts/lazy/), one loads zod on first use
+// (scripts/zod-on-first-use.ts), and one pass over the output makes V8 compile the module
+// wrappers at load (scripts/eager-wrappers.mjs);
 // docs/development.md ("What start-up costs") says what each saves. The output is plain
 // JavaScript for every Node of the engines range, the same from every build.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { basename, dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { eagerWrappers } from './eager-wrappers.mjs';
@@ -90,37 +90,22 @@ const lazyBuiltins = {
 };
 
 /**
- * undici's HTTP/1 parser, llhttp, is WebAssembly that undici ships written out in base64
- * inside two JavaScript files: the SIMD build it compiles, and a fallback for a machine
- * without SIMD. Bundled, both strings (72 KB each) sat in the transport chunk, which every
- * command that sends a request reads, decodes and loads: ~2.5 ms of `cars --json` on Node 22.
- * The build writes the two as .wasm files beside the chunk that holds the transport, and
- * gives undici in their place a module that reads the one it asks for, when it asks.
- * test/e2e/startup.e2e.test.ts holds the files to undici's bytes.
+ * zod is loaded when a schema is first built, not when the client loads: running zod's
+ * module bodies and its set-up cost ~4 ms of `cars --json` on Node 22, which checks its page
+ * without zod. Every module but one gets scripts/zod-on-first-use.ts in place of
+ * src/api/zod.ts (the module every other takes zod from); the one is that file, which
+ * require()s src/api/zod.ts on first use.
  */
-const LLHTTP_WASM = { 'llhttp_simd-wasm.js': 'llhttp_simd.wasm', 'llhttp-wasm.js': 'llhttp.wasm' };
-const LLHTTP_MODULE = /(?:^|[\\/])node_modules[\\/]undici[\\/]lib[\\/]llhttp[\\/](llhttp(?:_simd)?-wasm\.js)$/;
-const llhttpWasmFiles = {
-  name: 'llhttp-wasm-files',
+const ZOD_MODULE = source('src/api/zod.ts');
+const ZOD_ON_FIRST_USE = source('scripts/zod-on-first-use.ts');
+const zodOnFirstUse = {
+  name: 'zod-on-first-use',
   setup(b) {
-    b.onLoad({ filter: LLHTTP_MODULE }, (args) => ({
-      contents: `module.exports = process.getBuiltinModule('node:fs').readFileSync(__dirname + '/${LLHTTP_WASM[basename(args.path)]}');`,
-      loader: 'js',
-    }));
+    b.onResolve({ filter: /(^|\/)zod\.js$/ }, (args) =>
+      args.importer !== ZOD_ON_FIRST_USE && resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts') === ZOD_MODULE ? { path: ZOD_ON_FIRST_USE } : undefined,
+    );
   },
 };
-
-/** Writes undici's two llhttp builds as .wasm files beside each output file that reads them. */
-function writeLlhttpWasm(metafile) {
-  const undici = createRequire(import.meta.url);
-  for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-    for (const input of Object.keys(inputs)) {
-      const name = LLHTTP_MODULE.exec(input)?.[1];
-      // undici's own module: a getter that decodes the base64 to the WebAssembly bytes
-      if (name) writeFileSync(source(`${dirname(output)}/${LLHTTP_WASM[name]}`), undici(source(input)));
-    }
-  }
-}
 
 const pkg = JSON.parse(readFileSync(source('package.json'), 'utf8'));
 rmSync(source('dist'), { recursive: true, force: true });
@@ -147,7 +132,7 @@ const result = await build({
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // the modules the command tree shares with the commands, in one chunk (scripts/tree-core.ts)
   inject: ['scripts/tree-core.ts'],
-  plugins: [commandCore, noHttp2Client, lazyBuiltins, llhttpWasmFiles],
+  plugins: [commandCore, noHttp2Client, lazyBuiltins, zodOnFirstUse],
   logLevel: 'warning',
 });
 
@@ -158,5 +143,4 @@ for (const file of result.outputFiles) {
 
 mkdirSync(source('.tmp'), { recursive: true });
 writeFileSync(source('.tmp/metafile.json'), JSON.stringify(result.metafile));
-writeLlhttpWasm(result.metafile);
 writeNotices(result.metafile, 'THIRD-PARTY-NOTICES');

@@ -6,9 +6,9 @@
 // forwards every read to it, so callers (`S.Car.safeParse`, `z.optional(S.Car)`,
 // `Object.keys(S.Car.shape)`) cannot tell the difference. test/unit/lazy-schema.test.ts pins it.
 //
-// A lazily built schema must not be given registry metadata (`.register`, `.meta`): a
-// registry is keyed by the object it was given, the real schema, while callers hold the
-// stand-in. Such schemas (Uri, PhotoLink) stay eager.
+// A registry is keyed by the object it is given, and callers hold the stand-in: metadata
+// goes on the stand-in (`z.globalRegistry.add(standIn, …)`, as Uri and PhotoLink do when
+// they are built), never on the real schema through `.register` or `.meta`.
 
 /** How many lazily described schemas have been built so far (for the test that pins this). */
 export const lazySchemaStats = { built: 0 };

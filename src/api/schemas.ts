@@ -6,16 +6,10 @@
 // zod/mini, not the classic API: the same validation core, but a fifth of the code to
 // load and cheap schema objects, which is ~12 ms of every command's start-up (docs/development.md).
 // Schemas still have .parse() and .safeParse(); wrappers are functions (z.optional(x)).
-// The object schemas are built on first use, `lazy(() => …)` (src/api/lazy-schema.ts says why).
-import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
-
-// mini ships no messages: load the English ones, so a validation error says what it expected
-z.config(en());
-// zod's JIT builds a parser per object schema with new Function on first use: worth it in a
-// long-running server, a loss in a command that parses a few responses and exits (the
-// first parse of a 50-car page costs about twice as much with it).
-z.config({ jitless: true });
+// Every schema is built on first use, `lazy(() => …)` (src/api/lazy-schema.ts says why), and
+// zod itself is set up then too (src/api/zod.ts).
+import type * as Zod from 'zod/mini';
+import { z } from './zod.js';
 
 import {
   CITIES,
@@ -32,11 +26,11 @@ export * from './enums.js';
 
 /** Car-local wall-clock time, `YYYY-MM-DDTHH:MM`. */
 export const LOCAL_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
-export const LocalDateTime = z.string().check(z.regex(LOCAL_DATE_TIME_RE, 'expected YYYY-MM-DDTHH:MM'));
-export const LocalDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD'));
+export const LocalDateTime = lazy(() => z.string().check(z.regex(LOCAL_DATE_TIME_RE, 'expected YYYY-MM-DDTHH:MM')));
+export const LocalDate = lazy(() => z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')));
 const Int = () => z.number().check(z.int());
-const Cents = Int();
-const Uuid = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID'));
+const Cents = lazy(Int);
+const Uuid = lazy(() => z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID')));
 
 // What is required below is what the spec marks required ("required", "Required: yes"),
 // and nothing more: every other member is optional, and where an item shape is written
@@ -45,13 +39,23 @@ const Uuid = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 // are plain strings; lists it closes (cities, invoice statuses, payment status type...)
 // are enums. Renderers show an absent member as missing (docs/compatibility.md).
 
+/**
+ * `format: uri` in the OpenAPI document. A registry is keyed by the object it is given, and
+ * every schema holds the stand-in, so the stand-in is what is registered, when it is built
+ * (the OpenAPI generator builds a schema before it looks up its metadata).
+ */
+function uriFormat<T extends Zod.ZodMiniString>(standIn: () => T, schema: T): T {
+  z.globalRegistry.add(standIn(), { format: 'uri' });
+  return schema;
+}
+
 /** A URI as the spec types it (RFC 3986), not a WHATWG URL; `format: uri` in the OpenAPI. */
-export const Uri = z.string().check(z.refine(isUri, 'expected a URI (RFC 3986)')).register(z.globalRegistry, { format: 'uri' });
+export const Uri: Zod.ZodMiniString = lazy(() => uriFormat(() => Uri, z.string().check(z.refine(isUri, 'expected a URI (RFC 3986)'))));
 /**
  * A photo link: typed as a URI in the OpenAPI, but not refused when it is not one, so that
  * a bad photo never fails a command (a car's photos are shown as a count).
  */
-const PhotoLink = z.string().register(z.globalRegistry, { format: 'uri' });
+const PhotoLink: Zod.ZodMiniString = lazy(() => uriFormat(() => PhotoLink, z.string()));
 
 export const CarPrices = lazy(() => z.looseObject({
   car: z.optional(
@@ -278,19 +282,19 @@ export const ApiErrorBody = lazy(() => z.looseObject({
   request_id: z.optional(z.string()),
 }));
 
-export type Car = z.infer<typeof Car>;
-export type CarsPage = z.infer<typeof CarsPage>;
-export type Quote = z.infer<typeof Quote>;
-export type QuoteRequest = z.infer<typeof QuoteRequest>;
-export type ReservationCreateRequest = z.infer<typeof ReservationCreateRequest>;
-export type Trip = z.infer<typeof Trip>;
-export type TripsList = z.infer<typeof TripsList>;
-export type Invoice = z.infer<typeof Invoice>;
-export type ManualAction = z.infer<typeof ManualAction>;
-export type Card = z.infer<typeof Card>;
-export type VerificationStatus = z.infer<typeof VerificationStatus>;
-export type Profile = z.infer<typeof Profile>;
-export type ExtensionPrice = z.infer<typeof ExtensionPrice>;
-export type CancellationOutcome = z.infer<typeof CancellationOutcome>;
-export type PaymentStatus = z.infer<typeof PaymentStatus>;
-export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
+export type Car = Zod.infer<typeof Car>;
+export type CarsPage = Zod.infer<typeof CarsPage>;
+export type Quote = Zod.infer<typeof Quote>;
+export type QuoteRequest = Zod.infer<typeof QuoteRequest>;
+export type ReservationCreateRequest = Zod.infer<typeof ReservationCreateRequest>;
+export type Trip = Zod.infer<typeof Trip>;
+export type TripsList = Zod.infer<typeof TripsList>;
+export type Invoice = Zod.infer<typeof Invoice>;
+export type ManualAction = Zod.infer<typeof ManualAction>;
+export type Card = Zod.infer<typeof Card>;
+export type VerificationStatus = Zod.infer<typeof VerificationStatus>;
+export type Profile = Zod.infer<typeof Profile>;
+export type ExtensionPrice = Zod.infer<typeof ExtensionPrice>;
+export type CancellationOutcome = Zod.infer<typeof CancellationOutcome>;
+export type PaymentStatus = Zod.infer<typeof PaymentStatus>;
+export type ApiErrorBody = Zod.infer<typeof ApiErrorBody>;

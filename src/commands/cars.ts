@@ -23,8 +23,12 @@ export type CarsInput = InputOf<'cars'>;
 /** Pages `--all --parallel` asks for at once at most: enough to hide latency, few enough to stay polite. */
 export const MAX_PAGE_CONCURRENCY = 4;
 
-/** The fields the spec documents for a car, offered by `--json <fields>` even when absent. */
-export const CAR_FIELDS: readonly string[] = Object.keys(S.Car.shape);
+/**
+ * The fields the spec documents for a car, offered by `--json <fields>` even when absent.
+ * Asked for only when fields are selected: reading them builds the Car schema, which a
+ * plain `cars --json` never needs (start-up, docs/development.md).
+ */
+const carFields = (): readonly string[] => Object.keys(S.Car.shape);
 
 /**
  * How many pages `--all` asks for at once: `--parallel`, else CARRENTAL_PAGE_CONCURRENCY,
@@ -91,7 +95,7 @@ export async function run(input: CarsInput, ctx: Context): Promise<number> {
   // --available filters what arrived, so its JSON is the filtered page, not the server's bytes
   const page = input.available ? onlyAvailable(res.data) : res.data;
   if (ctx.globals.json) {
-    out.printJson(input.available ? page : payloadOf(res), { lists: ['cars'], known: CAR_FIELDS });
+    out.printJson(input.available ? page : payloadOf(res), { lists: ['cars'], known: carFields });
     return 0;
   }
   if (page.cars.length === 0) out.info('no cars match');
@@ -294,7 +298,7 @@ export async function runAll(
     });
     if (streamJson) {
       // the field list is checked once, on the first page, before anything is written
-      if (jsonFields && pages === 0) selectFields({ cars: page.cars }, jsonFields, { lists: ['cars'], known: CAR_FIELDS });
+      if (jsonFields && pages === 0) selectFields({ cars: page.cars }, jsonFields, { lists: ['cars'], known: carFields });
       if (pages === 0) out.jsonSyntax('{"cars":[');
       if (fresh.length) out.jsonItems(jsonFields ? fresh.map((i) => JSON.stringify(pick(page.cars[i], jsonFields))).join(',') : carsText(page.body, fresh), written > 0);
       written += fresh.length;
@@ -312,7 +316,7 @@ export async function runAll(
   out.clearProgress();
 
   if (streamJson) out.jsonSyntax(`],"total":${total},"has_more":false}\n`);
-  else if (json) out.printJson({ cars: collected, total, has_more: false }, { lists: ['cars'], known: CAR_FIELDS });
+  else if (json) out.printJson({ cars: collected, total, has_more: false }, { lists: ['cars'], known: carFields });
   else if (collected.length) printTable(out, collected, dated);
   if (!json && seen.size === 0) out.info('no cars match');
 

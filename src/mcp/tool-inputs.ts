@@ -1,6 +1,7 @@
 // The MCP tools' inputs: their zod schemas, built from the API's request schemas, and their
 // checks with the CLI's own parsers, down to the API request or query they send.
-import * as z from 'zod/mini';
+import type * as Zod from 'zod/mini';
+import { z } from '../api/zod.js';
 import type { $ZodType } from 'zod/v4/core';
 import type { CarsQuery } from '../api/endpoints.js';
 import { BODY_TYPES, CITIES, ORDER_BY } from '../api/enums.js';
@@ -109,7 +110,7 @@ export const searchInput = z.strictObject({
   offset: describe(z.optional(z.int().check(z.minimum(0))), 'skip this many cars; next_offset of the previous page'),
   fields: describe(z.optional(z.array(z.enum(CAR_FIELDS))), `more car fields than the default ${COMPACT_CAR.join(', ')}`),
 });
-export type SearchArgs = z.infer<typeof searchInput>;
+export type SearchArgs = Zod.infer<typeof searchInput>;
 
 /** Every query parameter of GET /cars has an input of the same name: a compile error names the one missing. */
 type MissingSearchInput = Exclude<keyof CarsQuery, keyof SearchArgs>;

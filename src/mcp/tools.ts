@@ -5,7 +5,7 @@
 // once per amount in integer cents, car-local dates as the API sends them with the zone named
 // once, a car as the few fields an agent needs (more on request). Writes go through the
 // booking core (src/booking/) and need a confirmation the server issued (confirmation.ts).
-import * as z from 'zod/mini';
+import { z } from '../api/zod.js';
 import type { $ZodType } from 'zod/v4/core';
 import { NO_RETRY } from '../api/client.js';
 import type { Api } from '../api/endpoints.js';

@@ -17,8 +17,8 @@ export function parseJsonFields(text: string): string[] {
 export interface SelectOptions {
   /** Members of an object payload that are lists of items (a page's `cars`). */
   lists?: readonly string[];
-  /** Fields the API documents for an item, offered even when no item carries them. */
-  known?: readonly string[];
+  /** Fields the API documents for an item, offered even when no item carries them (asked for only when fields are selected). */
+  known?: () => readonly string[];
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -48,7 +48,7 @@ export function selectFields(value: unknown, fields: string[], opts: SelectOptio
     throw usageError('this command prints a single value, not an object: --json takes no field list here', 'use --json alone');
   }
   const items: unknown[] = where === 'self' ? [value] : where === 'array' ? (value as unknown[]) : where.flatMap((k) => (value as Record<string, unknown[]>)[k]);
-  const available = new Set(opts.known ?? []);
+  const available = new Set(opts.known?.() ?? []);
   for (const item of items) if (isObject(item)) for (const k of Object.keys(item)) available.add(k);
   const unknown = fields.filter((f) => !available.has(f));
   if (unknown.length) {

@@ -2,7 +2,8 @@
 // use; tests set them low (or switch promo codes off) through startSandbox's `config`, the
 // CARRENTAL_SANDBOX_CONFIG environment variable (JSON) or PATCH /__sandbox/config.
 // zod/mini, the flavour the CLI already loads: the full one would cost every embedded command.
-import * as z from 'zod/mini';
+import type * as Zod from 'zod/mini';
+import { z } from '../api/zod.js';
 
 const HHMM = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM'));
 const Count = z.int().check(z.minimum(0));
@@ -28,7 +29,7 @@ const SandboxConfigSchema = z.strictObject({
   refundDays: Count,
 });
 
-export type SandboxConfig = z.infer<typeof SandboxConfigSchema>;
+export type SandboxConfig = Zod.infer<typeof SandboxConfigSchema>;
 
 export const DEFAULT_CONFIG: SandboxConfig = {
   catalogRateLimitPerMinute: 600,

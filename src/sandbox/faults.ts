@@ -3,7 +3,8 @@
 // Set through startSandbox({faults}), CARRENTAL_SANDBOX_FAULTS (JSON array) or
 // POST /__sandbox/faults.
 // zod/mini, the flavour the CLI already loads: the full one would cost every embedded command.
-import * as z from 'zod/mini';
+import type * as Zod from 'zod/mini';
+import { z } from '../api/zod.js';
 import { OPERATIONS } from '../api/operations.js';
 
 const operationIds = OPERATIONS.map((o) => o.id);
@@ -41,8 +42,8 @@ const FaultSpecSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('operation_not_enabled'), operation: Operation, times: Times }),
 ]);
 
-export type FaultSpec = z.input<typeof FaultSpecSchema>;
-export type Fault = z.output<typeof FaultSpecSchema>;
+export type FaultSpec = Zod.input<typeof FaultSpecSchema>;
+export type Fault = Zod.output<typeof FaultSpecSchema>;
 export type ActiveFault = Fault & { id: string; remaining: number | null };
 
 export interface FaultRegistry {

@@ -129,6 +129,21 @@ describe('import layers', () => {
   });
 });
 
+// zod/mini is taken from src/api/zod.ts, which sets it up (English messages, no JIT) and which
+// the build loads on first use (scripts/zod-on-first-use.ts): a module importing 'zod/mini'
+// itself would run zod before the set-up, and load it in commands that need none.
+describe('zod', () => {
+  it("no module but src/api/zod.ts imports zod/mini's values (types are free)", () => {
+    const valueImport = /^import (?!type )[^;]* from 'zod\/mini';$/m;
+    const importers = sourceFiles(SRC)
+      .filter((file) => valueImport.test(readFileSync(file, 'utf8')))
+      .map((file) => posix(relative(ROOT, file)));
+    expect(importers).toEqual(['src/api/zod.ts']);
+    expect(valueImport.test("import * as z from 'zod/mini';")).toBe(true);
+    expect(valueImport.test("import type * as Zod from 'zod/mini';")).toBe(false);
+  });
+});
+
 // What to say to a person belongs to the front end that says it (issue 26): the transport
 // records what failed, and src/cli/hints.ts words the next step; the booking core, shared with
 // the MCP server, records facts too (a pending write's key). So no string under src/api or
