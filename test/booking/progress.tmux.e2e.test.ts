@@ -2,12 +2,13 @@
 // against a sandbox served from this process while the test pays the rent (or lets a fault
 // pass); once the command ends, the screen holds no progress row. A progress line longer
 // than the terminal used to wrap, and `\r\e[2K` erased only its last row, so every poll left
-// the rest behind. Needs tmux and `npm run build`.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+// the rest behind. Needs tmux and `npm run build`. The tests run at once, each in its own
+// pane against its own sandbox: most of their time is the commands' 5 s polls.
+import { afterAll, beforeAll, test as base, describe } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
-import { admin, faults, freeCars, resetSandbox } from './sandbox.js';
+import { admin, faults, freeCars } from './sandbox.js';
 
 // The CLI in a pane runs on this machine's clock (env -i: nothing pins it), so the sandbox
 // does too and the trip is 11 days ahead of today: no date here ever falls in the past.
@@ -18,22 +19,38 @@ const DATES = { from: FROM, to: TO };
 import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-progress-${process.pid}`;
-let sb: RunningSandbox;
-let home: TestHome;
 let session = 0;
+
+/** A test's own sandbox (on this machine's clock) and home. */
+interface Setup {
+  sb: RunningSandbox;
+  home: TestHome;
+}
+
+const test = base
+  .extend('sb', async ({}, { onCleanup }) => {
+    const sb = await startSandbox({ quiet: true });
+    onCleanup(() => sb.close());
+    return sb;
+  })
+  .extend('home', async ({}, { onCleanup }) => {
+    const home = new TestHome();
+    onCleanup(() => home.cleanup());
+    return home;
+  });
 
 const tmux = tmuxOn(SOCKET);
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const env = () => home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
+const env = ({ sb, home }: Setup) => home.env({ CARRENTAL_API_KEY: sb.keys.booking_write, NO_COLOR: '1', TERM: 'xterm-256color' });
 
 /**
  * Runs `carrental <args>` in a pane `width` columns wide; once `progress` shows on the
  * screen, runs `then` (the customer pays); returns the screen after the command exits.
  */
-async function pane(width: number, args: string[], progress: RegExp, then: () => Promise<unknown> = async () => {}): Promise<string> {
+async function pane(setup: Setup, width: number, args: string[], progress: RegExp, then: () => Promise<unknown> = async () => {}): Promise<string> {
   const name = `p${++session}`;
-  const assignments = Object.entries(env()).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
-  const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, ...args].map(shellQuote).join(' ');
+  const assignments = Object.entries(env(setup)).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
+  const cli = [process.execPath, BIN, '--base-url', setup.sb.baseUrl, ...args].map(shellQuote).join(' ');
   tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '40', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
   const capture = () => tmux('capture-pane', '-p', '-t', name, '-S', '-200');
   const deadline = Date.now() + 25_000;
@@ -55,50 +72,41 @@ async function pane(width: number, args: string[], progress: RegExp, then: () =>
 }
 
 /** A fresh unpaid reservation of the cheapest free car. */
-async function reserve(): Promise<string> {
-  const [alias] = await freeCars(sb, 1, DATES);
-  const r = await runCommand(['--base-url', sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env: env() });
-  expect(r.code, r.stderr).toBe(0);
+async function reserve(setup: Setup): Promise<string> {
+  const [alias] = await freeCars(setup.sb, 1, DATES);
+  const r = await runCommand(['--base-url', setup.sb.baseUrl, 'reserve', alias, '--from', FROM, '--to', TO, '-y'], { env: env(setup) });
+  if (r.code !== 0) throw new Error(`reserve exited ${r.code}: ${r.stderr}`);
   return r.stdout.trim();
 }
 
-const pay = (uuid: string) => admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
+const pay = (sb: RunningSandbox, uuid: string) => admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
 
-beforeAll(async () => {
+beforeAll(() => {
   assertBuilt();
   tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
-  sb = await startSandbox({ quiet: true });
 });
-beforeEach(async () => {
-  home = new TestHome();
-  await resetSandbox(sb);
-});
-afterEach(() => home.cleanup());
-afterAll(async () => {
-  tmux.stop();
-  await sb?.close();
-});
+afterAll(() => tmux.stop());
 
-describe.each([60, 80])('at %i columns', (width) => {
-  it('pay-link --wait: the waiting line is cut to the width and gone once paid', async () => {
-    const uuid = await reserve();
-    const text = await pane(width, ['pay-link', uuid, '--wait'], /waiting for/, () => pay(uuid));
+describe.concurrent.each([60, 80])('at %i columns', (width) => {
+  test('pay-link --wait: the waiting line is cut to the width and gone once paid', async ({ sb, home, expect }) => {
+    const uuid = await reserve({ sb, home });
+    const text = await pane({ sb, home }, width, ['pay-link', uuid, '--wait'], /waiting for/, () => pay(sb, uuid));
     expect(text).toContain('EXIT:0');
     expect(text).toContain(`settled: reservation ${uuid}`);
     expect(text).not.toMatch(/waiting for|Ctrl-C to stop|checked \d/);
   }, 40_000);
 
-  it('trips --watch: the watching line is cut to the width and gone once the payment changes', async () => {
-    const uuid = await reserve();
-    const text = await pane(width, ['trips', uuid, '--watch'], /watching /, () => pay(uuid));
+  test('trips --watch: the watching line is cut to the width and gone once the payment changes', async ({ sb, home, expect }) => {
+    const uuid = await reserve({ sb, home });
+    const text = await pane({ sb, home }, width, ['trips', uuid, '--watch'], /watching /, () => pay(sb, uuid));
     expect(text).toContain('EXIT:0');
     expect(text).not.toMatch(/watching |next in \d|Ctrl-C to stop/);
   }, 40_000);
 
-  it('a retried reserve: the retry lines are cut to the width and gone once it books', async () => {
+  test('a retried reserve: the retry lines are cut to the width and gone once it books', async ({ sb, home, expect }) => {
     const [alias] = await freeCars(sb, 1, DATES);
     await faults(sb, { kind: 'error', operation: 'createReservation', code: 'internal_error', times: 2 });
-    const text = await pane(width, ['reserve', alias, '--from', FROM, '--to', TO, '-y'], /retrying/);
+    const text = await pane({ sb, home }, width, ['reserve', alias, '--from', FROM, '--to', TO, '-y'], /retrying/);
     expect(text).toContain('EXIT:0');
     expect(text).toMatch(/^reservation +[0-9a-f]{8}-[0-9a-f-]{27}$/m);
     expect(text).not.toMatch(/retrying|idempotency key in|attempt \d/);
