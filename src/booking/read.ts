@@ -3,6 +3,7 @@
 import { READ_RETRY, type RetryPolicy } from '../api/client.js';
 import type { Api } from '../api/endpoints.js';
 import type { Output } from '../render/output.js';
+import { CliError } from '../errors.js';
 
 /** The spec: a 500 while a payment is in progress is temporary; wait a few seconds and read again. */
 export const PAYMENT_IN_PROGRESS_WAIT_MS = 3_000;
@@ -29,4 +30,13 @@ export function readReservation(api: Api, uuid: string, out: Output) {
       out.progress(`${why}: reading again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts})`);
     },
   });
+}
+
+/**
+ * How long the API asked to wait before the next request (Retry-After, sent with 429 and
+ * 503), from a read that failed after the request sender's own retries; 0 when it did not say.
+ * The waits of --watch and pay-link --wait never read again sooner.
+ */
+export function askedWaitMs(err: unknown): number {
+  return err instanceof CliError && err.api?.retryAfter !== undefined ? err.api.retryAfter * 1000 : 0;
 }

@@ -23,7 +23,7 @@ import { printAction } from '../render/action.js';
 import { cliPrefix } from '../cli/confirm.js';
 import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../cli/dry-run.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
-import { readReservation } from './trips.js';
+import { readReservation } from '../booking/read.js';
 import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cli/trip-dates.js';
 
 export type ExtendLinkInput = InputOf<'extend-link'>;

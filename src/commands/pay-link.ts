@@ -22,7 +22,7 @@ import { cliPrefix } from '../cli/confirm.js';
 import { LINK_NOTE, previewOf, printDryRun } from '../cli/dry-run.js';
 import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
-import { askedWaitMs, readReservation } from './trips.js';
+import { askedWaitMs, readReservation } from '../booking/read.js';
 
 export type PayLinkInput = InputOf<'pay-link'>;
 

@@ -18,7 +18,7 @@ import { BOOK_ANOTHER } from '../cli/hints.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
 import { parseAlias, parseWriteKey } from '../input/parse.js';
-import { printQuote } from './quote.js';
+import { printQuote } from '../render/quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cli/reserve-prompts.js';
 import { buildCreateRequest, type ReserveDraft } from '../booking/create-request.js';
 import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from '../cli/trip-dates.js';

@@ -5,7 +5,7 @@ import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
-import { adminTarget } from './sandbox-admin.js';
+import { adminTarget } from '../cli/sandbox-admin.js';
 
 export type CardInput = InputOf<'sandbox card'>;
 

@@ -7,7 +7,7 @@ import { usageError } from '../errors.js';
 import { isRelativeDate, resolveDateInput } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { adminTarget, findReservation } from './sandbox-admin.js';
+import { adminTarget, findReservation } from '../cli/sandbox-admin.js';
 import { parseUuidRef } from '../booking/resolve-id.js';
 import { checkPartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
 

@@ -7,7 +7,7 @@ import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../render/table.js';
-import { adminTarget } from './sandbox-admin.js';
+import { adminTarget } from '../cli/sandbox-admin.js';
 import { parseIntOption } from '../input/parse.js';
 
 export const FAULT_KINDS = ['latency', 'drop', 'error', 'malformed', 'operation_not_enabled'] as const;

@@ -3,7 +3,7 @@
 import type { InputOf } from '../cli/commands.js';
 import type { Context } from '../cli/context.js';
 import { output } from '../cli/services.js';
-import { adminTarget } from './sandbox-admin.js';
+import { adminTarget } from '../cli/sandbox-admin.js';
 
 export async function run(input: InputOf<'sandbox keys'>, ctx: Context): Promise<number> {
   const target = await adminTarget(ctx, input);

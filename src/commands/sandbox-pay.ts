@@ -7,7 +7,7 @@ import { output } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { formatCents } from '../render/money.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { adminTarget, findReservation } from './sandbox-admin.js';
+import { adminTarget, findReservation } from '../cli/sandbox-admin.js';
 import { parseUuidRef } from '../booking/resolve-id.js';
 
 export type PayInput = InputOf<'sandbox pay'>;

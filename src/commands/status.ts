@@ -10,7 +10,7 @@ import { formatLocal } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
 import { cliPrefix } from '../cli/confirm.js';
-import { readReservation } from './trips.js';
+import { readReservation } from '../booking/read.js';
 
 export type StatusInput = InputOf<'status'>;
 

@@ -19,17 +19,7 @@ export type TripsInput = InputOf<'trips'>;
 
 /** The spec: "do not poll faster than every few seconds"; --watch never goes below this. */
 export const MIN_WATCH_INTERVAL_S = 5;
-export { PAYMENT_IN_PROGRESS_WAIT_MS, RESERVATION_READ_RETRY, readReservation } from '../booking/read.js';
-import { readReservation } from '../booking/read.js';
-
-/**
- * How long the API asked to wait before the next request (Retry-After, sent with 429 and
- * 503), from a read that failed after the request sender's own retries; 0 when it did not say.
- * The waits of --watch and pay-link --wait never read again sooner.
- */
-export function askedWaitMs(err: unknown): number {
-  return err instanceof CliError && err.api?.retryAfter !== undefined ? err.api.retryAfter * 1000 : 0;
-}
+import { askedWaitMs, readReservation } from '../booking/read.js';
 
 interface WatchOptions {
   intervalMs: number;

@@ -129,6 +129,25 @@ describe('import layers', () => {
   });
 });
 
+// src/commands holds one module per command and nothing else (issue 26): what two commands
+// share lives in the layer it belongs to (src/cli, src/booking, src/render, ...), so no
+// command module imports another.
+describe('src/commands', () => {
+  it('holds the modules the command tree loads, and nothing else', () => {
+    const tree = readFileSync(join(SRC, 'cli', 'commands.ts'), 'utf8');
+    const loaded = [...tree.matchAll(/import\('\.\.\/commands\/([\w-]+)\.js'\)/g)].map(([, name]) => `${name}.ts`);
+    expect(loaded.length).toBeGreaterThan(30);
+    expect(readdirSync(join(SRC, 'commands')).sort()).toEqual([...new Set(loaded)].sort());
+  });
+
+  it('no command module imports another', () => {
+    const found = [...srcGraph()].flatMap(([importer, imports]) =>
+      under(importer, 'src/commands') ? imports.filter((i) => under(i, 'src/commands')).map((i) => `${importer} -> ${i}`) : [],
+    );
+    expect(found).toEqual([]);
+  });
+});
+
 // zod/mini is taken from src/api/zod.ts, which sets it up (English messages, no JIT) and which
 // the build loads on first use (scripts/zod-on-first-use.ts): a module importing 'zod/mini'
 // itself would run zod before the set-up, and load it in commands that need none.
