@@ -207,33 +207,27 @@ function splitWord(word: string, width: number): string[] {
   return [...pieces, piece];
 }
 
+/** Pieces joined by spaces, greedily, into lines no wider than `width` where they fit; the first line starts with `lead` (an indent). */
+function fill(pieces: readonly string[], width: number, lead = ''): string[] {
+  const out: string[] = [];
+  let current = lead;
+  for (const piece of pieces) {
+    if (current.trim() === '') current += piece;
+    else if (widthOf(current) + 1 + widthOf(piece) <= width) current += ` ${piece}`;
+    else {
+      out.push(current);
+      current = piece;
+    }
+  }
+  out.push(current);
+  return out;
+}
+
 /** Greedy word wrap to `width` (a label/value block's long value); a word longer than the width is split. */
 export function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  for (const line of lines(text)) {
-    if (widthOf(line) <= width) {
-      out.push(line);
-      continue;
-    }
-    let current = '';
-    for (let word of line.split(' ')) {
-      if (widthOf(word) > width) {
-        if (current) out.push(current);
-        const pieces = splitWord(word, width);
-        out.push(...pieces.slice(0, -1));
-        current = '';
-        word = pieces.at(-1)!;
-      }
-      if (!current) current = word;
-      else if (widthOf(current) + 1 + widthOf(word) <= width) current += ` ${word}`;
-      else {
-        out.push(current);
-        current = word;
-      }
-    }
-    out.push(current);
-  }
-  return out;
+  return lines(text).flatMap((line) =>
+    widthOf(line) <= width ? [line] : fill(line.split(' ').flatMap((word) => (widthOf(word) > width ? splitWord(word, width) : [word])), width),
+  );
 }
 
 /**
@@ -247,18 +241,7 @@ export function foldProse(text: string, width: number): string[] {
     if (widthOf(line) <= width) return [line];
     const indent = /^\s*/.exec(line)![0];
     const pieces = [...line.slice(indent.length).matchAll(/`[^`]*`[^\s`]*|\bcarrental (?:--?[a-z]|[a-z-]+(?: |$)).*$|\S+/g)].map((m) => m[0]);
-    const out: string[] = [];
-    let current = indent;
-    for (const piece of pieces) {
-      if (current.trim() === '') current += piece;
-      else if (widthOf(current) + 1 + widthOf(piece) <= width) current += ` ${piece}`;
-      else {
-        out.push(current);
-        current = piece;
-      }
-    }
-    out.push(current);
-    return out;
+    return fill(pieces, width, indent);
   });
 }
 

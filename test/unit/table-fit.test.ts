@@ -124,4 +124,10 @@ describe('wide characters', () => {
     for (const line of lines(out)) expect(columnsOf(line)).toBeLessThanOrEqual(30);
     expect(wrap('丰田卡罗拉混合', 6)).toEqual(['丰田卡', '罗拉混', '合']);
   });
+
+  it('wrap fills lines greedily: a word longer than the width is split, and what follows its last piece joins it', () => {
+    expect(wrap('a bb ccccccccc dd', 4)).toEqual(['a bb', 'cccc', 'cccc', 'c dd']);
+    expect(wrap('short\none two three', 7)).toEqual(['short', 'one two', 'three']);
+    expect(wrap('x  y', 2)).toEqual(['x ', 'y']);
+  });
 });
