@@ -13,7 +13,7 @@ import { operationOf } from './operations.js';
 import { isDotSegment } from './path.js';
 import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings, type Route } from './proxy.js';
 import { certificateError, certificateProblem, MAX_REDIRECTS, NetworkFailure, networkError, notFollowed, redirectRefused } from './transport-errors.js';
-import { holdsSecret, maskSecretsIn, redactHeader, scrubSecrets } from '../text/redact.js';
+import { holdsSecret, maskSecrets, maskSecretsIn, redactHeader, scrubSecrets } from '../text/redact.js';
 
 export { isLoopbackHost } from './loopback.js';
 export { isCertificateError, isRedirectError, MAX_REDIRECTS, movedBaseUrl } from './transport-errors.js';
@@ -321,7 +321,16 @@ export class ApiClient {
   }
 
   private finish<T>(spec: RequestSpec<T>, res: { status: number; headers: Record<string, string>; text: string; body: unknown; parseError: boolean; redirects: string[] }, label: string): ApiResponse<T> {
-    if (spec.allowErrorStatus) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers: res.headers, redirects: res.redirects };
+    if (spec.allowErrorStatus) {
+      // an answer returned as it is (`api`, `doctor --contract`) is read whole or in part by
+      // what shows it (a finding cut at 80 characters): the key a server echoed, in any
+      // spelling, is masked before anyone can cut through it
+      const key = this.opts.apiKey;
+      const headers = key ? (maskSecretsIn(res.headers, [key]) as Record<string, string>) : res.headers;
+      if (!key || !(holdsSecret(res.text, key) || res.text.includes('\\'))) return { data: res.body as T, body: res.body, text: res.text, status: res.status, headers, redirects: res.redirects };
+      const body = maskSecretsIn(res.body, [key]);
+      return { data: body as T, body, text: maskSecrets(res.text, [key]), status: res.status, headers, redirects: res.redirects };
+    }
     if (res.parseError || res.text === '') {
       throw new CliError('api', `malformed response from ${label}: the body is not JSON`, { transport: { kind: 'malformed', why: 'not_json' } });
     }
@@ -459,7 +468,8 @@ function traceBody(text: string, apiKey: string | undefined): string {
   try {
     return safeJsonText(text, [apiKey]);
   } catch {
-    return text;
+    // not JSON: masked here all the same, since the trace cuts it at 2000 characters
+    return scrubSecrets(text, [apiKey]);
   }
 }
 

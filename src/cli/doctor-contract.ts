@@ -71,7 +71,7 @@ export async function contract(input: ContractInput, ctx: Context, prompter: Pro
   out.clearProgress();
   const code = report.ok ? 0 : 1;
   if (junit) {
-    await writeFileAtomic(junit, toJunit(report, { name: `carrental contract check of ${target.sandbox ? 'the sandbox' : target.baseUrl}`, timestamp: ctx.now() }), { mode: 0o644 });
+    await writeFileAtomic(junit, toJunit(report, { name: `carrental contract check of ${target.sandbox ? 'the sandbox' : target.baseUrl}`, timestamp: ctx.now(), secrets: [target.apiKey] }), { mode: 0o644 });
   }
   print(out, report, target.sandbox ? 'the embedded sandbox' : target.baseUrl, code);
   if (junit) out.info(`JUnit XML written to ${junit}`);

@@ -2,23 +2,23 @@
 // (tables, pipes, --json, --jq, --debug, previews, progress, prompts, the MCP protocol)
 // goes through ctx.io.stdout or ctx.io.stderr, so wrapping those two streams covers any
 // server string a renderer forgot, instead of trusting each command to remember.
-import { maskKey, maskSecrets, MIN_SECRET_LENGTH } from '../text/redact.js';
+import { maskSecretBytes, maskSecrets, MIN_SECRET_LENGTH } from '../text/redact.js';
 import { WRAPPED_STREAM, type IO, type OutStream } from './context.js';
 
 /**
  * `text` with every secret masked. A Buffer is masked byte for byte (read as latin1, so a
- * binary body keeps every other byte) and stays a Buffer.
+ * binary body keeps every other byte; an invisible character inside the key is then its
+ * UTF-8 bytes) and stays a Buffer.
  */
 export function maskChunk(chunk: string | Uint8Array, secrets: readonly string[]): string | Uint8Array {
   const active = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);
   if (active.length === 0) return chunk;
   if (typeof chunk === 'string') return maskSecrets(chunk, active);
   const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
-  const masked = maskSecrets(text, active);
+  const masked = maskSecretBytes(text, active);
   if (masked === text) return chunk;
-  // the mask's `…` is not latin1: put its UTF-8 bytes in, one latin1 character per byte
-  const asBytes = active.reduce((t, s) => t.replaceAll(maskKey(s), Buffer.from(maskKey(s), 'utf8').toString('latin1')), masked);
-  return Buffer.from(asBytes, 'latin1');
+  // a mask's `…` is the one character above latin-1: its UTF-8 bytes, one character per byte
+  return Buffer.from(masked.replaceAll('…', '\xe2\x80\xa6'), 'latin1');
 }
 
 /**

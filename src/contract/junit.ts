@@ -2,6 +2,7 @@
 // reporter, Jenkins, CircleCI) display: one test suite, one test case per operation and
 // rule checked, a <failure> per violated case with every finding in it, a <skipped/> for
 // an operation that was not deployed or not checked, an <error> for a request that failed.
+import { scrubSecrets } from '../text/redact.js';
 import type { Finding } from './check.js';
 import { RULES } from './rules.js';
 import type { ContractReport } from './run.js';
@@ -23,13 +24,20 @@ export function xmlEscape(text: string): string {
   );
 }
 
-const attr = (name: string, value: string | number) => ` ${name}="${xmlEscape(String(value))}"`;
-
 function findingLine(f: Finding): string {
   return `${f.path}: saw ${f.saw}`;
 }
 
-export function toJunit(report: ContractReport, opts: { name: string; timestamp: Date }): string {
+/**
+ * `secrets`: the key the check ran with. The file leaves the terminal's mask behind (a CI
+ * system publishes it), so every text a server may have put in it is masked here, in any
+ * spelling, and anything key-shaped with it.
+ */
+export function toJunit(report: ContractReport, opts: { name: string; timestamp: Date; secrets?: Array<string | undefined> }): string {
+  const secrets = opts.secrets ?? [];
+  // masked before the escape: XML drops some controls, which would join a key split by them
+  const escape = (text: string) => xmlEscape(scrubSecrets(text, secrets));
+  const attr = (name: string, value: string | number) => ` ${name}="${escape(String(value))}"`;
   const cases: string[] = [];
   let tests = 0;
   let failures = 0;
@@ -59,7 +67,7 @@ export function toJunit(report: ContractReport, opts: { name: string; timestamp:
       failures++;
       const message = `${found.length} violation${found.length === 1 ? '' : 's'} of: ${RULES[rule].spec}`;
       const body = [...found.map(findingLine), '', `spec: ${found[0].spec}`].join('\n');
-      cases.push(`    <testcase${attr('classname', op.id)}${attr('name', name)}>\n      <failure${attr('message', message)}${attr('type', rule)}>${xmlEscape(body)}</failure>\n    </testcase>`);
+      cases.push(`    <testcase${attr('classname', op.id)}${attr('name', name)}>\n      <failure${attr('message', message)}${attr('type', rule)}>${escape(body)}</failure>\n    </testcase>`);
     }
   }
   // findings of a step that made no test case of its own (a retry-after met on a refused request)
@@ -68,7 +76,7 @@ export function toJunit(report: ContractReport, opts: { name: string; timestamp:
     tests++;
     failures++;
     cases.push(
-      `    <testcase${attr('classname', f.operation)}${attr('name', RULES[f.rule].title)}>\n      <failure${attr('message', RULES[f.rule].spec)}${attr('type', f.rule)}>${xmlEscape(findingLine(f))}</failure>\n    </testcase>`,
+      `    <testcase${attr('classname', f.operation)}${attr('name', RULES[f.rule].title)}>\n      <failure${attr('message', RULES[f.rule].spec)}${attr('type', f.rule)}>${escape(findingLine(f))}</failure>\n    </testcase>`,
     );
   }
   for (const problem of report.problems.filter((p) => !report.operations.some((op) => op.status === 'failed' && p.startsWith(`${op.id} (`)))) {
