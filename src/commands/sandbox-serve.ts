@@ -74,6 +74,9 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
   }
 
   const info = { base_url: sandbox.baseUrl, app_url: sandbox.appUrl, keys: sandbox.keys };
+  // the sandbox's own demo keys are fixtures, printed whole for the scripts and people that
+  // read them, even when CARRENTAL_API_KEY holds one (a CI job that starts a second sandbox)
+  ctx.showWhole?.(Object.values(sandbox.keys));
   if (ctx.globals.json) {
     // exactly one line, whatever the terminal: a parent process reads it to find the port
     out.line(JSON.stringify(info));

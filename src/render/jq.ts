@@ -3,7 +3,7 @@
 // WebAssembly), and prepared before the command sends anything, so a typo in the
 // expression is a usage error, not a failure after the request.
 import { CliError, usageError } from '../errors.js';
-import { scrubSecrets } from '../text/redact.js';
+import { MIN_SECRET_LENGTH, scrubSecrets } from '../text/redact.js';
 
 interface JqHandle {
   raw(input: string | object | null, query: string, flags?: string[]): { stdout: string; stderr: string; exitCode: number };
@@ -43,5 +43,8 @@ export function runJq(expr: string, input: string, opts: { tty: boolean; secrets
   const { stdout, stderr, exitCode } = handle.raw(input, expr, opts.tty ? ['-r'] : ['-r', '-c']);
   if (exitCode !== 0 && stderr.trim()) throw new CliError('api', `--jq: ${jqMessage(stderr)}`, { hint: 'the expression does not fit this output; try --json alone to see it' });
   const safe = stdout.replace(UNSAFE_RAW_RE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return scrubSecrets(safe, opts.secrets ?? []);
+  // as --json: with no key to look for (`sandbox keys`, whose demo keys are shown whole),
+  // nothing key-shaped is masked either
+  const secrets = (opts.secrets ?? []).filter((s): s is string => !!s && s.length >= MIN_SECRET_LENGTH);
+  return secrets.length ? scrubSecrets(safe, secrets) : safe;
 }
