@@ -11,8 +11,8 @@ import { clean, visible } from '../text/sanitize.js';
 import { isLoopbackHost } from './loopback.js';
 import { operationOf } from './operations.js';
 import { isDotSegment } from './path.js';
-import { describeRoute, hasProxy, maskProxy, routeFor, type ProxySettings, type Route } from './proxy.js';
-import { certificateError, certificateProblem, MAX_REDIRECTS, NetworkFailure, networkError, notFollowed, redirectRefused } from './transport-errors.js';
+import { describeRoute, hasProxy, maskProxy, routeFor, unusableProxy, type ProxySettings, type Route } from './proxy.js';
+import { certificateError, certificateProblem, handshakeError, MAX_REDIRECTS, NetworkFailure, networkError, notFollowed, redirectLoop, redirectRefused } from './transport-errors.js';
 import { holdsSecret, maskSecrets, maskSecretsIn, redactHeader, scrubSecrets } from '../text/redact.js';
 
 export { isLoopbackHost } from './loopback.js';
@@ -264,6 +264,10 @@ export class ApiClient {
     const proxy = this.opts.proxy ?? NO_PROXY;
     const target = new URL(url);
     const route = routeFor(target, proxy);
+    if ('proxy' in route) {
+      const unusable = unusableProxy(route.proxy);
+      if (unusable) throw usageError(unusable, `unset ${route.proxy.from} or point it at an HTTP proxy (http://host:port); NO_PROXY lists the hosts reached directly`);
+    }
     try {
       const res = await this.send(target, route, spec.method, headers, body, signal);
       status = res.status;
@@ -279,14 +283,17 @@ export class ApiClient {
       if (this.opts.signal?.aborted) throw new CliError('interrupted', 'interrupted');
       if (err instanceof CliError) throw err;
       if (spec.signal?.aborted) throw abandoned(label);
-      const { RedirectRefused, ResponseTooLarge } = await import('./transport.js');
+      const { RedirectLoop, RedirectRefused, ResponseTooLarge } = await import('./transport.js');
       if (err instanceof ResponseTooLarge) throw tooLarge(label, this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
       if (err instanceof RedirectRefused) throw redirectRefused(label, err, url, this.baseUrl);
+      if (err instanceof RedirectLoop) throw redirectLoop(label, err, url);
       const timedOut = timeout.aborted || /timeout/i.test((err as Error)?.name ?? '') || /Timeout/.test((err as { code?: string })?.code ?? '');
       const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
       debug?.(`< network error after ${Date.now() - t0} ms: ${code ?? (err as Error).message}`);
       const certificate = code === undefined ? undefined : certificateProblem(code);
       if (certificate) throw certificateError(label, url, certificate, err, route);
+      const handshake = handshakeError(label, url, code, err, route);
+      if (handshake) throw handshake;
       throw new NetworkFailure({ kind: 'network', timedOut, code }, networkError(label, url, err, timedOut, code, this.opts.timeoutMs, route));
     }
     if (debug) {

@@ -14,9 +14,27 @@ export interface ProxySettings {
 
 function pick(env: NodeJS.ProcessEnv, names: string[]): { url: string; from: string } | undefined {
   for (const name of names) {
-    const value = env[name];
-    if (value) return { url: value, from: name };
+    const value = env[name]?.trim();
+    // `host:port` without a scheme is http://, as curl, gh and pip read it (a URL parser
+    // would take `localhost:` for the scheme)
+    if (value) return { url: /^[a-z][a-z\d+.-]*:\/\//i.test(value) ? value : `http://${value}`, from: name };
   }
+  return undefined;
+}
+
+/** The proxy schemes the transport speaks. */
+export const PROXY_SCHEMES = ['http:', 'https:'];
+
+/**
+ * Why a proxy setting cannot be used (a SOCKS proxy, another scheme, not a URL), in words
+ * naming what is supported; undefined for one that can.
+ */
+export function unusableProxy(proxy: { url: string; from: string }): string | undefined {
+  const scheme = /^([a-z][a-z\d+.-]*):\/\//i.exec(proxy.url)?.[1].toLowerCase();
+  const supported = 'carrental goes through http:// and https:// proxies only';
+  if (scheme && /^socks/.test(scheme)) return `${proxy.from} names a SOCKS proxy (${scheme}://), and ${supported}`;
+  if (!URL.canParse(proxy.url)) return `${proxy.from} is not a proxy URL (${supported}; \`host:port\` means http://host:port)`;
+  if (!PROXY_SCHEMES.includes(new URL(proxy.url).protocol)) return `${proxy.from} names a ${scheme}:// proxy, and ${supported}`;
   return undefined;
 }
 

@@ -85,6 +85,45 @@ function certificateNames(err: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A TLS handshake that failed for another reason than the certificate, in words (node's
+ * message is OpenSSL's: `...:SSL routines:ssl3_read_bytes:tlsv1 alert no application
+ * protocol:...`); undefined for an error that is not one. Nothing was sent, and a rerun
+ * fails the same way: not "unavailable".
+ */
+export function handshakeError(label: string, url: string, code: string | undefined, err: unknown, route: Route): CliError | undefined {
+  if (!code?.startsWith('ERR_SSL_')) return undefined;
+  const target = new URL(url);
+  const viaTlsProxy = 'proxy' in route && route.proxy.url.startsWith('https:');
+  const whose = viaTlsProxy ? `${target.origin} (or the proxy ${maskProxy(route.proxy.url)}, ${route.proxy.from})` : target.origin;
+  // the server offered no protocol in common with our `http/1.1` (ALPN): it speaks h2 alone
+  if (code === 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL') {
+    return new CliError('api', `${whose} speaks HTTP/2 only, and carrental speaks HTTP/1.1 (${label})`, {
+      hint: 'ask the API’s operators to accept HTTP/1.1 too (curl --http1.1 shows the same refusal), or put a proxy that speaks both in front of it',
+      cause: err,
+    });
+  }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || code === 'ERR_SSL_HTTP_REQUEST') {
+    return new CliError('api', `${whose} does not speak TLS on port ${target.port || 443} (${label})`, {
+      hint: `if the API is plain http there, the base URL starts with http://; \`carrental doctor\` checks it`,
+      cause: err,
+    });
+  }
+  const words = code.replace(/^ERR_SSL_/, '').replace(/_/g, ' ').toLowerCase();
+  return new CliError('api', `the TLS handshake with ${whose} failed (${label}): ${words}`, {
+    hint: 'the server and this machine share no TLS version or cipher; `curl -v` against the same URL shows the handshake',
+    cause: err,
+  });
+}
+
+/** A redirect back to a URL the request has been at: named once, with where it went round. */
+export function redirectLoop(label: string, err: { status: number; from: string; location: string }, url: string): CliError {
+  const where = err.from === err.location ? `${clean(err.from)} redirects to itself` : `${clean(err.from)} sends it back to ${clean(err.location)}`;
+  return new CliError('api', `${label} was redirected in a loop: ${where} (HTTP ${err.status})`, {
+    transport: { kind: 'redirect', why: 'too_many', location: err.location, origin: new URL(url).origin },
+  });
+}
+
 /** The base URL to configure when `path` (under `base`) answers from `location`; undefined when the paths do not line up. */
 export function movedBaseUrl(base: string, requested: string, location: string): string | undefined {
   const tail = requested.slice(base.length);

@@ -15,6 +15,7 @@
 //
 // Only undici's own files for these pieces are loaded: the package entry also loads fetch,
 // WebSocket, EventSource, caches and mocks, which more than doubles a command's start.
+import diagnostics from 'node:diagnostics_channel';
 import { isIP } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import type { buildConnector, Dispatcher } from 'undici';
@@ -26,6 +27,7 @@ import undiciConnect from 'undici/lib/api/api-connect.js';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
 import redirect from 'undici/lib/interceptor/redirect.js';
 import decompress from 'undici/lib/interceptor/decompress.js';
+import undiciSymbols from 'undici/lib/core/symbols.js';
 import type { ProxySettings, Route } from './proxy.js';
 
 export interface TransportOptions {
@@ -57,6 +59,18 @@ export class RedirectRefused extends Error {
   }
 }
 
+/** A redirect to where the request has already been (undici would throw its own advice). */
+export class RedirectLoop extends Error {
+  constructor(
+    readonly status: number,
+    readonly from: string,
+    readonly location: string,
+  ) {
+    super(`redirect loop (HTTP ${status}) from ${from} back to ${location}`);
+    this.name = 'RedirectLoop';
+  }
+}
+
 /** The body went past the size cap (before or after decoding); reading stopped there. */
 export class ResponseTooLarge extends Error {
   constructor() {
@@ -78,6 +92,25 @@ function baselineWasmOnly(): void {
   wasmTierUpOff = true;
 }
 
+// undici's HTTP/1.1 parser drops the connection on any `100 Continue` (it never asks for
+// one), where curl skips it like any other interim answer: some servers and fronts send
+// one unasked. Its parser is not exported: the first connection made hands it over (the
+// `connected` channel fires before any byte of an answer is read), and from then on a 100
+// goes the way undici already takes a 102 (the policy below skips every 1xx).
+let continueSkipped = false;
+function onConnected(message: unknown): void {
+  const parser = (message as { socket?: Record<symbol, unknown> }).socket?.[undiciSymbols.kParser] as { onHeadersComplete?: unknown } | undefined;
+  if (continueSkipped || !parser || typeof parser.onHeadersComplete !== 'function') return;
+  const proto = Object.getPrototypeOf(parser) as { onHeadersComplete: (statusCode: number, upgrade: boolean, keepAlive: boolean) => number };
+  const onHeadersComplete = proto.onHeadersComplete;
+  proto.onHeadersComplete = function (statusCode, upgrade, keepAlive) {
+    return onHeadersComplete.call(this, statusCode === 100 ? 102 : statusCode, upgrade, keepAlive);
+  };
+  continueSkipped = true;
+  diagnostics.unsubscribe('undici:client:connected', onConnected);
+}
+diagnostics.subscribe('undici:client:connected', onConnected);
+
 // The proxy agent opens its CONNECT tunnels with the dispatcher's connect(), which undici's
 // package entry puts on every dispatcher (with the other API methods we do not load).
 const dispatcherProto = DispatcherBase.prototype as unknown as { connect?: typeof undiciConnect };
@@ -89,23 +122,37 @@ const FOLLOW_GET_ONLY = new Set([301, 302, 303]);
 /**
  * The redirect policy, an interceptor placed under undici's redirect interceptor so that it
  * sees every hop: a redirect it refuses ends the request with RedirectRefused before
- * undici's handler could follow it.
+ * undici's handler could follow it, and one back to a URL already visited with RedirectLoop.
+ * It also skips interim answers (1xx other than 101), as curl does: `103 Early Hints` or
+ * a `100 Continue` a server sends unasked precede the real answer, and undici's interceptors
+ * above (decompress) take any answer they see for the final one.
  */
 function redirectPolicy(): Dispatcher.DispatcherComposeInterceptor {
+  // each hop is dispatched anew with the same redirect handler: what it visited, by handler
+  const visited = new WeakMap<object, Set<string>>();
   return (dispatch) => (opts, handler) => {
     let refused = false;
+    const here = new URL(opts.path, String(opts.origin)).href;
+    const seen = visited.get(handler) ?? new Set<string>();
+    visited.set(handler, seen.add(here));
     const policy: Dispatcher.DispatchHandler = {
       onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
       onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
       onResponseStart(controller, statusCode, headers, statusMessage) {
+        if (statusCode < 200) return;
         const location = headers.location;
         if (typeof location === 'string' && (FOLLOW_ANY_METHOD.has(statusCode) || FOLLOW_GET_ONLY.has(statusCode))) {
-          const from = new URL(opts.path, String(opts.origin));
+          const from = new URL(here);
           const to = URL.canParse(location, from.href) ? new URL(location, from) : undefined;
           const reason = !to || to.origin !== from.origin ? 'other-origin' : FOLLOW_GET_ONLY.has(statusCode) && opts.method !== 'GET' ? 'method' : undefined;
           if (reason) {
             refused = true;
             controller.abort(new RedirectRefused(statusCode, to?.href ?? location, reason));
+            return;
+          }
+          if (to && seen.has(new URL(`${to.pathname}${to.search}`, to.origin).href)) {
+            refused = true;
+            controller.abort(new RedirectLoop(statusCode, here, to.href));
             return;
           }
         }

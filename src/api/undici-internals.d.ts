@@ -33,3 +33,8 @@ declare module 'undici/lib/dispatcher/pool.js' {
   import { Pool } from 'undici';
   export default Pool;
 }
+declare module 'undici/lib/core/symbols.js' {
+  /** kParser: the HTTP/1.1 parser of a connection's socket. */
+  const symbols: { kParser: symbol };
+  export default symbols;
+}
