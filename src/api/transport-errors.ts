@@ -92,7 +92,7 @@ function certificateNames(err: unknown): string | undefined {
  * fails the same way: not "unavailable".
  */
 export function handshakeError(label: string, url: string, code: string | undefined, err: unknown, route: Route): CliError | undefined {
-  if (!code?.startsWith('ERR_SSL_')) return undefined;
+  if (typeof code !== 'string' || !code.startsWith('ERR_SSL_')) return undefined;
   const target = new URL(url);
   const viaTlsProxy = 'proxy' in route && route.proxy.url.startsWith('https:');
   const whose = viaTlsProxy ? `${target.origin} (or the proxy ${maskProxy(route.proxy.url)}, ${route.proxy.from})` : target.origin;

@@ -192,7 +192,58 @@ function proxyClient(origin: URL, opts: { connect: buildConnector.connector }): 
   const connect = opts.connect;
   const noAddressName: buildConnector.connector = (options, callback) =>
     connect({ ...options, servername: options.servername && isIP(options.servername) ? undefined : options.servername }, callback);
-  return new Pool(origin, { ...opts, connect: noAddressName });
+  const pool = new Pool(origin, { ...opts, connect: noAddressName });
+  // A proxy that closes the connection instead of answering CONNECT fails the tunnel with
+  // undici's "socket" error, which undici takes for a passing one: it keeps the request
+  // queued and asks again at once, for ever, past any timeout. Given as what it is, the
+  // failure ends the request.
+  const tunnel = (pool as unknown as { connect: (o: unknown) => Promise<unknown> }).connect.bind(pool);
+  (pool as unknown as { connect: (o: unknown) => Promise<unknown> }).connect = async (options) => {
+    try {
+      return await tunnel(options);
+    } catch (err) {
+      throw (err as { code?: string })?.code === 'UND_ERR_SOCKET' ? new ProxyClosed(err) : err;
+    }
+  };
+  return pool;
+}
+
+/** The proxy closed the connection without answering the CONNECT request. */
+export class ProxyClosed extends Error {
+  readonly code = 'CARRENTAL_PROXY_CLOSED';
+  constructor(cause: unknown) {
+    super('the proxy closed the connection without answering the tunnel request', { cause });
+    this.name = 'ProxyClosed';
+  }
+}
+
+/**
+ * The request's promise, rejected as soon as `signal` aborts. undici honours an abort only
+ * once a request has a connection: one still queued behind a connection that cannot be
+ * made would wait for ever. (The request left behind ends when the transport is closed.)
+ */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 export class Transport {
@@ -226,7 +277,7 @@ export class Transport {
     const dispatcher = this.dispatcherFor(route);
     let res: Dispatcher.ResponseData;
     try {
-      res = await undiciRequest.call(dispatcher, { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, body, signal });
+      res = await abortable(undiciRequest.call(dispatcher, { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, body, signal }), signal);
     } catch (err) {
       throw tooLargeOr(err);
     }

@@ -220,3 +220,46 @@ describe('a SOCKS proxy variable', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 });
+
+describe('a proxy that does not answer the tunnel request', () => {
+  /** A proxy that takes each connection and then closes it, or holds it and says nothing. */
+  async function mute(mode: 'close' | 'hold') {
+    let connections = 0;
+    const sockets = new Set<Socket>();
+    const server = createNetServer((s) => {
+      connections += 1;
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.once('data', () => (mode === 'close' ? s.destroy() : undefined));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => r());
+        }),
+    );
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+  }
+
+  it('closing the connection instead: one attempt, then one line naming the proxy (undici would ask again for ever)', async () => {
+    const proxy = await mute('close');
+    const started = Date.now();
+    const err = await failure(client('https://api.internal.test/v1', { proxy: proxySettings({ HTTPS_PROXY: proxy.url }) }).request({ method: 'GET', path: '/cars', auth: 'none', retry: NO_RETRY }));
+    expect(err.message).toBe(`could not reach https://api.internal.test through the proxy ${proxy.url} (HTTPS_PROXY) (GET /cars): the proxy closed the connection without answering the tunnel request`);
+    expect(err.kind).toBe('unavailable');
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(proxy.connections()).toBe(1);
+  });
+
+  it('saying nothing: the command’s timeout still ends it', async () => {
+    const proxy = await mute('hold');
+    const started = Date.now();
+    const err = await failure(
+      client('https://api.internal.test/v1', { timeoutMs: 1_500, proxy: proxySettings({ HTTPS_PROXY: proxy.url }) }).request({ method: 'GET', path: '/cars', auth: 'none', retry: NO_RETRY }),
+    );
+    expect(err.message).toBe('GET /cars timed out after 1.5 s');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
