@@ -105,7 +105,7 @@ export function handshakeError(label: string, url: string, code: string | undefi
   }
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || code === 'ERR_SSL_HTTP_REQUEST') {
     return new CliError('api', `${whose} does not speak TLS on port ${target.port || 443} (${label})`, {
-      hint: `if the API is plain http there, the base URL starts with http://; \`carrental doctor\` checks it`,
+      hint: 'if the API is plain http on that port, its base URL starts with http://',
       cause: err,
     });
   }
