@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, AuthMode, Schema } from '../api/client.js';
 import { isRedirectError, movedBaseUrl, NO_RETRY, READ_RETRY } from '../api/client.js';
-import { describeRoute, proxySettings, routeFor } from '../api/proxy.js';
+import { describeRoute, proxySettings, routeFor, unusableProxy } from '../api/proxy.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { maskKey, scrubSecrets } from '../text/redact.js';
 import * as S from '../api/schemas.js';
@@ -296,7 +296,16 @@ export async function run(input: DoctorInput, ctx: Context): Promise<number> {
   report.sandbox = target.sandbox;
   check('base URL', 'ok', `${target.baseUrl}${target.sandbox ? ' (embedded sandbox)' : ''}`);
   // the route a request to the base URL takes (HTTPS_PROXY / HTTP_PROXY / NO_PROXY)
-  if (URL.canParse(target.baseUrl)) check('network', 'ok', describeRoute(routeFor(new URL(target.baseUrl), proxySettings(ctx.env))));
+  if (URL.canParse(target.baseUrl)) {
+    const route = routeFor(new URL(target.baseUrl), proxySettings(ctx.env));
+    // a proxy setting no request can go through (SOCKS): the one failure, named, before any probe
+    const unusable = 'proxy' in route ? unusableProxy(route.proxy) : undefined;
+    if (unusable) {
+      check('network', 'fail', unusable);
+      return finish(2);
+    }
+    check('network', 'ok', describeRoute(route));
+  }
   const keySource = { env: 'CARRENTAL_API_KEY', profile: `profile "${target.profile}"`, 'sandbox-demo': 'the sandbox demo customer' } as const;
   if (target.apiKey) report.key = { source: target.keySource ?? 'unknown', masked: maskKey(target.apiKey) };
 

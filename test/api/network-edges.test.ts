@@ -213,6 +213,17 @@ describe('a SOCKS proxy variable', () => {
     expect(reached).toBe(0);
   });
 
+  it('doctor: the network check fails naming it, and nothing is probed (exit 2)', async () => {
+    const r = await runCommand(['--base-url', 'https://api.internal.test/v1', 'doctor', '--json'], { env: home().env({ HTTPS_PROXY: 'socks5h://127.0.0.1:1' }) });
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout) as { checks: Array<{ name: string; status: string; detail: string }> };
+    expect(report.checks.find((c) => c.name === 'network')).toEqual({
+      name: 'network',
+      status: 'fail',
+      detail: 'HTTPS_PROXY names a SOCKS proxy (socks5h://), and carrental goes through http:// and https:// proxies only',
+    });
+  });
+
   it('a loopback API is still reached directly (a proxy never applies to it)', async () => {
     const api = await serveHttp((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":true}}'));
     closers.push(() => api.close());
