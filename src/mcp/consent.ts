@@ -23,6 +23,8 @@ export interface WriteRequest {
   again: string;
   /** The journal's entry for this same write, when there is one. */
   journaled?: { key: string; state: string };
+  /** The key of a booking already made (book_another): a token that wrote it cannot write another. */
+  spentKey?: string;
   /** The question for the customer, built only when they are asked. */
   form(): Promise<{ message: string; amounts?: { total?: number; deposit?: number } }>;
   /** The checks a token alone needs before a new write (reserve: the price is still the confirmed one). */
@@ -62,7 +64,8 @@ export async function consent(deps: ToolDeps, req: WriteRequest): Promise<Consen
     const form = await req.form();
     const answer = await ask(formText(form.message), req.op);
     if (answer !== 'accept') return { ok: false, result: declined(answer, PAST[req.op]) };
-    const key = pending ?? opened?.key ?? confirmations.open(req.op, req.bound, confirmations.issue(req.op, req.bound, form.amounts ?? {}).confirmation, req.again).key;
+    const usable = opened && opened.key !== req.spentKey ? opened.key : undefined;
+    const key = pending ?? usable ?? confirmations.open(req.op, req.bound, confirmations.issue(req.op, req.bound, form.amounts ?? {}).confirmation, req.again).key;
     return { ok: true, key, confirmedBy: 'elicitation' };
   }
   const nothing = `nothing was ${PAST[req.op]}`;
@@ -75,6 +78,9 @@ export async function consent(deps: ToolDeps, req: WriteRequest): Promise<Consen
   }
   if (!opened) {
     throw new ToolError('usage', `${TOOL[req.op]} needs a confirmation: ${nothing}`, req.op === 'reserve' ? req.again.replace('call quote again', 'call quote') : req.again);
+  }
+  if (opened.key === req.spentKey) {
+    throw new ToolError('usage', `this confirmation already booked the identical reservation: ${nothing}`, req.again.replace('the new confirmation', 'the new confirmation and book_another: true'));
   }
   if (opened.expired) throw new ToolError('usage', `this confirmation expired (they last ${CONFIRMATION_MINUTES} minutes): ${nothing}`, req.again);
   await req.fresh?.(opened);

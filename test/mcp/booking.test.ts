@@ -95,13 +95,13 @@ describe('every state a booking result claims is what get_trip reads', () => {
     const again = await s.call('reserve', trip({ confirmation }));
     expect(again.isError).toBe(true);
     expect(errorOf(again)).toMatchObject({ kind: 'conflict', reservation_uuid: uuid, status: 'cancelled' });
-    expect(errorOf(again).message).toMatch(new RegExp(`^reservation ${uuid}, booked with this confirmation .* ago, has been cancelled since: nothing new was booked$`));
+    expect(errorOf(again).message).toMatch(new RegExp(`^reservation ${uuid}, booked by an identical reserve .* ago, has been cancelled since: nothing new was booked$`));
     expect(errorOf(again).next_step).toMatch(/^to book this car again, call quote again/);
     expect(await tripStatus(s, uuid)).toBe('cancelled');
     expect(await reservations(sb, alias, 'new')).toHaveLength(0);
 
-    // a new quote is a new confirmation: that books anew
-    const anew = await s.call('reserve', trip({ confirmation: await quoted(s) }));
+    // a new quote's confirmation with book_another books anew
+    const anew = await s.call('reserve', trip({ confirmation: await quoted(s), book_another: true }));
     expect(anew.isError, JSON.stringify(anew.content)).toBeFalsy();
     expect(structured(anew).reservation_uuid).not.toBe(uuid);
     expect(await tripStatus(s, structured(anew).reservation_uuid)).toBe('new');

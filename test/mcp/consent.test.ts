@@ -134,8 +134,8 @@ describe('the customer required, a host that cannot ask', () => {
       const q2 = await quote(s, alias);
       await admin(sb, 'DELETE', '/requests');
 
-      // a new confirmation of the same trip would be a second booking: refused
-      const r = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO, confirmation: q2.confirmation });
+      // a second identical booking: refused
+      const r = await s.call('reserve', { car_alias: alias, date_checkin: FROM, date_checkout: TO, confirmation: q2.confirmation, book_another: true });
       expect(r.isError).toBe(true);
       expect(errorOf(r).message).toBe("this server writes only with the customer's own answer, and this host cannot ask the customer: nothing was booked");
       const c = await s.call('cancel_reservation', { reservation_uuid: booked.reservation_uuid, confirmation: cancelConfirmation });

@@ -17,6 +17,7 @@ import type { ToolDef } from '../tools.js';
 
 const when = (from: string | undefined, to: string | undefined, zone: string | undefined) =>
   `from ${(from ?? '?').replace('T', ' ')} to ${(to ?? '?').replace('T', ' ')}${zone ? ` ${zone}` : ''}`;
+const BOOK_AGAIN = `call quote again with the same arguments, show the customer the new total and deposit, and once they agree call reserve with the new confirmation and book_another: true`;
 const money = (cents: number | null | undefined) => (typeof cents === 'number' ? formatCents(cents) : 'an amount not known yet');
 
 export const BOOKING_TOOLS: readonly ToolDef[] = [
@@ -33,51 +34,64 @@ export const BOOKING_TOOLS: readonly ToolDef[] = [
     input: z.strictObject({
       ...tripInput,
       confirmation: describe(z.optional(z.string().check(z.minLength(1))), 'the confirmation from quote for these same arguments'),
+      book_another: describe(z.optional(z.boolean()), 'true books a second reservation identical to one just made (the customer confirms it again, with a new quote)'),
     }),
-    async run(args: TripArgs & { confirmation?: string }, deps) {
+    async run(args: TripArgs & { confirmation?: string; book_another?: boolean }, deps) {
       const body = tripRequest(args);
       const api = deps.api();
       const booking: BookingDeps = { api, writer: deps.writer!, out: deps.out, now: deps.now };
-      const journaled = await booking.writer.pending(createCommand(body));
-      const agreed = await consent(deps, {
-        op: 'reserve',
-        bound: binding(deps, body),
-        confirmation: args.confirmation,
-        again: QUOTE_AGAIN,
-        journaled,
-        // the customer sees the price quoted now, before the car's name (which is the API's text)
-        async form() {
-          const quote = (await api.quote(body, true)).data;
-          const car = await api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
-          const name = quoted(car?.name);
-          return {
-            message:
-              `Reserve for ${formatCents(quote.final_total)}, plus a ${formatCents(quote.deposit_cents)} refundable deposit: ` +
-              `${name ? `${name} (${body.car_alias})` : body.car_alias}, ${when(body.date_checkin, body.date_checkout, zoneOf(car?.city))}? ` +
-              'It is an unpaid reservation until paid on the payment page.',
-            amounts: { total: quote.final_total, deposit: quote.deposit_cents },
-          };
-        },
-        // a quote holds no price: the total the customer agreed to must still be the price
-        async fresh(opened) {
-          const now = (await api.quote(body, true)).data;
-          if (now.final_total !== opened.total || now.deposit_cents !== opened.deposit) {
-            throw new ToolError('conflict', 'the price changed since the quote the customer agreed to: nothing was booked', QUOTE_AGAIN, {
-              confirmed_total: opened.total,
-              confirmed_deposit_cents: opened.deposit,
-              final_total: now.final_total,
-              deposit_cents: now.deposit_cents,
-            });
-          }
-        },
-      });
-      if (!agreed.ok) return { car_alias: body.car_alias, ...agreed.result };
-      const created = await createReservation(booking, createCommand(body, { key: agreed.key }), body, { alwaysReadBack: true, onKey: deps.onWriteKey });
+      const another = args.book_another === true;
+      // the one rule of src/booking: an identical request this install made within the replay
+      // window (or whose outcome is unknown) is that booking, whatever token this call carries
+      const existing = await booking.writer.pending(createCommand(body));
+      let confirmedBy: string | undefined;
+      let command = createCommand(body);
+      if (another && existing?.state === 'pending') {
+        throw new ToolError('conflict', 'an identical reservation was sent and its outcome is still unknown: nothing new was booked', 'call reserve with the same arguments without book_another: it finishes that one without booking twice');
+      }
+      if (!existing || another) {
+        const agreed = await consent(deps, {
+          op: 'reserve',
+          bound: binding(deps, body),
+          confirmation: args.confirmation,
+          again: QUOTE_AGAIN,
+          spentKey: existing?.key,
+          // the customer sees the price quoted now, before the car's name (which is the API's text)
+          async form() {
+            const quote = (await api.quote(body, true)).data;
+            const car = await api.getCar(body.car_alias, { retry: NO_RETRY }).then((r) => r.data, () => undefined);
+            const name = quoted(car?.name);
+            return {
+              message:
+                `Reserve ${existing ? 'a second identical reservation ' : ''}for ${formatCents(quote.final_total)}, plus a ${formatCents(quote.deposit_cents)} refundable deposit: ` +
+                `${name ? `${name} (${body.car_alias})` : body.car_alias}, ${when(body.date_checkin, body.date_checkout, zoneOf(car?.city))}? ` +
+                `${existing?.result ? `Reservation ${existing.result} already holds this car for these dates. ` : ''}It is an unpaid reservation until paid on the payment page.`,
+              amounts: { total: quote.final_total, deposit: quote.deposit_cents },
+            };
+          },
+          // a quote holds no price: the total the customer agreed to must still be the price
+          async fresh(opened) {
+            const now = (await api.quote(body, true)).data;
+            if (now.final_total !== opened.total || now.deposit_cents !== opened.deposit) {
+              throw new ToolError('conflict', 'the price changed since the quote the customer agreed to: nothing was booked', QUOTE_AGAIN, {
+                confirmed_total: opened.total,
+                confirmed_deposit_cents: opened.deposit,
+                final_total: now.final_total,
+                deposit_cents: now.deposit_cents,
+              });
+            }
+          },
+        });
+        if (!agreed.ok) return { car_alias: body.car_alias, ...agreed.result };
+        confirmedBy = agreed.confirmedBy;
+        command = createCommand(body, { key: agreed.key, fresh: another });
+      }
+      const created = await createReservation(booking, command, body, { alwaysReadBack: true, onKey: deps.onWriteKey });
       if (created.cancelledSince) {
         throw new ToolError(
           'conflict',
-          `reservation ${created.uuid}, booked with this confirmation ${created.cancelledSince} ago, has been cancelled since: nothing new was booked`,
-          `to book this car again, ${QUOTE_AGAIN}`,
+          `reservation ${created.uuid}, booked by an identical reserve ${created.cancelledSince} ago, has been cancelled since: nothing new was booked`,
+          `to book this car again, ${BOOK_AGAIN}`,
           { reservation_uuid: created.uuid, status: 'cancelled' },
         );
       }
@@ -90,9 +104,9 @@ export const BOOKING_TOOLS: readonly ToolDef[] = [
         date_checkout: body.date_checkout,
         options: body.options,
         replayed: created.reused,
-        confirmed_by: agreed.confirmedBy,
+        ...(confirmedBy && !created.reused ? { confirmed_by: confirmedBy } : {}),
         note: created.reused
-          ? `This confirmation had already been used: this is that booking, not a new one. ${tripReminder}`
+          ? `An identical reserve already made this booking: this is that booking, not a new one; book_another: true books a second one. ${tripReminder}`
           : `${tripReminder} It is unpaid until the customer pays on the payment page.`,
         next_step: live
           ? `call payment_link with reservation_uuid ${created.uuid} and give the link to the customer`
