@@ -8,8 +8,8 @@
 //   accepted answer writes; a declined or dismissed one writes nothing and says so;
 // - a host that cannot ask: refused when the server requires the customer, else the token
 //   is the proof, and it must be fresh (and, for a booking, the price still the confirmed one).
-import { clean } from '../text/sanitize.js';
 import { CONFIRMATION_MINUTES, type ConfirmedOperation, type Opened, ToolError } from './confirmation.js';
+import { cleanString } from './results.js';
 import { declined } from './tool-results.js';
 import type { ToolDeps } from './tools.js';
 
@@ -40,7 +40,7 @@ const TOOL = { reserve: 'reserve', cancel: 'cancel_reservation' } as const;
 
 /** A form's text as the human sees it: one line, no escapes, controls or direction overrides. */
 export function formText(text: string): string {
-  return clean(text).replace(/\s+/g, ' ').trim();
+  return cleanString(text).replace(/\s+/g, ' ').trim();
 }
 
 /** Free text from the API inside a form: cleaned, quoted, bounded, so it reads as a name and nothing else. */

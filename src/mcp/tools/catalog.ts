@@ -17,6 +17,7 @@ import {
   tripRequest,
 } from '../tool-inputs.js';
 import { binding, pickFields } from '../tool-results.js';
+import { publicData } from '../results.js';
 import type { ToolDef } from '../tools.js';
 
 export const CATALOG_TOOLS: readonly ToolDef[] = [
@@ -34,12 +35,12 @@ export const CATALOG_TOOLS: readonly ToolDef[] = [
       const page = (await deps.api().listCars(query)).data;
       const fields = [...COMPACT_CAR, ...(args.fields ?? [])];
       const next = page.has_more ? (query.offset ?? 0) + page.cars.length : undefined;
-      return {
+      return publicData({
         cars: page.cars.map((car) => pickFields(car, fields)),
         total: page.total,
         has_more: page.has_more,
         ...(next !== undefined ? { next_offset: next } : {}),
-      };
+      });
     },
   },
   {
@@ -51,7 +52,7 @@ export const CATALOG_TOOLS: readonly ToolDef[] = [
     input: z.strictObject({ car_alias: describe(Q.car_alias, 'car alias (search_cars)') }),
     async run(args: { car_alias: string }, deps) {
       const { photos, previews: _previews, ...car } = (await deps.api().getCar(alias(args.car_alias))).data;
-      return { ...car, time_zone: zoneOf(car.city), photo: photos?.[0] };
+      return publicData({ ...car, time_zone: zoneOf(car.city), photo: photos?.[0] });
     },
   },
   {
