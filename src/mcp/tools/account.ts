@@ -3,8 +3,10 @@ import * as S from '../../api/schemas.js';
 import { readReservation } from '../../booking/read.js';
 import { parseUuid } from '../../input/parse.js';
 import { zoneOf } from '../../render/dates.js';
+import { usageError } from '../../errors.js';
 import { describe, LOCAL, localDate, MONEY, reservationUuid, shape, UUID_RE } from '../tool-inputs.js';
 import { binding, compactTrip } from '../tool-results.js';
+import { TRIPS_MAX, TRIPS_PAGE, type TripFilter, tripPage } from '../trip-pages.js';
 import type { ToolDef } from '../tools.js';
 
 export const ACCOUNT_TOOLS: readonly ToolDef[] = [
@@ -13,11 +15,25 @@ export const ACCOUNT_TOOLS: readonly ToolDef[] = [
     operation: 'listTrips',
     toolset: 'account',
     title: 'Trips',
-    description: `The customer’s trips: active (upcoming, in progress) and history (completed, cancelled), each with its financial summary. ${MONEY}`,
-    input: z.strictObject({}),
-    async run(_args, deps) {
+    description:
+      `The customer’s trips: active (upcoming, in progress; soonest first) and history (completed, cancelled; latest first), each with its financial summary, ` +
+      `a page at a time: pass next_cursor as cursor for the next page (has_more). Filters: status, and dates overlapping date_from..date_to. ${MONEY}`,
+    input: z.strictObject({
+      status: describe(z.optional(z.string().check(z.minLength(1))), 'only trips of this status (new, complete, cancelled), or active or history'),
+      date_from: describe(z.optional(S.LocalDateTime), `only trips ending at or after this, ${LOCAL}`),
+      date_to: describe(z.optional(S.LocalDateTime), 'only trips starting at or before this, same form'),
+      limit: describe(z.optional(z.int().check(z.minimum(1), z.maximum(TRIPS_MAX))), `trips per page, 1..${TRIPS_MAX} (default ${TRIPS_PAGE}); a page also stops before 10 KB`),
+      cursor: describe(z.optional(z.string().check(z.minLength(1))), 'next_cursor of the previous page, with the same filters'),
+    }),
+    async run(args: TripFilter & { limit?: number; cursor?: string }, deps) {
+      const filter: TripFilter = {
+        status: args.status?.trim() || undefined,
+        date_from: args.date_from === undefined ? undefined : localDate(args.date_from, 'date_from'),
+        date_to: args.date_to === undefined ? undefined : localDate(args.date_to, 'date_to'),
+      };
+      if (filter.date_from && filter.date_to && filter.date_to < filter.date_from) throw usageError(`date_to (${filter.date_to}) must not be before date_from (${filter.date_from})`);
       const trips = (await deps.api().trips()).data;
-      return { active: trips.active.map(compactTrip), history: trips.history.map(compactTrip) };
+      return tripPage(trips, filter, args.limit ?? TRIPS_PAGE, args.cursor);
     },
   },
   {
