@@ -123,6 +123,11 @@ export interface WriteCommand {
   key?: string;
   /** Start a new command even if this one finished within the replay window (reserve --new). */
   fresh?: boolean;
+  /**
+   * The request alone is the identity (a create, see createCommand): a live identical
+   * command is resumed or replayed with its own key whatever `key` says.
+   */
+  keyYields?: boolean;
 }
 
 /** What a run learnt about its key, for the caller's report. */
@@ -185,18 +190,20 @@ export class JournaledWrite {
       request: cmd.request,
       key: cmd.key,
       fresh: cmd.fresh,
+      keyYields: cmd.keyYields,
     };
   }
 
   /**
    * The live journal entry this run will resume or replay, if any (nothing is written). A
    * given --idempotency-key that differs from the journaled one starts a new command
-   * instead, and so does `fresh` for a done entry; `fresh` with an unfinished one is a
-   * usage error (a new key could book twice).
+   * instead, unless the command's key yields (a create: the identical request wins); `fresh`
+   * starts a new command over a done entry; `fresh` with an unfinished one is a usage error
+   * (a new key could book twice).
    */
   async pending(cmd: WriteCommand): Promise<JournalEntry | undefined> {
     const found = await this.journal.lookup(this.command(cmd));
-    if (!found || (cmd.key !== undefined && cmd.key !== found.key)) return undefined;
+    if (!found || (cmd.key !== undefined && cmd.key !== found.key && !cmd.keyYields)) return undefined;
     if (cmd.fresh) {
       if (found.state === 'pending') throw unfinishedCommandError(found, this.ctx.now());
       return undefined;
@@ -204,21 +211,25 @@ export class JournaledWrite {
     return found;
   }
 
-  /** Tells the user this run reuses an earlier key (once per entry). */
-  announceResume(entry: JournalEntry): void {
+  /**
+   * Tells the user this run reuses an earlier key (once per entry); `givenKey`, a key the
+   * caller gave that yields to the journaled one, is named as not sent.
+   */
+  announceResume(entry: JournalEntry, givenKey?: string): void {
     // by key: a format-1 entry found by pending() gets a new id when begin() adopts it
     if (this.announced === entry.key) return;
     this.announced = entry.key;
     const now = this.ctx.now().getTime();
+    const notGiven = givenKey !== undefined && givenKey !== entry.key ? `, not the given ${givenKey}` : '';
     if (entry.state === 'done') {
       const age = formatAge(now - Date.parse(entry.doneAt!));
       const what = entry.operation === 'createReservation' ? `already reserved by this same command ${age} ago${entry.result ? `: ${entry.result}` : ''}` : `already cancelled by this same command ${age} ago`;
       const fresh = entry.operation === 'createReservation' && this.words.bookAnother ? `; ${this.words.bookAnother}` : '';
-      this.out.info(`${what} (replaying idempotency key ${entry.key}${fresh})`);
+      this.out.info(`${what} (replaying idempotency key ${entry.key}${notGiven}${fresh})`);
       return;
     }
     const age = formatAge(now - Date.parse(entry.createdAt));
-    this.out.info(`resuming a pending ${NOUN[entry.operation]} from ${age} ago with the same idempotency key (${entry.key})`);
+    this.out.info(`resuming a pending ${NOUN[entry.operation]} from ${age} ago with the same idempotency key (${entry.key}${notGiven})`);
   }
 
   /**
@@ -236,7 +247,7 @@ export class JournaledWrite {
     if (this.ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
     const command = this.command(cmd);
     const { entry, reused } = await this.journal.begin(command);
-    if (reused) this.announceResume(entry);
+    if (reused) this.announceResume(entry, cmd.key);
     const noun = NOUN[cmd.operation];
 
     const onRetry = async ({ attempt, maxAttempts, delayMs, failure }: { attempt: number; maxAttempts: number; delayMs: number; failure: Failure }) => {

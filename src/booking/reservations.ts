@@ -20,9 +20,31 @@ export interface BookingDeps {
   now(): Date;
 }
 
-/** The command a create is journaled as: its canonical request is what makes two runs the same. */
+/**
+ * The command a create is journaled as: the one "never twice" rule of both front ends (the
+ * `reserve` command, the MCP `reserve` tool). Its identity is the canonical request (car,
+ * dates, options, extras, promo: build it with buildCreateRequest) and the credential, so:
+ *
+ * - `fresh` false or absent: a create identical to one this install sent with the same
+ *   credential is never sent under a new key while that one is live. If it finished
+ *   (2xx) within the replay window (CARRENTAL_REPLAY_WINDOW, 10 min), createReservation
+ *   replays its key and answers that booking (`reused`, its uuid, its status read back
+ *   now, `cancelledSince` if it was cancelled since); if its outcome is still unknown
+ *   (pending), the run resumes it with its key. This holds whatever `key` the caller
+ *   passes: a front end's own key (the MCP confirmation's, a script's
+ *   --idempotency-key) only names a command that starts anew, so an agent that timed out
+ *   and quoted again, or a second server process, gets the first booking back.
+ * - `fresh` true (the CLI's `--new`, the MCP `book_another: true`): a finished identical
+ *   create is not replayed; a new booking is sent (under `key` if given, else a new
+ *   UUID). While an identical one is pending, `fresh` is refused (usage error): its
+ *   outcome is unknown and a second key could book twice.
+ *
+ * `writer.pending(createCommand(body, { key }))` tells beforehand (writing nothing) which
+ * entry the run would resume or replay, so a front end can skip its price check or its
+ * confirmation for a replay.
+ */
 export function createCommand(body: ReservationCreateRequest, opts: { key?: string; fresh?: boolean } = {}): WriteCommand {
-  return { operation: 'createReservation', target: body.car_alias, request: body, key: opts.key, fresh: opts.fresh };
+  return { operation: 'createReservation', target: body.car_alias, request: body, key: opts.key, fresh: opts.fresh, keyYields: true };
 }
 
 export function cancelCommand(uuid: string, key?: string): WriteCommand {

@@ -200,7 +200,7 @@ async function book(
     }
   }
   if (resuming) {
-    if (!dry) writer.announceResume(resuming);
+    if (!dry) writer.announceResume(resuming, key);
     if (resuming.state === 'pending') {
       // If the earlier attempt committed, the car is now taken by that very reservation and
       // a fresh quote would be refused; the rerun must reach the server with the old key.

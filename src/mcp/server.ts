@@ -26,7 +26,7 @@ import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { errorResult, okResult } from './results.js';
-import { TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './tools.js';
+import { moreTools, TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './tools.js';
 
 export interface McpInput {
   allowBooking?: boolean;
@@ -141,7 +141,7 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
     confirmations: writes.ok ? new Confirmations(installSecret(configDir(ctx.env)), () => ctx.now()) : undefined,
   };
   const inflight = new Set<Promise<unknown>>();
-  const offered = [...toolsByOperation()].filter(([op, tool]) => toolsets.has(tool.toolset) && (!isWrite(op) || writes.ok));
+  const offered = [...toolsByOperation(), ...moreTools()].filter(([op, tool]) => toolsets.has(tool.toolset) && (!isWrite(op) || writes.ok));
 
   /** One MCP server (one per connection: stdio has one, HTTP one per session), all on the same tools, journal and secret. */
   const createServer = (): McpServer => {

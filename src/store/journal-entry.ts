@@ -50,6 +50,13 @@ export interface JournalCommand {
   key?: string;
   /** Start a new command even if this one is done within the replay window (reserve --new). */
   fresh?: boolean;
+  /**
+   * The request is the whole identity (a create): a live identical command (pending, or
+   * done within the replay window) is resumed or replayed with its own key whatever `key`
+   * says; `key` only names a command that starts anew. Without it a differing `key` starts
+   * a new command (a cancel's --idempotency-key).
+   */
+  keyYields?: boolean;
 }
 
 export const FORMAT_VERSION = 2;

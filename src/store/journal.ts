@@ -155,8 +155,10 @@ export class Journal {
    *
    * - A format-1 entry of the same profile and request, not yet bound to a credential,
    *   is adopted by this credential.
-   * - `key` given and different from the journaled one: the given key wins (new entry,
-   *   `reused` false, a warning). An invalid `key` is a usage error (nothing written).
+   * - `key` given and different from the journaled one: with `keyYields` (a create) the
+   *   journaled entry is reused all the same (the request is the identity); otherwise the
+   *   given key wins (new entry, `reused` false, a warning). An invalid `key` is a usage
+   *   error (nothing written).
    * - `fresh`: a done entry is replaced by a new command; a pending one is refused
    *   (usage error), since its outcome is unknown and a new key could book twice.
    */
@@ -181,7 +183,7 @@ export class Journal {
       let entry: JournalEntry;
       let reused: boolean;
       if (existing && cmd.fresh && existing.state === 'pending') throw unfinishedCommandError(existing, now);
-      if (existing && !cmd.fresh && (cmd.key === undefined || cmd.key === existing.key)) {
+      if (existing && !cmd.fresh && (cmd.key === undefined || cmd.key === existing.key || cmd.keyYields)) {
         entry = { ...existing, id, credential: cmd.credential, updatedAt: stamp, attempts: existing.attempts + 1 };
         reused = true;
       } else {

@@ -29,7 +29,7 @@ function* properties(schema: any, path: string): Generator<[string, any]> {
 
 describe('context budgets', () => {
   test('tools/list: at most 24 KB read-only and 32 KB with booking; every input described; no CLI words', async ({ sb, home }) => {
-    for (const [argv, budget, count] of [[[], BUDGET.listReadOnly, 14], [['--allow-booking'], BUDGET.listBooking, 16]] as const) {
+    for (const [argv, budget, count] of [[[], BUDGET.listReadOnly, 15], [['--allow-booking'], BUDGET.listBooking, 17]] as const) {
       const s = await serve(sb, home, { argv: [...argv] });
       const { tools } = await s.client.listTools();
       const size = s.lastSize();

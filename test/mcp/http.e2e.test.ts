@@ -87,7 +87,7 @@ describe('mcp --http', () => {
     expect(s.stderr()).not.toContain(token);
 
     const client = await connect(s.info.url, token);
-    expect((await client.listTools()).tools).toHaveLength(14);
+    expect((await client.listTools()).tools).toHaveLength(15);
     const trips = await client.callTool({ name: 'list_trips', arguments: {} });
     expect(trips.isError).toBeFalsy();
     await client.close();

@@ -24,6 +24,7 @@ const READ_TOOLS = [
   'payment_link',
   'extension_price',
   'extension_link',
+  'wait_for_payment',
 ];
 const WRITE_TOOLS = ['reserve', 'cancel_reservation'];
 const FROM = daysAhead(30);
@@ -65,7 +66,7 @@ async function freeCar(s: Session): Promise<string> {
 }
 
 describe('registration', () => {
-  it('is read-only by default: the 14 read tools, each annotated readOnlyHint, with an input schema', async () => {
+  it('is read-only by default: the 15 read tools, each annotated readOnlyHint, with an input schema', async () => {
     const s = await start();
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
