@@ -60,6 +60,10 @@ export interface ToolDeps {
    * only when they accepted the form and ticked it. Undefined when the host cannot ask.
    */
   askCustomer?(): ((message: string, field: string) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
+  /** --require-customer: a write from a client that cannot ask is refused. */
+  requireCustomer?: boolean;
+  /** Present when the client supports URL-mode elicitation: offers a link (pay, add a card) to the user. */
+  offerUrl?(): ((message: string, url: string) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
   /** Where a create or cancel says its idempotency key, for a resume step when the outcome is unknown. */
   onWriteKey?: (key: string) => void;
 }
