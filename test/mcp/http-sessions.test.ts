@@ -1,4 +1,4 @@
-// `carrental mcp --http` in-process: a session unused for an hour is closed when a new one
+// `carrental mcp --http` in-process: a session unused for SESSION_IDLE_MS is closed when a new one
 // starts (hosts that restart rarely end their sessions), a recent one is kept.
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
