@@ -12,8 +12,8 @@
 // was shown: the tool, its arguments, the field and the text (total, deposit, car, dates). An
 // answer echoed for another question, an altered or expired requestState, or an answer with
 // no requestState at all asks again; nothing is written on such an answer.
-import { createHash } from 'node:crypto';
-import { createRequestStateCodec, inputRequired, type InputRequest, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { inputRequired, type InputRequest, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
 
 export type Answer = 'accept' | 'decline' | 'cancel';
 export type Ask = (message: string, field: string) => Promise<Answer>;
@@ -37,16 +37,41 @@ interface FlowState {
   p?: { h: string; k: string };
 }
 
-export type StateCodec = ReturnType<typeof createRequestStateCodec<FlowState>>;
+export interface StateCodec {
+  mint(payload: FlowState, ctx: ServerContext): Promise<string>;
+  /** ServerOptions.requestState.verify: the payload, or a throw (answered -32602 by the SDK). */
+  verify(state: string, ctx: ServerContext): Promise<FlowState>;
+}
+
+/** How long a question may wait for its answer. */
+export const STATE_TTL_SECONDS = 600;
 
 /**
- * The requestState codec: HMAC-SHA256 with a key derived from the install's secret (the one
- * the confirmations use), so any server process of this install can verify a state another
- * one minted (HTTP rounds need not reach the same process), for ten minutes.
+ * The requestState codec: `v1.<payload>.<HMAC-SHA256>`, base64url, the payload holding the
+ * flow, its expiry and the method it belongs to. (The SDK's createRequestStateCodec does the
+ * same, but lives in the module of its HTTP serving, which a stdio server must not load.) The
+ * key is derived from the install's secret (the one the confirmations use), so any server
+ * process of this install can verify a state another one minted, for ten minutes.
  */
-export function stateCodec(secret: Buffer): StateCodec {
+export function stateCodec(secret: Buffer, now: () => number = Date.now): StateCodec {
   const key = createHash('sha256').update('carrental mcp requestState\0').update(secret).digest();
-  return createRequestStateCodec<FlowState>({ key, ttlSeconds: 600, bind: (ctx) => `${ctx.mcpReq.method}` });
+  const mac = (body: string) => createHmac('sha256', key).update(`v1.${body}`).digest();
+  return {
+    async mint(payload, ctx) {
+      const body = Buffer.from(JSON.stringify({ p: payload, exp: Math.floor(now() / 1000) + STATE_TTL_SECONDS, m: ctx.mcpReq.method })).toString('base64url');
+      return `v1.${body}.${mac(body).toString('base64url')}`;
+    },
+    async verify(state, ctx) {
+      const [version, body, tag, ...rest] = state.split('.');
+      const given = Buffer.from(tag ?? '', 'base64url');
+      const want = mac(body ?? '');
+      if (version !== 'v1' || !body || rest.length || given.length !== want.length || !timingSafeEqual(given, want)) throw new Error('mac');
+      const sealed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { p: FlowState; exp: number; m: string };
+      if (sealed.exp < now() / 1000) throw new Error('expired');
+      if (sealed.m !== ctx.mcpReq.method) throw new Error('bind');
+      return sealed.p;
+    },
+  };
 }
 
 const hashOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);

@@ -106,7 +106,7 @@ describe('2026-07-28 over stdio (the v2 SDK client)', () => {
     expect(listed.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('carrental');
     // X-Agent-Client comes from the request's own envelope (there is no initialize to learn it from)
     expect((await client.callTool({ name: 'card_link', arguments: {} })).isError).toBeFalsy();
-    expect((await requests(sb, 'cardAddLink')).at(-1)?.agent_client).toBe('modern-host/9.9 carrental/0.1.0');
+    expect(((await requests(sb, 'cardAddLink')).at(-1) as { agent_client?: string } | undefined)?.agent_client).toBe('modern-host/9.9 carrental/0.1.0');
   });
 
   it('input_required: reserve and cancel_reservation ask the customer through the host; a no writes nothing, a yes books once', async () => {
