@@ -1,7 +1,7 @@
 // The protocol side's small parts: the instructions, the Bearer match, the requestState seal
 // of a 2026-07-28 question, a form's answer, and the JSON Schema a tool is listed with.
 import { describe, expect, it } from 'vitest';
-import { formAnswer, stateCodec, STATE_TTL_SECONDS } from '../../src/mcp/ask.js';
+import { formAnswer, ModernFlow, NeedInput, stateCodec, STATE_TTL_SECONDS } from '../../src/mcp/ask.js';
 import { bearerMatches } from '../../src/mcp/http.js';
 import { INSTRUCTIONS } from '../../src/mcp/instructions.js';
 import { toolSchema } from '../../src/mcp/server.js';
@@ -79,5 +79,46 @@ describe('tool schemas', () => {
     expect(schema.jsonSchema.input({ target: 'draft-07' })).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#' });
     expect((schema.validate({ reservation_uuid: 42 }) as { issues?: unknown[] }).issues?.length).toBeGreaterThan(0);
     expect((schema.validate({ reservation_uuid: '0b4e7d6c-3c55-4b61-9f7f-1f1f1f1f1f1f' }) as { issues?: unknown[] }).issues).toBeUndefined();
+  });
+});
+
+describe('a 2026-07-28 flow of questions', () => {
+  const codec = stateCodec(Buffer.alloc(32, 9));
+  /** The context of one round: the state and answers the client sent back (the SDK has verified the state). */
+  const round = async (state?: string, inputResponses?: Record<string, unknown>) => {
+    const opened = state ? await codec.verify(state, { mcpReq: { method: 'tools/call' } } as never) : undefined;
+    return { mcpReq: { method: 'tools/call', inputResponses, requestState: () => opened } } as never;
+  };
+  const call = { tool: 'reserve', args: { car_alias: 'a' } };
+  /** Runs the "tool" (ask, then offer a link) once; what it got, or the input_required it ended with. */
+  const run = async (ctx: never) => {
+    const flow = new ModernFlow(ctx, call);
+    try {
+      const answer = await flow.ask('Reserve it for $10?', 'reserve');
+      if (answer !== 'accept') return { answer };
+      return { answer, link: await flow.offerUrl('Pay here', 'https://pay.example/1') };
+    } catch (err) {
+      if (!(err instanceof NeedInput)) throw err;
+      return { need: await flow.result(err, codec) };
+    }
+  };
+
+  it('asks, then offers the link, each answer kept across rounds; a no ends it', async () => {
+    const first = await run(await round());
+    const ask = first.need as any;
+    expect(ask.resultType).toBe('input_required');
+    expect(ask.inputRequests.reserve).toMatchObject({ method: 'elicitation/create', params: { message: 'Reserve it for $10?', requestedSchema: { required: ['reserve'] } } });
+    const second = await run(await round(ask.requestState, { reserve: { action: 'accept', content: { reserve: true } } }));
+    const offer = second.need as any;
+    expect(offer.inputRequests.open_link).toMatchObject({ method: 'elicitation/create', params: { mode: 'url', url: 'https://pay.example/1' } });
+    // the last round carries only the link's answer: the yes of the first is in the state
+    expect(await run(await round(offer.requestState, { open_link: { action: 'accept' } }))).toEqual({ answer: 'accept', link: 'accept' });
+    expect(await run(await round(ask.requestState, { reserve: { action: 'decline' } }))).toEqual({ answer: 'decline' });
+  });
+
+  it('an answer without the state that asked, or under another key, asks again', async () => {
+    expect((await run(await round(undefined, { reserve: { action: 'accept', content: { reserve: true } } }))).need).toBeTruthy();
+    const ask = (await run(await round())).need as any;
+    expect((await run(await round(ask.requestState, { open_link: { action: 'accept' } }))).need).toBeTruthy();
   });
 });
