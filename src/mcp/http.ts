@@ -28,7 +28,7 @@ export const MCP_PATH = '/mcp';
 /** A 2025 session unused this long is closed (hosts that restart rarely say goodbye). */
 export const SESSION_IDLE_MS = 10 * 60_000;
 /** How often idle sessions are looked for. */
-const SWEEP_MS = 60_000;
+export const SWEEP_MS = 60_000;
 /** Concurrent 2025 sessions; one more is refused with 503 until one ends or idles out. */
 export const MAX_SESSIONS = 32;
 /** A JSON-RPC body larger than this is refused with 413 (no tool takes anything near it). */
