@@ -49,7 +49,7 @@ __carrental_options() {
     'carrental status') echo '--exit-status --help -h' ;;
     'carrental doctor') echo '--require --write --contract --junit --help -h' ;;
     'carrental completion') echo '--help -h' ;;
-    'carrental mcp') echo '--allow-booking --toolsets --http --port --token-file --help -h' ;;
+    'carrental mcp') echo '--allow-booking --toolsets --http --port --token-file --require-customer --help -h' ;;
     'carrental sandbox') echo '--help -h' ;;
     'carrental sandbox serve') echo '--port --state --reset --log --help -h' ;;
     'carrental sandbox openapi') echo '--help -h' ;;

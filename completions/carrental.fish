@@ -350,6 +350,7 @@ complete -c carrental -n '__carrental_at \'carrental mcp\'' -l toolsets -x -d 'c
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -l http -d 'serve over Streamable HTTP on 127.0.0.1 instead of stdio; prints one JSON line with the URL'
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -l port -x -d 'with --http: the port (default 0: a free one)'
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -l token-file -x -d 'with --http: write the bearer token to this file (mode 0600) instead of stderr'
+complete -c carrental -n '__carrental_at \'carrental mcp\'' -l require-customer -d 'refuse reserve and cancel_reservation from hosts that cannot ask the customer themselves (no elicitation)'
 complete -c carrental -n '__carrental_at \'carrental mcp\'' -s h -l help -d 'display help for command'
 
 # carrental sandbox

@@ -107,6 +107,45 @@ const zodOnFirstUse = {
   },
 };
 
+/**
+ * The MCP SDK's root entry (@modelcontextprotocol/server) re-exports its inner modules and
+ * defines its HTTP serving itself (the Streamable HTTP transport, createMcpHandler). esbuild
+ * splits by module, so a stdio server taking McpServer from the root would load the HTTP
+ * serving too. Only src/mcp/http.ts (loaded for `mcp --http` alone) takes the root itself;
+ * every other module gets a stand-in re-exporting just what the root re-exports from the
+ * inner modules (a name the root defines is then a build error, not a silent load).
+ * test/mcp/bundle.e2e.test.ts checks what the stdio server loads.
+ */
+const MCP_HTTP_MODULE = source('src/mcp/http.ts');
+const mcpSdkWithoutHttp = {
+  name: 'mcp-sdk-without-http',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/server$/ }, (args) =>
+      args.importer === MCP_HTTP_MODULE || args.namespace === 'mcp-sdk-without-http' ? undefined : { path: 'sdk', namespace: 'mcp-sdk-without-http' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'mcp-sdk-without-http' }, () => {
+      const index = fileURLToPath(import.meta.resolve('@modelcontextprotocol/server'));
+      const text = readFileSync(index, 'utf8');
+      // what the root imports from its inner modules: local name -> [module, name there]
+      const imported = new Map();
+      for (const [, names, from] of text.matchAll(/^import \{([^}]*)\} from "(\.\/[^"]+)";$/gm)) {
+        for (const spec of names.split(',').map((n) => n.trim()).filter(Boolean)) {
+          const [name, local = name] = spec.split(/\s+as\s+/);
+          imported.set(local, [from, name]);
+        }
+      }
+      const exported = /^export \{([^}]*)\};$/m.exec(text)?.[1] ?? '';
+      const lines = [];
+      for (const spec of exported.split(',').map((n) => n.trim()).filter(Boolean)) {
+        const [local, name = local] = spec.split(/\s+as\s+/);
+        const from = imported.get(local);
+        if (from) lines.push(`export { ${from[1]} as ${name} } from ${JSON.stringify(from[0])};`);
+      }
+      return { contents: lines.join('\n'), resolveDir: dirname(index), loader: 'js' };
+    });
+  },
+};
+
 const pkg = JSON.parse(readFileSync(source('package.json'), 'utf8'));
 rmSync(source('dist'), { recursive: true, force: true });
 
@@ -132,7 +171,7 @@ const result = await build({
   define: { __CARRENTAL_VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // the modules the command tree shares with the commands, in one chunk (scripts/tree-core.ts)
   inject: ['scripts/tree-core.ts'],
-  plugins: [commandCore, noHttp2Client, lazyBuiltins, zodOnFirstUse],
+  plugins: [commandCore, noHttp2Client, lazyBuiltins, zodOnFirstUse, mcpSdkWithoutHttp],
   logLevel: 'warning',
 });
 

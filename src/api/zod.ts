@@ -44,4 +44,5 @@ export const z = {
   regex: mini.regex,
   strictObject: mini.strictObject,
   string: mini.string,
+  toJSONSchema: mini.toJSONSchema,
 };

@@ -411,6 +411,7 @@ const DECLARED = [
       { flags: '--http', description: 'serve over Streamable HTTP on 127.0.0.1 instead of stdio; prints one JSON line with the URL' },
       { flags: '--port <n>', description: 'with --http: the port (default 0: a free one)' },
       { flags: '--token-file <path>', description: 'with --http: write the bearer token to this file (mode 0600) instead of stderr' },
+      { flags: '--require-customer', description: 'refuse reserve and cancel_reservation from hosts that cannot ask the customer themselves (no elicitation)' },
     ],
     examples: ['carrental mcp', 'carrental --sandbox mcp --allow-booking', 'carrental mcp --toolsets catalog', 'carrental mcp --http --port 8931 --token-file ~/.carrental-mcp-token'],
     module: () => import('../commands/mcp.js'),

@@ -3,13 +3,21 @@
 // reserve and cancel_reservation only with --allow-booking and a key the API confirms is
 // booking_write. Hosts may ignore annotations, so safety comes from what is registered.
 //
+// It runs on the v2 SDK and serves both protocol generations from one factory: 2026-07-28
+// clients statelessly (server/discover, the per-request `_meta` envelope, input_required
+// results to ask the customer) and 2025-11-25 clients with initialize and a session
+// (elicitation requests to ask the customer). Over stdio the first message picks the
+// generation for the connection (the SDK's serveStdio); over HTTP, each request (http.ts).
+//
 // stdout carries only the protocol; notes, progress and --debug go to stderr (the host's
 // log). The server ends cleanly when stdin closes, on SIGTERM or Ctrl-C, after the tool
-// calls in flight have finished (a create or cancel then settles its journal entry).
-import { randomUUID } from 'node:crypto';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// calls in flight have finished and been answered (a create or cancel then settles its
+// journal entry).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, McpServer, PROTOCOL_VERSION_META_KEY, type CallToolResult, type ClientCapabilities, type Implementation, type InputRequiredResult, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { $ZodType } from 'zod/v4/core';
+import { z } from '../api/zod.js';
 import { READ_RETRY, type ApiClient } from '../api/client.js';
 import { Api } from '../api/endpoints.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
@@ -21,12 +29,14 @@ import { parseIntOption } from '../input/parse.js';
 import { configDir } from '../store/paths.js';
 import { installSecret } from '../store/install-secret.js';
 import { Confirmations } from './confirmation.js';
-import { serveHttp } from './http.js';
 import { CliError, usageError } from '../errors.js';
 import { Output } from '../render/output.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { errorResult, okResult } from './results.js';
 import { moreTools, TOOLS, TOOLSETS, type ToolDef, type ToolDeps, type Toolset } from './tools.js';
+import { formAnswer, ModernFlow, NeedInput, stateCodec, yesNoSchema, type Answer, type StateCodec } from './ask.js';
+import { INSTRUCTIONS } from './instructions.js';
+import { LineTransport } from './stdio.js';
 
 export interface McpInput {
   allowBooking?: boolean;
@@ -37,6 +47,8 @@ export interface McpInput {
   tokenFile?: string;
   /** Comma-separated toolset names (TOOLSETS); default: every read-only one. */
   toolsets?: string;
+  /** Refuse reserve and cancel_reservation from a client that cannot ask its user. */
+  requireCustomer?: boolean;
 }
 
 /** The toolsets asked for; an unknown name fails start-up (a typo must not silently drop tools). */
@@ -113,6 +125,32 @@ function stderrOnly(ctx: Context): Context {
   return { ...ctx, io: { stdin: ctx.io.stdin, stdout: ctx.io.stderr, stderr: ctx.io.stderr }, globals: { ...ctx.globals, json: false } };
 }
 
+/** How long a client may reuse tools/list (and server/discover): the list is fixed for the life of the process. */
+export const LIST_CACHE = { ttlMs: 5 * 60_000, cacheScope: 'private' as const };
+
+const jsonSchemas = new Map<string, Record<string, unknown>>();
+/**
+ * A tool's input schema as the SDK takes it: validated by zod, listed as the JSON Schema
+ * zod makes of it. zod/mini carries no `~standard.jsonSchema`, so it is given here (once per
+ * tool and dialect: an HTTP server builds a server instance per request).
+ */
+export function toolSchema(name: string, input: $ZodType): StandardSchemaWithJSON {
+  const std = input['~standard'];
+  const json =
+    (io: 'input' | 'output') =>
+    ({ target }: { target: string }): Record<string, unknown> => {
+      const dialect = target === 'draft-07' ? 'draft-7' : target;
+      const key = `${name}\0${io}\0${dialect}`;
+      let schema = jsonSchemas.get(key);
+      if (!schema) jsonSchemas.set(key, (schema = z.toJSONSchema(input, { target: dialect as 'draft-2020-12', io }) as Record<string, unknown>));
+      return schema;
+    };
+  return { '~standard': { version: 1, vendor: std.vendor, validate: std.validate, jsonSchema: { input: json('input'), output: json('output') } } } as StandardSchemaWithJSON;
+}
+
+/** The 2026-07-28 revision and later: no initialize, the per-request envelope, input_required. */
+const isModernRevision = (version: unknown) => typeof version === 'string' && version >= '2026-07-28';
+
 export async function runMcpServer(input: McpInput, ctx: Context): Promise<number> {
   const stdin = ctx.io.stdin;
   const stdout = ctx.io.stdout;
@@ -132,114 +170,139 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
   else if (input.allowBooking) writes = await keyCanBook(client);
   else if (toolsets.has('booking')) writes = { ok: false, why: 'the booking toolset also needs --allow-booking' };
 
+  // only a server that may book issues confirmations (and so makes the install's secret);
+  // a read-only one seals its input_required rounds with a key of its own
+  const secret = writes.ok ? installSecret(configDir(ctx.env)) : randomBytes(32);
   const shared = {
     target,
     out,
     now: () => ctx.now(),
     writer: writes.ok ? new JournaledWrite(quiet, out, target) : undefined,
-    // only a server that may book issues confirmations (and so makes the install's secret)
-    confirmations: writes.ok ? new Confirmations(installSecret(configDir(ctx.env)), () => ctx.now()) : undefined,
+    confirmations: writes.ok ? new Confirmations(secret, () => ctx.now()) : undefined,
+    requireCustomer: !!input.requireCustomer,
   };
+  const codec = stateCodec(secret);
   const inflight = new Set<Promise<unknown>>();
   const offered = [...toolsByOperation(), ...moreTools()].filter(([op, tool]) => toolsets.has(tool.toolset) && (!isWrite(op) || writes.ok));
 
-  /** One MCP server (one per connection: stdio has one, HTTP one per session), all on the same tools, journal and secret. */
+  /**
+   * One MCP server instance, all on the same tools, journal and secret: stdio has one per
+   * connection; HTTP one per 2025 session and one per 2026 request.
+   */
   const createServer = (): McpServer => {
-    const server = new McpServer({ name: 'carrental', title: 'carrental', version: ctx.version }, { capabilities: { tools: {} } });
-    const deps: ToolDeps = {
-      ...shared,
-      api: () => new Api(client, agentClientName(server.server.getClientVersion(), ctx.version)),
-      askCustomer: () => (server.server.getClientCapabilities()?.elicitation ? (message, field) => askThroughHost(server, message, field) : undefined),
-    };
+    const server = new McpServer(
+      { name: 'carrental', title: 'carrental', version: ctx.version },
+      {
+        // the list never changes while the server runs
+        capabilities: { tools: { listChanged: false } },
+        instructions: INSTRUCTIONS,
+        cacheHints: { 'tools/list': LIST_CACHE, 'server/discover': LIST_CACHE },
+        requestState: { verify: codec.verify },
+      },
+    );
     for (const [op, tool] of offered) {
       server.registerTool(
         tool.name,
-        { title: tool.title, description: tool.description, inputSchema: tool.input as never, annotations: annotationsFor(op, tool.title) },
-        ((args: unknown) => {
-          const call = callTool(tool, args, deps, secrets, log);
+        { title: tool.title, description: tool.description, inputSchema: toolSchema(tool.name, tool.input), annotations: annotationsFor(op, tool.title) },
+        (args: unknown, hctx: ServerContext) => {
+          const call = callTool(tool, args, depsFor(server, hctx, tool, args), { secrets, log, codec });
           inflight.add(call);
           void call.finally(() => inflight.delete(call));
           return call;
-        }) as never,
+        },
       );
     }
     server.server.onerror = (err) => log(`protocol error: ${err.message}`);
     return server;
   };
+
+  /** A call's dependencies: who the host is and what it can ask its user come with each 2026 request, from initialize for 2025. */
+  const depsFor = (server: McpServer, hctx: ServerContext, tool: ToolDef, args: unknown): ToolDeps & { flow?: ModernFlow } => {
+    const envelope = (hctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+    const modern = isModernRevision(envelope[PROTOCOL_VERSION_META_KEY] ?? server.server.getNegotiatedProtocolVersion());
+    const host = (envelope[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.server.getClientVersion();
+    const caps = (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? (modern ? undefined : server.server.getClientCapabilities());
+    const elicitation = caps?.elicitation as { form?: object; url?: object } | undefined;
+    // a bare `elicitation: {}` is form support (its meaning before modes existed)
+    const canForm = !!elicitation && (elicitation.form !== undefined || elicitation.url === undefined);
+    const canUrl = !!elicitation?.url;
+    const flow = modern ? new ModernFlow(hctx, { tool: tool.name, args }) : undefined;
+    return {
+      ...shared,
+      flow,
+      api: () => new Api(client, agentClientName(host, ctx.version)),
+      askCustomer: () => (!canForm ? undefined : flow ? flow.ask : (message, field) => askThroughHost(hctx, message, field)),
+      offerUrl: () => (!canUrl ? undefined : flow ? flow.offerUrl : (message, url) => offerThroughHost(hctx, message, url)),
+    };
+  };
+
   if ((input.allowBooking || toolsets.has('booking')) && !writes.ok) log(`reserve and cancel_reservation are not offered: ${writes.why}`);
   const serving = `${offered.length} tools (${[...toolsets].join(', ')})`;
-  const mode = `for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}`;
+  const mode = `for profile "${target.profile}" at ${describeTarget(target)}${writes.ok ? ' (booking allowed)' : ' (read-only)'}${input.requireCustomer ? ', writes only from hosts that ask the customer' : ''}`;
 
   if (input.http) {
+    // the HTTP server, its transports and limits load only for --http
+    const { serveHttp } = await import('./http.js');
     return serveHttp({ ctx, port: input.port, tokenFile: input.tokenFile, needsToken: !target.sandbox, createServer, inflight, log, describe: `${serving} ${mode}` });
   }
   log(`serving ${serving} over stdio ${mode}`);
-  const server = createServer();
 
-  const transport = new StdioServerTransport(stdin, stdout);
-  // answers still being written when stdin closes must reach the host before we stop
-  let sending = 0;
-  const send = transport.send.bind(transport);
-  transport.send = async (message) => {
-    sending++;
-    try {
-      await send(message);
-    } finally {
-      sending--;
-    }
-  };
-  const stopped = new Promise<string>((resolve) => {
-    stdin.once('end', () => resolve('stdin closed'));
-    stdin.once('close', () => resolve('stdin closed'));
-    stdout.once('error', (err: Error) => resolve(`stdout failed (${err.message})`));
-    server.server.onclose = () => resolve('transport closed');
-    if (ctx.signal.aborted) resolve('interrupted');
-    ctx.signal.addEventListener('abort', () => resolve('interrupted'), { once: true });
-    const onTerm = () => resolve('SIGTERM');
-    process.once('SIGTERM', onTerm);
-    ctx.onCleanup(() => void process.off('SIGTERM', onTerm));
-  });
-  await server.connect(transport);
+  let stop!: (why: string) => void;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  const transport = new LineTransport(stdin, stdout, stop);
+  if (ctx.signal.aborted) stop('interrupted');
+  ctx.signal.addEventListener('abort', () => stop('interrupted'), { once: true });
+  const onTerm = () => stop('SIGTERM');
+  process.once('SIGTERM', onTerm);
+  ctx.onCleanup(() => void process.off('SIGTERM', onTerm));
+  const handle = serveStdio(createServer, { transport, onerror: (err) => log(`protocol error: ${err.message}`) });
   const why = await stopped;
   if (inflight.size) log(`${why}: finishing ${inflight.size} tool call(s) in flight`);
   await Promise.allSettled([...inflight]);
   // the SDK sends a tool's answer a few promise turns after the tool resolved
-  for (let turns = 0; turns < 100 && (turns < 2 || sending > 0); turns++) await new Promise((r) => setImmediate(r));
-  await server.close().catch(() => undefined);
+  for (let turns = 0; turns < 100 && (turns < 2 || transport.sending > 0); turns++) await new Promise((r) => setImmediate(r));
+  await handle.close().catch(() => undefined);
   log(`stopped: ${why}`);
   return 0;
 }
 
-/** A yes/no form through the host (MCP elicitation): yes only when accepted and ticked. */
-async function askThroughHost(server: McpServer, message: string, field: string): Promise<'accept' | 'decline' | 'cancel'> {
-  const answer = await server.server.elicitInput({
-    message,
-    requestedSchema: {
-      type: 'object',
-      properties: { [field]: { type: 'boolean', title: field === 'reserve' ? 'Reserve it' : 'Cancel it', description: message } },
-      required: [field],
-    },
-  });
-  if (answer.action !== 'accept') return answer.action;
-  return answer.content?.[field] === true ? 'accept' : 'decline';
+/** A yes/no form through a 2025-11-25 host (MCP elicitation): yes only when accepted and ticked. */
+async function askThroughHost(hctx: ServerContext, message: string, field: string): Promise<Answer> {
+  // a human answers: far longer than a request's usual minute
+  const answer = await hctx.mcpReq.elicitInput({ mode: 'form', message, requestedSchema: yesNoSchema(message, field) }, { timeout: 10 * 60_000 });
+  return formAnswer(answer as never, field) ?? 'cancel';
+}
+
+/** A link through a 2025-11-25 host that supports URL-mode elicitation: the user is asked to open it. */
+async function offerThroughHost(hctx: ServerContext, message: string, url: string): Promise<Answer> {
+  const answer = await hctx.mcpReq.elicitInput({ mode: 'url', message, url, elicitationId: randomUUID() }, { timeout: 10 * 60_000 });
+  return answer.action;
 }
 
 function describeTarget(target: Target): string {
   return target.embedded ? `the embedded sandbox (${target.baseUrl})` : target.baseUrl;
 }
 
-async function callTool(tool: ToolDef, args: unknown, deps: ToolDeps, secrets: Array<string | undefined>, log: (line: string, stack?: boolean) => void): Promise<CallToolResult> {
+interface CallContext {
+  secrets: Array<string | undefined>;
+  log: (line: string, stack?: boolean) => void;
+  codec: StateCodec;
+}
+
+async function callTool(tool: ToolDef, args: unknown, deps: ToolDeps & { flow?: ModernFlow }, { secrets, log, codec }: CallContext): Promise<CallToolResult | InputRequiredResult> {
   let key: string | undefined;
   const callDeps: ToolDeps = { ...deps, onWriteKey: (k) => (key = k) };
   try {
     const structured = await tool.run(args as never, callDeps);
-    return okResult(structured, secrets);
+    return okResult(structured, secrets) as CallToolResult;
   } catch (err) {
+    // the customer must answer first (2026-07-28): the call ends here, before any write
+    if (err instanceof NeedInput && deps.flow) return deps.flow.result(err, codec);
     if (!(err instanceof CliError)) log(`${tool.name} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, true);
     const resume =
       key && err instanceof CliError && err.kind === 'unavailable'
         ? `the outcome is unknown; call ${tool.name} again with the same arguments and confirmation: it reuses idempotency key ${key}, so it cannot ${tool.name === 'reserve' ? 'book' : 'cancel'} twice`
         : undefined;
-    return errorResult(err, { secrets, resume });
+    return errorResult(err, { secrets, resume }) as CallToolResult;
   }
 }

@@ -44,3 +44,26 @@ it('the command tree (--help, --version, usage errors) holds none of it', () => 
   // the tree names the mcp entry, to import it only when `mcp` runs
   expect(tree.some((file) => /"\.\.?\/commands\/mcp\.js"/.test(readFileSync(file, 'utf8')))).toBe(true);
 });
+
+/** The modules (esbuild's metafile inputs) a dist file bundles. */
+function inputsOf(file: string): string[] {
+  const meta = JSON.parse(readFileSync(join(ROOT, '.tmp', 'metafile.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  return Object.keys(meta.outputs[relative(ROOT, file).split(sep).join('/')]?.inputs ?? {});
+}
+
+it('a stdio server loads no HTTP server code: not http.ts, not the SDK root that holds its Streamable HTTP transport, not node:http', () => {
+  const isHttp = (m: string) => m === 'src/mcp/http.ts' || /node_modules\/@modelcontextprotocol\/server\/dist\/index\.mjs$/.test(m) || m.includes('hono');
+  const stdio = [...reachable(join(DIST, 'commands', 'mcp.js'))];
+  // (a check of the check: the stdio server's own modules are there)
+  expect(stdio.flatMap(inputsOf)).toContain('src/mcp/server.ts');
+  for (const file of stdio) {
+    expect(inputsOf(file).filter(isHttp), file).toEqual([]);
+    // (a static import; the API client's own lazy import("node:http") is not the server's)
+    expect(readFileSync(file, 'utf8'), file).not.toMatch(/from\s*["']node:http["']/);
+  }
+  // the HTTP server is a chunk of its own, imported when --http asks for it
+  const http = readdirSync(join(DIST, 'chunks')).map((f) => join(DIST, 'chunks', f)).filter((f) => inputsOf(f).includes('src/mcp/http.ts'));
+  expect(http).toHaveLength(1);
+  expect(inputsOf(http[0]).some(isHttp)).toBe(true);
+  expect(readFileSync(join(DIST, 'commands', 'mcp.js'), 'utf8')).toContain(`import("../chunks/${http[0].split(sep).pop()}")`);
+});
