@@ -3,7 +3,8 @@
 // both workers: see PAGES_OF_THEIR_OWN). Every fenced block with
 // the info string `console` is read; each `$ carrental ...` line in it (a trailing `\`
 // continues it on the next line) is run by bash, with the built CLI first on PATH, against
-// the embedded sandbox (a fresh temp home, CARRENTAL_SANDBOX=1, the sandbox clock pinned),
+// the embedded sandbox (a fresh temp home, CARRENTAL_SANDBOX=1, the sandbox clock set by
+// CARRENTAL_SANDBOX_NOW: see CLOCK_SHIFTS),
 // in page order, so state carries over from line to line as in a user's session. Each page
 // is its own session: a page's examples never depend on another page's. Output lines in the
 // block are illustration and are not compared.
@@ -16,7 +17,8 @@
 //   `--from/--to` pair written on `<alias>` lines of the page; `<uuid>` and
 //   `<reservation-uuid>` the reservation the last `reserve` line of the page printed (one is
 //   created first if none did yet); `<invoice-uuid>` an invoice of that reservation (or of
-//   the demo customer's trips);
+//   the demo customer's trips); `<serve-port>` the port of a `sandbox serve` the session
+//   starts on its state, `<home>` the session's home (both for the help examples, below);
 // - pipelines run with `set -o pipefail`, so the exit code is carrental's when it fails
 //   (jq is installed by .ci/run for the `| jq ...` parts);
 // - blocks run with HOME in a temp directory: a `console` line must not need anything
