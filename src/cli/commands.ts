@@ -270,7 +270,7 @@ const DECLARED = [
         name: 'get',
         description: 'print one setting',
         args: [{ syntax: '<key>', key: 'key', description: 'base_url, app_url or city', complete: ['base_url', 'app_url', 'city'] }],
-        examples: ['carrental config get base_url'],
+        examples: ['carrental config get city'],
         module: () => import('../commands/config.js').then((m) => ({ run: m.get })),
       },
       {
@@ -454,7 +454,7 @@ const DECLARED = [
         description: 'pay a reservation as its customer would on the payment page: the rent, or the deposit hold',
         args: [uuidArg('reservation uuid')],
         options: [{ flags: '--type <type>', description: 'rent (default) or deposit', choices: ['rent', 'deposit'] }, PORT],
-        examples: ['carrental sandbox pay 0b4852a1-1b05-42e2-9d0f-e74bf9033781', 'carrental sandbox pay 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --type deposit --port 4780'],
+        examples: ['carrental sandbox pay <uuid>', 'carrental sandbox pay <uuid> --type deposit --port 4780'],
         module: () => import('../commands/sandbox-pay.js'),
       },
       {
@@ -476,7 +476,7 @@ const DECLARED = [
         description: 'confirm an extension as the customer would on the extension page',
         args: [uuidArg('reservation uuid')],
         options: [{ flags: '--to <date>', description: 'new checkout, car-local YYYY-MM-DDTHH:MM' }, PORT],
-        examples: ['carrental sandbox extend 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --to 2026-12-06T10:00'],
+        examples: ['carrental sandbox extend <uuid> --to "+30d 10:00"'],
         module: () => import('../commands/sandbox-extend.js'),
       },
       {

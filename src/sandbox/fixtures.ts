@@ -2,7 +2,8 @@
 // produced by the same transitions the API uses (rules.ts), run at past instants, so the
 // fixtures obey the same invariants as anything created later.
 import { createHash } from 'node:crypto';
-import { addDaysToDate, parseLocal } from './clock.js';
+import { CITY_TIME_ZONES } from '../api/schemas.js';
+import { addDaysToDate, localNow, parseLocal } from './clock.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { type CarRec, type Fleet, buildFleet } from './fleet.js';
 import { priceTrip, tripDays, type TripSelection } from './pricing.js';
@@ -154,8 +155,33 @@ interface FixtureTrip {
   promo?: string;
 }
 
-/** Builds the demo world at `anchor`; pure in (seed, fleetSize, anchor). */
-export function seedState(seed: number, fleetSize: number, anchor: Date): SandboxState {
+/**
+ * The day a state seeded at the sandbox clock's `instant` is placed around: the date in Los
+ * Angeles, the fleet's westernmost city. Every car-local "today" at that instant is this
+ * day (Los Angeles) or the next (Miami after 21:00 in Los Angeles), never the day before, so
+ * a car-local "tomorrow" is always a day after the seeded "today": a block that ends on the
+ * seeding day never covers it. (The UTC date, used before, is a day ahead of Los Angeles
+ * every evening: "tomorrow 10:00" then fell on the seeding day, inside its blocks.)
+ */
+export function seedDay(instant: Date): string {
+  return localNow(instant, CITY_TIME_ZONES.la).slice(0, 10);
+}
+
+/**
+ * The anchor stored for a state seeded at `instant`: noon UTC of seedDay, an instant on that
+ * date in UTC and in both cities, so the state's UTC anchor date is the seeding day and a
+ * state seeded any time of one seeding day is the same, byte for byte.
+ */
+export function seedAnchor(instant: Date): Date {
+  return new Date(`${seedDay(instant)}T12:00:00.000Z`);
+}
+
+/**
+ * Builds the demo world seeded at the sandbox clock's `instant`; pure in (seed, fleetSize,
+ * seedDay(instant)). Every date in it is relative to that day (docs/sandbox.md, "The seeded world").
+ */
+export function seedState(seed: number, fleetSize: number, instant: Date): SandboxState {
+  const anchor = seedAnchor(instant);
   const day = anchor.toISOString().slice(0, 10);
   const fleet: Fleet = buildFleet(seed, day, fleetSize);
   const ids = createRng(seed, 'fixture-ids');

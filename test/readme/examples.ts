@@ -3,7 +3,8 @@
 // both workers: see PAGES_OF_THEIR_OWN). Every fenced block with
 // the info string `console` is read; each `$ carrental ...` line in it (a trailing `\`
 // continues it on the next line) is run by bash, with the built CLI first on PATH, against
-// the embedded sandbox (a fresh temp home, CARRENTAL_SANDBOX=1, the sandbox clock pinned),
+// the embedded sandbox (a fresh temp home, CARRENTAL_SANDBOX=1, the sandbox clock set by
+// CARRENTAL_SANDBOX_NOW: see CLOCK_SHIFTS),
 // in page order, so state carries over from line to line as in a user's session. Each page
 // is its own session: a page's examples never depend on another page's. Output lines in the
 // block are illustration and are not compared.
@@ -16,17 +17,21 @@
 //   `--from/--to` pair written on `<alias>` lines of the page; `<uuid>` and
 //   `<reservation-uuid>` the reservation the last `reserve` line of the page printed (one is
 //   created first if none did yet); `<invoice-uuid>` an invoice of that reservation (or of
-//   the demo customer's trips);
+//   the demo customer's trips); `<serve-port>` the port of a `sandbox serve` the session
+//   starts on its state, `<home>` the session's home (both for the help examples, below);
 // - pipelines run with `set -o pipefail`, so the exit code is carrental's when it fails
 //   (jq is installed by .ci/run for the `| jq ...` parts);
 // - blocks run with HOME in a temp directory: a `console` line must not need anything
 //   outside it. Install snippets that write to the user's dotfiles belong in `sh` blocks.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ShimDir, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
+import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
+import { rootHelpAfter } from '../../src/cli/help-text.js';
+import { sandboxKeys } from '../../src/sandbox/fixtures.js';
 
 export interface Example {
   /** 1-based line of the README where the command starts. */
@@ -70,14 +75,43 @@ export function extractExamples(markdown: string): Example[] {
 }
 
 /**
- * The sandbox clocks the pages run at: a fixed day, and a year later, so an example that
- * hard-codes a date (which rots as the calendar moves) fails here first.
+ * The sandbox clocks every example runs at: today, 200 and 400 days ahead (so an example
+ * that hard-codes a date, or leans on a seeded block that is a fixed range, fails here on
+ * some day), each at a UTC hour where the cars' cities read another date than UTC:
+ * - today at 03:30Z: the evening before in Los Angeles and in Miami, so a car-local
+ *   "tomorrow" is the UTC today (the `quote --help` example failed exactly there);
+ * - +200 days at 06:30Z: late evening in Los Angeles, after midnight in Miami (the two
+ *   cities on different dates);
+ * - +400 days at 18:00Z: daytime in both.
  */
-const CLOCKS = ['2026-11-20T18:00:00Z', '2027-11-20T18:00:00Z'];
+export const CLOCK_SHIFTS = [
+  { days: 0, time: '03:30:00Z' },
+  { days: 200, time: '06:30:00Z' },
+  { days: 400, time: '18:00:00Z' },
+] as const;
+
+export function sandboxClock(shift: (typeof CLOCK_SHIFTS)[number], today = new Date()): string {
+  const day = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + shift.days));
+  return `${day.toISOString().slice(0, 10)}T${shift.time}`;
+}
+
+/**
+ * The pages run at today and +400 days: a third session of every page would cost the suite
+ * more than its budget allows (each line is a process), and what the pages name with dates
+ * is checked at every hour of 420 days in process (test/sandbox/seed-day.test.ts).
+ */
+const PAGE_CLOCKS = [CLOCK_SHIFTS[0], CLOCK_SHIFTS[2]].map((shift) => sandboxClock(shift));
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
-const PLACEHOLDER_RE = /<(alias|uuid|reservation-uuid|invoice-uuid)>/g;
+const PLACEHOLDER_RE = /<(alias|uuid|reservation-uuid|invoice-uuid|serve-port|home)>/g;
 /** Dates for a reservation the test creates itself, away from the pages' own. */
 const OWN_TRIP = ['--from', '+40d 10:00', '--days', '2'];
+
+export interface SessionOptions {
+  /** The dates of the reservation created for `<uuid>` when no example reserved one. */
+  ownTrip?: string[];
+  /** More environment for every line. */
+  env?: NodeJS.ProcessEnv;
+}
 
 interface Ran {
   code: number | null;
@@ -90,12 +124,14 @@ class Session {
   private home!: TestHome;
   private env!: NodeJS.ProcessEnv;
   private readonly values: { alias?: string; reservation?: string; invoice?: string } = {};
+  private server?: { child: ChildProcess; port: Promise<string> };
 
   constructor(
     private readonly page: string,
     private readonly examples: Example[],
     private readonly shim: () => ShimDir,
     private readonly clock: string,
+    private readonly options: SessionOptions = {},
   ) {}
 
   start(): void {
@@ -107,11 +143,37 @@ class Session {
       CARRENTAL_SANDBOX_NOW: this.clock,
       CARRENTAL_SANDBOX_CONFIG: JSON.stringify({ maxActiveReservations: 50 }),
       LANG: 'C.UTF-8',
+      ...this.options.env,
     });
   }
 
   stop(): void {
+    if (this.server) {
+      try {
+        process.kill(-this.server.child.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
     this.home?.cleanup();
+  }
+
+  /** A `sandbox serve` on this session's state, on a free port, for the lines that act on a running one. */
+  private servePort(): Promise<string> {
+    if (this.server) return this.server.port;
+    const child = spawn('carrental', ['sandbox', 'serve', '--port', '0', '--json'], { env: this.env, cwd: this.home.dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const port = new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const m = /"base_url":"http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on('error', reject);
+      child.on('close', (code) => reject(new Error(`sandbox serve exited ${code} before it listened: ${out}`)));
+    });
+    this.server = { child, port };
+    return port;
   }
 
   private async cli(argv: string[]): Promise<string> {
@@ -129,7 +191,7 @@ class Session {
       .filter((m): m is RegExpExecArray => !!m)
       .map((m) => ['--from', m[1].replace(/"/g, ''), `--${m[2]}`, m[3].replace(/"/g, '')]);
     let candidates: string[] | undefined;
-    for (const dates of pairs.length ? pairs : [OWN_TRIP]) {
+    for (const dates of pairs.length ? pairs : [this.options.ownTrip ?? OWN_TRIP]) {
       const page = JSON.parse(await this.cli(['cars', '--city', 'la', ...dates, '--json'])) as { cars: Array<{ car_alias: string; is_available?: boolean }> };
       const free = page.cars.filter((c) => c.is_available !== false).map((c) => c.car_alias);
       candidates = candidates ? candidates.filter((a) => free.includes(a)) : free;
@@ -140,7 +202,7 @@ class Session {
 
   private async reservation(): Promise<string> {
     if (this.values.reservation) return this.values.reservation;
-    const out = await this.cli(['reserve', await this.alias(), ...OWN_TRIP, '-y']);
+    const out = await this.cli(['reserve', await this.alias(), ...(this.options.ownTrip ?? OWN_TRIP), '-y']);
     const uuid = UUID_RE.exec(out)?.[0];
     if (!uuid) throw new Error(`reserve printed no uuid: ${out}`);
     return (this.values.reservation = uuid);
@@ -161,7 +223,16 @@ class Session {
   private async substitute(command: string): Promise<string> {
     let result = command;
     for (const [placeholder, name] of [...new Set(command.match(PLACEHOLDER_RE) ?? [])].map((p) => [p, p.slice(1, -1)])) {
-      const value = name === 'alias' ? await this.alias() : name === 'invoice-uuid' ? await this.invoice() : await this.reservation();
+      const value =
+        name === 'alias'
+          ? await this.alias()
+          : name === 'invoice-uuid'
+            ? await this.invoice()
+            : name === 'serve-port'
+              ? await this.servePort()
+              : name === 'home'
+                ? this.home.dir
+                : await this.reservation();
       result = result.split(placeholder).join(value);
     }
     const unknown = /<[a-z][a-z-]*>/.exec(result);
@@ -205,7 +276,7 @@ class Session {
   async run(example: Example): Promise<void> {
     const command = await this.substitute(example.command);
     const r = await this.runLine(command, example.untilInterrupt);
-    const detail = `${this.page}:${example.line}\n$ ${command}\n--- exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+    const detail = `${this.page}${example.line ? `:${example.line}` : ''}\n$ ${command}\n--- exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
     if (example.untilInterrupt) {
       expect(r.stdout, detail).not.toBe('');
       expect([0, 130], detail).toContain(r.code);
@@ -241,7 +312,7 @@ export function describeExamples(pages: string[]): void {
   let shim: ShimDir | undefined;
   const sharedShim = () => (shim ??= new ShimDir());
   afterAll(() => shim?.cleanup());
-  for (const [page, clock] of pages.flatMap((p) => CLOCKS.map((c) => [p, c] as const))) {
+  for (const [page, clock] of pages.flatMap((p) => PAGE_CLOCKS.map((c) => [p, c] as const))) {
     const examples = examplesOf(page);
     if (!examples.length) continue;
     describe(`${page} examples, sandbox clock ${clock}`, () => {
@@ -249,6 +320,113 @@ export function describeExamples(pages: string[]): void {
       beforeAll(() => session.start());
       afterAll(() => session.stop());
       it.each(examples.map((e) => [`${page}:${e.line} $ ${e.command}`, e] as const))('%s', async (_title, example) => {
+        await session.run(example);
+      });
+    });
+  }
+}
+
+/**
+ * The help examples that need a terminal to type into (a prompt for what is missing, a
+ * masked key): test/booking/reserve-interactive.tmux.e2e.test.ts and the prompt tests
+ * drive those; here they are listed, so that a new example is run unless it is added here.
+ */
+export const NEEDS_A_TERMINAL = ['carrental reserve   # on a terminal: prompts for city, dates, car and options', 'carrental auth login'];
+
+/** The commands that ask before acting, and with `-y` answer yes where no terminal can. */
+const ASKS_FIRST = /^carrental (?:--sandbox )?(?:reserve|cancel|sandbox reset|pending clear)\b/;
+/** Lines that run until interrupted: a server, a watch, a wait for a payment. */
+const RUNS_UNTIL_INTERRUPTED = /\bsandbox serve\b|\bmcp --http\b|--watch\b|--wait\b/;
+
+/**
+ * A help example as the runner runs it. The help shows what a user types on a terminal;
+ * the runner has none, so it adds what the user would do there:
+ * - `-y` on a command that asks first (the user answers the question);
+ * - a line that runs until interrupted is interrupted, and its fixed port is 0 (the three
+ *   clocks' files run at once), a state file under /tmp is in the session's home;
+ * - `--port 4780` acts on a `sandbox serve` this session starts on a free port;
+ * - `CARRENTAL_API_KEY=...` is the sandbox's booking_write key, `$CARRENTAL_KEY` too;
+ * - a comment `# after CMD` runs CMD first.
+ */
+export function runnableHelpExample(example: string, line: number): Example {
+  let command = example;
+  const comment = /\s+#.*$/.exec(command)?.[0] ?? '';
+  let body = command.slice(0, command.length - comment.length);
+  if (ASKS_FIRST.test(body) && !/\s(?:-y|--yes|--dry-run)\b/.test(body)) body += ' -y';
+  const untilInterrupt = RUNS_UNTIL_INTERRUPTED.test(body);
+  if (untilInterrupt) body = body.replace(/--port \d+/, '--port 0');
+  else body = body.replace(/--port 4780\b/, '--port <serve-port>');
+  body = body.replace(/(^|\s)\/tmp\//g, '$1<home>/').replace(/CARRENTAL_API_KEY=\.\.\./g, `CARRENTAL_API_KEY=${sandboxKeys().booking_write}`);
+  const after = /#\s*after\s+(.+)$/.exec(comment)?.[1];
+  command = `${after ? `${after.trim()} && ` : ''}${body}${comment}`;
+  return { line, command, expectedCode: 0, untilInterrupt };
+}
+
+export interface HelpGroup {
+  /** `carrental cars --help`, `carrental --help` (the overview and the program's help). */
+  name: string;
+  /** The examples as written in the help. */
+  written: string[];
+}
+
+/** Every command's help examples by top-level command, its subcommands' after its own, and the program's. */
+export function helpExampleGroups(overview: string): HelpGroup[] {
+  const collect = (spec: CommandSpec): string[] => [...(spec.examples ?? []), ...(spec.subcommands ?? []).flatMap(collect)];
+  const indented = (text: string) =>
+    text
+      .split('\n')
+      .map((l) => /^\s+(?:\$ )?(carrental\b.*)$/.exec(l)?.[1])
+      .filter((c): c is string => !!c);
+  return [
+    { name: 'carrental --help', written: [...indented(overview), ...indented(rootHelpAfter(80).split('Examples:')[1].split('\n\n')[0])] },
+    ...COMMANDS.map((spec) => ({ name: `carrental ${spec.name} --help`, written: collect(spec) })).filter((g) => g.written.length > 0),
+  ];
+}
+
+/** What `carrental` alone prints: the overview, with its commands to try. */
+function overviewText(): string {
+  const home = new TestHome();
+  try {
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'carrental.js')], { env: home.env({ LANG: 'C.UTF-8' }), encoding: 'utf8' });
+    return r.stdout + r.stderr;
+  } finally {
+    home.cleanup();
+  }
+}
+
+/**
+ * What a help example reads of the sandbox's dated world: dates, a car, a reservation or an
+ * invoice, the trips, the licence and card expiry, the clock. The others (config, auth,
+ * completion, help, mcp, the server) read no date and run at today only.
+ */
+export const READS_DATES = /--from|--to\b|-\d{4}\b|<[a-z-]+>|\b(?:trips|status|verification|cards|clock)\b/;
+
+/**
+ * Declares the runs of every command's help examples at one of CLOCK_SHIFTS: each
+ * top-level command (with its subcommands) is a session of its own, on a fresh sandbox.
+ * Today runs every example; the later clocks those that READS_DATES (the suite's budget).
+ */
+export function describeHelpExamples(shift: (typeof CLOCK_SHIFTS)[number]): void {
+  const clock = sandboxClock(shift);
+  let shim: ShimDir | undefined;
+  const sharedShim = () => (shim ??= new ShimDir());
+  afterAll(() => shim?.cleanup());
+  for (const group of helpExampleGroups(overviewText())) {
+    const examples = group.written
+      .map((e, i) => [e, i + 1] as const)
+      .filter(([e]) => !NEEDS_A_TERMINAL.includes(e) && (shift.days === 0 || READS_DATES.test(e)))
+      .map(([e, line]) => runnableHelpExample(e, line));
+    if (!examples.length) continue;
+    describe(`${group.name} examples, sandbox clock ${clock} (today + ${shift.days} days)`, () => {
+      const session = new Session(group.name, examples, sharedShim, clock, {
+        // a trip that `extend-link <uuid> --to "+30d 10:00"` extends
+        ownTrip: ['--from', '+25d 10:00', '--days', '2'],
+        // --open runs `true` instead of a browser
+        env: { BROWSER: 'true', CARRENTAL_KEY: sandboxKeys().booking_write },
+      });
+      beforeAll(() => session.start());
+      afterAll(() => session.stop());
+      it.each(examples.map((e) => [`${e.command}`, e] as const))('$ %s', async (_title, example) => {
         await session.run(example);
       });
     });

@@ -111,9 +111,11 @@ describe('seedState', () => {
     expect(Object.values(s.reservations).filter((r) => r.customer_id === s.customers[1].id).length).toBe(2);
   });
 
-  it('anchors fixture dates to the anchor day whatever the time of day', () => {
+  it('anchors fixture dates to the seeding day (the date in Los Angeles) whatever the time of day', () => {
+    // 16:59 in Los Angeles, and 20:59 on 2026-03-10 there at 03:59Z the next UTC day: one seeding day
     const s = seedState(1, 300, new Date('2026-03-10T23:59:00Z'));
-    expect(s.anchor).toBe('2026-03-10T23:59:00.000Z');
+    expect(s.anchor).toBe('2026-03-10T12:00:00.000Z');
+    expect(seedState(1, 300, new Date('2026-03-11T03:59:00Z'))).toEqual(s);
     expect(Object.values(s.reservations).every((r) => /T10:00$/.test(r.date_checkin))).toBe(true);
   });
 });

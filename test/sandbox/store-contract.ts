@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateFileError, startSandbox } from '../../src/sandbox/index.js';
 import { type StoreKind, type StoreOptions, openStore } from '../../src/sandbox/store.js';
 import { FIXED_NOW, newKey, tempDir, tripBody } from './harness.js';
+import { seedAnchor } from '../../src/sandbox/fixtures.js';
 
 const now = () => FIXED_NOW;
 const FROM = '2026-04-14T10:00';
@@ -57,7 +58,7 @@ export function storeContract(kind: StoreKind) {
       if (kind === 'sqlite') expect(files.sort()).toEqual(['state.json', 'state.json-shm', 'state.json-wal']);
       for (const f of files) expect(statSync(join(dir, 'nested', 'deeper', f)).mode & 0o777, f).toBe(0o600);
       await store.close();
-      expect(await readState(statePath)).toMatchObject({ format: 'carrental-sandbox-state', seed: 1, fleetSize: 300, anchor: FIXED_NOW.toISOString() });
+      expect(await readState(statePath)).toMatchObject({ format: 'carrental-sandbox-state', seed: 1, fleetSize: 300, anchor: seedAnchor(FIXED_NOW).toISOString() });
     });
 
     it('commits a transaction whole, keeps nothing of one that throws, and another store sees the commit', async () => {
