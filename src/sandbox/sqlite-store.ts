@@ -25,7 +25,22 @@ import type { SharedCounts } from './ratelimit.js';
 import { type SqliteDatabase, type SqliteStatement, loadSqlite } from './sqlite-load.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex, tagsOf } from './state.js';
-import { type ResolvedStoreOptions, StateBusyError, StateFileError, type Store, backupPathFor, checkExpected, createEmpty, sniff, targetOf, withFileLock } from './store.js';
+import {
+  type ResolvedStoreOptions,
+  StateBusyError,
+  StateFileError,
+  type Store,
+  backupPathFor,
+  checkExpected,
+  checkWritable,
+  createEmpty,
+  diskFull,
+  isStateError,
+  sniff,
+  sqliteHolders,
+  withFileLock,
+  writeFailure,
+} from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -55,9 +70,22 @@ const sqliteCode = (err: unknown): number | undefined => {
 };
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
+const SQLITE_READONLY = 8;
+const SQLITE_IOERR = 10;
 const SQLITE_CORRUPT = 11;
 const SQLITE_FULL = 13;
+const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
+
+/** No free block left where the file lives (SQLite says "disk I/O error" when the -shm or an fsync meets a full disk). */
+function noSpaceAt(file: string): boolean {
+  try {
+    const st = fs.statfsSync(dirname(file));
+    return st.bavail === 0;
+  } catch {
+    return false;
+  }
+}
 
 interface Statements {
   get: SqliteStatement;
@@ -131,28 +159,51 @@ function open(path: string, busyMs: number): SqliteDatabase {
   return db;
 }
 
-export async function openSqliteStore(opts: ResolvedStoreOptions, path: string): Promise<Store> {
+/**
+ * `path` as the user gave it (messages name it); `real` through its links: SQLite names the
+ * -wal and -shm by it, and every lock, temp file and check here uses it.
+ */
+export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, real: string): Promise<Store> {
   const busyMs = opts.busyTimeoutMs ?? 5000;
   const fileError = (err: unknown): unknown => {
+    if (isStateError(err)) return err;
     const code = sqliteCode(err);
     if (code === SQLITE_BUSY || code === SQLITE_LOCKED) return new StateBusyError(path, busyMs);
     if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return new StateFileError(path, `damaged (${(err as Error).message})`);
-    if (code === SQLITE_FULL) {
-      const full = new Error(`sandbox state file ${path}: the disk is full; the change was not made (every earlier one is kept)`);
-      full.name = 'StateWriteError';
-      return full;
+    if (code === SQLITE_FULL || (code === SQLITE_IOERR && noSpaceAt(real))) return diskFull(path);
+    if (code === SQLITE_READONLY || code === SQLITE_CANTOPEN) {
+      // what SQLite says ("attempt to write a readonly database", "unable to open database file") named
+      checkWritable(path, real);
     }
     if (err instanceof ImportError) return new StateFileError(path, err.message);
-    return err;
+    return writeFailure(path, err);
   };
   const seeded = () => seedState(opts.useSeed, opts.useFleetSize, opts.now());
+  const wal = `${real}-wal`;
+  const shm = `${real}-shm`;
+
+  /**
+   * The -wal and -shm of a database that is no longer at the path (a file copied back over
+   * it, a reset, an import): replayed into the next database there, they would damage it.
+   * Removed, unless a process still has that database open: then its next write would undo
+   * what replaced it, so the replacement is refused.
+   */
+  const dropStalePair = () => {
+    if (!fs.existsSync(wal) && !fs.existsSync(shm)) return;
+    const holders = sqliteHolders(real);
+    if (holders === null || holders.length > 0) {
+      const who = holders === null ? 'a process may still have' : `another process (pid ${holders.join(', ')}) still has`;
+      throw new StateFileError(path, `${who} the database that was there open (its ${wal} and ${shm})`, 'stop it and run this again');
+    }
+    fs.rmSync(wal, { force: true });
+    fs.rmSync(shm, { force: true });
+  };
 
   /** Replaces a log or JSON state file by a database holding the same state; the old file stays as `.bak`. */
   const importOld = (kind: 'log' | 'json') => {
-    const target = targetOf(path);
-    const text = fs.readFileSync(target, 'utf8');
+    const text = fs.readFileSync(real, 'utf8');
     const state = kind === 'log' ? parseLogState(text) : parseJsonState(text);
-    const tmp = `${target}.import.${process.pid}.tmp`;
+    const tmp = `${real}.import.${process.pid}.tmp`;
     fs.rmSync(tmp, { force: true });
     createEmpty(tmp);
     try {
@@ -166,37 +217,92 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
       } finally {
         db.close();
       }
-      fs.copyFileSync(target, backupPathFor(target), fs.constants.COPYFILE_EXCL);
-      fs.renameSync(tmp, target);
-      fsyncDirSync(dirname(target));
+      dropStalePair();
+      fs.copyFileSync(real, backupPathFor(real), fs.constants.COPYFILE_EXCL);
+      fs.renameSync(tmp, real);
+      fsyncDirSync(dirname(real));
       // the log store's index beside it: a cache of a file that is gone
-      if (kind === 'log') fs.rmSync(`${target}.idx`, { force: true });
+      if (kind === 'log') fs.rmSync(`${real}.idx`, { force: true });
     } finally {
       fs.rmSync(tmp, { force: true });
+      fs.rmSync(`${tmp}-journal`, { force: true });
     }
   };
 
-  /** A reset of a file that is no database of ours: emptied in place (through a symbolic link), with any WAL of it. */
+  /** A reset of a file that is no database of ours, or a damaged one: emptied in place (through a symbolic link), with its -wal and -shm. */
   const emptyFile = () => {
-    const target = targetOf(path);
-    fs.truncateSync(target, 0);
-    fs.rmSync(`${target}-wal`, { force: true });
-    fs.rmSync(`${target}-shm`, { force: true });
+    dropStalePair();
+    fs.truncateSync(real, 0);
   };
+
+  /**
+   * Why the database at the path, with the -wal beside it, is not whole (null: it is): checked on a
+   * read-only connection, which neither writes the file nor, when it closes, checkpoints a
+   * -wal into it. Asked by a server (verify) and whenever a -wal is there that no process
+   * has open: what a killed process left, which the next open replays, or a stale one.
+   */
+  const damage = (full: boolean): string | null => {
+    const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
+    let ro: SqliteDatabase;
+    try {
+      ro = new DatabaseSync(real, { readOnly: true });
+    } catch (err) {
+      throw fileError(err);
+    }
+    try {
+      ro.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyMs))}`);
+      // a -wal from another database passes quick_check: its pages are well formed, only the
+      // indexes no longer match the tables, which integrity_check alone compares
+      const check = full ? 'integrity_check' : 'quick_check';
+      const rows = ro.prepare(`PRAGMA ${check}`).all().map((r) => String(r[check]));
+      return rows.length === 1 && rows[0] === 'ok' ? null : rows.slice(0, 3).join('; ');
+    } catch (err) {
+      const code = sqliteCode(err);
+      if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return (err as Error).message;
+      throw fileError(err);
+    } finally {
+      ro.close();
+    }
+  };
+  const walToReplay = () => {
+    try {
+      if (fs.statSync(wal).size === 0) return false;
+    } catch {
+      return false;
+    }
+    const holders = sqliteHolders(real);
+    return holders !== null && holders.length === 0;
+  };
+  const damaged = (why: string) =>
+    new StateFileError(
+      path,
+      `damaged, it fails SQLite's integrity check (${why}); nothing was written to it`,
+      `run \`carrental sandbox reset -y\` to discard it and re-seed, or put back a copy of it without the ${wal} and ${shm} beside it`,
+    );
 
   let db: SqliteDatabase;
   try {
-    const kind = sniff(path);
+    const kind = sniff(real);
     if (kind === 'log' || kind === 'json' || kind === 'foreign' || kind === 'missing') {
-      await withFileLock(path, () => {
-        const now = sniff(path);
+      await withFileLock(real, () => {
+        const now = sniff(real);
         if (opts.reset && (now === 'log' || now === 'json' || now === 'foreign')) emptyFile();
         else if (now === 'log' || now === 'json') importOld(now);
         else if (now === 'foreign') throw new StateFileError(path, 'not a carrental sandbox state');
-        else if (now === 'missing') createEmpty(path);
+        else if (now === 'missing') {
+          dropStalePair();
+          createEmpty(real);
+        }
       });
+    } else if (kind === 'sqlite') {
+      const replay = walToReplay();
+      const why = replay || opts.verify ? damage(replay) : null;
+      if (why !== null) {
+        if (!opts.reset) throw damaged(why);
+        await withFileLock(real, emptyFile);
+      }
     }
-    db = open(path, busyMs);
+    db = open(real, busyMs);
   } catch (err) {
     throw fileError(err);
   }
@@ -206,7 +312,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
   const settle = () => {
     if (!opts.reset && isReady()) {
       st = prepare(db);
-      return verify();
+      return;
     }
     db.exec('BEGIN IMMEDIATE');
     try {
@@ -229,7 +335,6 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
       db.exec('ROLLBACK');
       throw err;
     }
-    verify();
   };
   /** Ours and complete, as opening usually finds it: then opening writes nothing and takes no lock. */
   const isReady = () => {
@@ -239,11 +344,6 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
     return m.format === STATE_FORMAT && m.version === STATE_VERSION;
   };
-  const verify = () => {
-    if (!opts.verify) return;
-    const check = db.prepare('PRAGMA quick_check').get()?.quick_check;
-    if (check !== 'ok') throw new StateFileError(path, `damaged (${String(check)})`);
-  };
   try {
     settle();
   } catch (err) {
@@ -252,8 +352,8 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     // a reset discards even a damaged database
     if (!(opts.reset && mapped instanceof StateFileError)) throw mapped;
     try {
-      await withFileLock(path, emptyFile);
-      db = open(path, busyMs);
+      await withFileLock(real, emptyFile);
+      db = open(real, busyMs);
       settle();
     } catch (again) {
       throw fileError(again);
@@ -472,7 +572,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
   const sharedCounts: SharedCounts = {
     spend(name, window, limit) {
       if (spendStmt === null) {
-        counts = open(path, busyMs);
+        counts = open(real, busyMs);
         counts.exec('PRAGMA synchronous = OFF');
         // plain `?` only: Node 22.13's node:sqlite binds no positional value to a numbered
         // `?2` (it counts as named) and fails "column index out of range"
