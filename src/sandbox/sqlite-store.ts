@@ -42,12 +42,23 @@ import {
   writeFailure,
 } from './store.js';
 
+/**
+ * A car's reservations stored `new`, by checkout: what the catalog and availability ask
+ * ("what can still block this car from today on") without reading the car's history of
+ * completed trips, which stay `new` and would otherwise grow every catalog page.
+ */
+const CURRENT_INDEX = `CREATE INDEX IF NOT EXISTS reservations_by_car_checkout ON records (json_extract(json, '$.car_id'), json_extract(json, '$.date_checkout'))
+  WHERE collection = 'reservations' AND json_extract(json, '$.status') = 'new';`;
+/** Every object of the schema: a database that has them all opens without a write. */
+const SCHEMA_OBJECTS = ['meta', 'records', 'tags', 'tags_by_record', 'rate_budget', 'reservations_by_car_checkout'];
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (collection, key));
 CREATE TABLE IF NOT EXISTS tags (collection TEXT NOT NULL, tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (collection, tag, key)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tags_by_record ON tags (collection, key);
 CREATE TABLE IF NOT EXISTS rate_budget (name TEXT PRIMARY KEY, window INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID;
+${CURRENT_INDEX}
 `;
 
 /** Read records kept parsed; past this many the cache starts again (a server's memory stays flat). */
@@ -99,6 +110,7 @@ interface Statements {
   meta: SqliteStatement;
   setMeta: SqliteStatement;
   dataVersion: SqliteStatement;
+  newOfCar: SqliteStatement;
 }
 
 function prepare(db: SqliteDatabase): Statements {
@@ -114,6 +126,10 @@ function prepare(db: SqliteDatabase): Statements {
     meta: db.prepare('SELECT key, value FROM meta'),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     dataVersion: db.prepare('PRAGMA data_version'),
+    // the terms of the partial index, word for word, so that the planner uses it
+    newOfCar: db.prepare(
+      "SELECT key FROM records WHERE collection = 'reservations' AND json_extract(json, '$.status') = 'new' AND json_extract(json, '$.car_id') = ? AND json_extract(json, '$.date_checkout') >= ?",
+    ),
   };
 }
 
@@ -338,8 +354,9 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
   };
   /** Ours and complete, as opening usually finds it: then opening writes nothing and takes no lock. */
   const isReady = () => {
-    const objects = Number(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('meta', 'records', 'tags', 'tags_by_record', 'rate_budget')").get()?.n);
-    if (objects !== 5) return false;
+    const objects = Number(db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name IN (${SCHEMA_OBJECTS.map((n) => `'${n}'`).join(', ')})`).get()?.n);
+    // a database of an earlier build gets what it lacks (the index by checkout) once, in settle
+    if (objects !== SCHEMA_OBJECTS.length) return false;
     const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('format', 'version')").all();
     const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
     return m.format === STATE_FORMAT && m.version === STATE_VERSION;
@@ -408,6 +425,18 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
     return keys;
   };
   const countAtMost = (coll: Collection, tag: string) => (inTx ? Number(st.count.get(coll, tag)?.n ?? 0) : tagged(coll, tag).length);
+  const queryNewOfCar = (carId: number, fromDay: string) => st.newOfCar.all(carId, fromDay).map((r) => r.key as string);
+  const newOfCarSince = (carId: number, fromDay: string): readonly string[] => {
+    if (inTx) return queryNewOfCar(carId, fromDay);
+    const id = `reservations\tnew-of-car\t${carId}\t${fromDay}`;
+    let keys = tagCache.get(id);
+    if (keys === undefined) {
+      if (tagCache.size >= CACHE_LIMIT) tagCache.clear();
+      keys = queryNewOfCar(carId, fromDay);
+      tagCache.set(id, keys);
+    }
+    return keys;
+  };
   const readOnly = () => {
     throw new Error('the sandbox state is read-only outside store.transact');
   };
@@ -430,7 +459,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
   let facade!: SandboxState;
   const refreshFacade = () => {
     facade = { format: STATE_FORMAT, version: STATE_VERSION, ...meta, ...committedProxies } as unknown as SandboxState;
-    attachIndex(facade, { tagged, countAtMost, raw: facade });
+    attachIndex(facade, { tagged, countAtMost, raw: facade, newOfCarSince });
   };
   let dataVersion = -1;
   /** Another process committed since we last looked: what we hold parsed may be stale. */
@@ -540,7 +569,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
     const before = metaOf(meta);
     const draftMeta = JSON.parse(JSON.stringify(before)) as Meta;
     const draft = { format: STATE_FORMAT, version: STATE_VERSION, ...draftMeta, ...drafts } as unknown as SandboxState;
-    attachIndex(draft, { tagged, countAtMost, raw: { ...draft, ...raw } as unknown as SandboxState });
+    attachIndex(draft, { tagged, countAtMost, raw: { ...draft, ...raw } as unknown as SandboxState, newOfCarSince });
     const result = fn(draft);
     // records changed in place since they were read or set
     for (const [id, t] of touched) {
