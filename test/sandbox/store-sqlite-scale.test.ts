@@ -55,7 +55,7 @@ describe.skipIf(!sqlite)('the catalog on a state with a long history (SQLite sto
     h = await startHarness({ statePath, store: 'sqlite', config: { maxActiveReservations: 100 } });
     const parse = JSON.parse;
     let historyParsed = 0;
-    vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: never) => {
+    vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
       if (typeof text === 'string' && text.includes(MARK)) historyParsed++;
       return parse(text, reviver);
     });
