@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedState } from '../../src/sandbox/fixtures.js';
 import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { type StoreOptions, openStore, sniff } from '../../src/sandbox/store.js';
 import { writerScript } from './store-contract.js';
 import { FIXED_NOW, tempDir } from './harness.js';
@@ -122,4 +123,23 @@ describe.skipIf(!sqlite)('the SQLite state with its -wal and -shm', () => {
     await reset.close();
     expect(sqlite3(statePath, 'PRAGMA integrity_check')).toBe('ok');
   }, 60_000);
+
+  it('a Node 20 server whose file a Node 22 command converted says so in one line, a 503, never a 500', async () => {
+    const statePath = join(dir, 'state.json');
+    const node20 = await startSandbox({ statePath, store: 'json', quiet: true, now });
+    try {
+      expect((await fetch(`${node20.baseUrl}/cars?limit=1`)).status).toBe(200);
+      await (await open(statePath)).close(); // a Node 22 command: the JSON document becomes a database
+      expect(sniff(statePath)).toBe('sqlite');
+      const res = await fetch(`${node20.baseUrl}/cars?limit=1`);
+      const body = (await res.json()) as { error_code: string; description: string };
+      expect(res.status).toBe(503);
+      expect(body.error_code).toBe('sandbox_state_unavailable');
+      expect(body.description).toBe(
+        `sandbox state file ${statePath}: converted to an SQLite database by a Node 22.13+ process; this Node ${process.versions.node} process cannot read it; stop this one and start it again with Node 22.13 or later`,
+      );
+    } finally {
+      await node20.close();
+    }
+  });
 });
