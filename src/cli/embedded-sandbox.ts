@@ -44,6 +44,16 @@ async function stablePortHolder(port: number, statePath: string): Promise<string
   }
 }
 
+/**
+ * The sandbox store's own errors (src/sandbox/store.ts), each one line naming the file and
+ * what to do, as the CLI's: a busy file is worth a rerun, anything else is not.
+ */
+export function stateError(err: Error): Error {
+  if (err.name === 'StateBusyError') return new CliError('unavailable', err.message);
+  if (err.name === 'StateFileError' || err.name === 'StateWriteError') return new CliError('api', err.message);
+  return err;
+}
+
 /** The port `sandbox serve` listens on by default and embedded sandbox links point to. */
 export const DEFAULT_SANDBOX_PORT = 4780;
 
@@ -98,10 +108,7 @@ export async function startEmbeddedSandbox(env: NodeJS.ProcessEnv, onCleanup: (f
   const stablePort = sandboxPort(env);
   const start = (port: number, appOrigin?: string) =>
     sandbox.startSandbox({ statePath: sandboxStatePath(env), quiet: true, port, appOrigin }).catch((err: Error) => {
-      if (err.name === 'StateFileError') {
-        throw new CliError('api', err.message, { hint: 'run `carrental sandbox reset` to discard it and start from the seeded fixtures' });
-      }
-      throw err;
+      throw stateError(err);
     });
   // Links should outlive this command: they point at the stable port, which this process
   // serves while it runs and `carrental sandbox serve` serves for as long as it is left on.

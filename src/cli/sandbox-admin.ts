@@ -6,7 +6,7 @@
 // state file (CARRENTAL_SANDBOX_STATE or the data directory), through a sandbox started in
 // this process for the call and stopped after it, so the same endpoints and rules apply.
 import type { Context } from './context.js';
-import { sandboxStatePath } from './embedded-sandbox.js';
+import { sandboxStatePath, stateError } from './embedded-sandbox.js';
 import { CliError, kindForStatus, usageError } from '../errors.js';
 import { parseIntOption } from '../input/parse.js';
 import { pick, type UuidRef } from '../booking/resolve-id.js';
@@ -51,8 +51,7 @@ export async function adminTarget(ctx: Context, input: { port?: string }, needsS
     const { startSandbox } = await import('../sandbox/index.js');
     const statePath = sandboxStatePath(ctx.env);
     const sandbox = await startSandbox({ statePath, quiet: true }).catch((err: Error) => {
-      if (err.name === 'StateFileError') throw new CliError('api', err.message, { hint: 'run `carrental sandbox reset` to discard it and start from the seeded fixtures' });
-      throw err;
+      throw stateError(err);
     });
     ctx.onCleanup(() => sandbox.close());
     base = sandbox.adminUrl;

@@ -17,7 +17,11 @@ export async function run(_input: unknown, ctx: Context, prompter: Prompter = in
     return 1;
   }
   const { startSandbox } = await import('../sandbox/index.js');
-  const sandbox = await startSandbox({ statePath, reset: true, quiet: true });
+  // a refusal (a process still has the database open) or a file it may not write: one line
+  const { stateError } = await import('../cli/embedded-sandbox.js');
+  const sandbox = await startSandbox({ statePath, reset: true, quiet: true }).catch((err: Error) => {
+    throw stateError(err);
+  });
   await sandbox.close();
   if (ctx.globals.json) out.printJson({ state: statePath, reset: true });
   else out.info(`sandbox state reset: ${statePath}`);

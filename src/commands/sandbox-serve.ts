@@ -63,9 +63,13 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
     }
     if (code === 'EACCES') throw new CliError('api', `not allowed to listen on port ${port}`, { hint: 'use a port above 1023' });
     if ((err as Error).name === 'StateFileError') {
-      // also a file seeded with another --seed or --fleet-size
-      throw new CliError('api', (err as Error).message, { hint: 'start it with --reset to discard the state, or point --state at another file' });
+      // one line, the remedy this command has (a file seeded with another --seed or
+      // --fleet-size too); a refusal with its own remedy (another process has it open) keeps it
+      const e = err as Error & { reason: string; remedy: string };
+      const remedy = e.remedy.includes('sandbox reset') ? 'start it with --reset to discard the state, or point --state at another file' : e.remedy;
+      throw new CliError('api', `sandbox state file ${statePath}: ${e.reason}; ${remedy}`);
     }
+    if ((err as Error).name === 'StateWriteError') throw new CliError('api', (err as Error).message);
     throw new CliError('api', `the sandbox could not start: ${(err as Error).message}`);
   }
   ctx.onCleanup(() => sandbox.close());

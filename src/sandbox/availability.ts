@@ -1,18 +1,21 @@
 // Whether a car is free for a span: fixture blocks plus paid trips.
-import { compareStamps, parseLocal } from './clock.js';
+import { compareStamps, formatLocal, parseLocal } from './clock.js';
 import { apiError } from './errors.js';
 import { isBooked } from './facts.js';
 import type { BlockedRangeRec, CarRec } from './fleet.js';
-import { type SandboxState, invoicesOf, readTagged } from './state.js';
+import { type SandboxState, invoicesOf, newOfCarSince } from './state.js';
 
 interface Block extends BlockedRangeRec {
   reservation_uuid?: string;
 }
 
-/** Fixture blocks plus paid trips, ordered by start. */
-export function carBlocks(state: SandboxState, car: CarRec): Block[] {
+/** The car-local day of wall minutes: trips whose checkout is before it cannot overlap anything from then on. */
+const dayOf = (wallMinutes: number) => formatLocal(wallMinutes).slice(0, 10);
+
+/** Fixture blocks plus paid trips that end after `sinceLocal` (car-local wall minutes; earlier ones are not read), ordered by start. */
+export function carBlocks(state: SandboxState, car: CarRec, sinceLocal: number): Block[] {
   const extra: Block[] = [];
-  for (const r of readTagged(state, 'reservations', `nc:${car.car_id}`)) {
+  for (const r of newOfCarSince(state, car.car_id, dayOf(sinceLocal))) {
     if (r.car_id === car.car_id && isBooked(r, invoicesOf(state, r.uuid))) {
       extra.push({ from: r.date_checkin, to: r.date_checkout, kind: 'booked', reservation_uuid: r.uuid });
     }
@@ -35,7 +38,8 @@ export function isAvailable(state: SandboxState, car: CarRec, checkin: number, c
     if (ignoreUuid && b.reservation_uuid === ignoreUuid) continue;
     if (overlaps(b.from, b.to)) return false;
   }
-  for (const r of readTagged(state, 'reservations', `nc:${car.car_id}`)) {
+  // a trip that ends before the span starts cannot overlap it: the car's history is not read
+  for (const r of newOfCarSince(state, car.car_id, dayOf(checkin))) {
     if (r.car_id !== car.car_id || (ignoreUuid && r.uuid === ignoreUuid)) continue;
     if (overlaps(r.date_checkin, r.date_checkout) && isBooked(r, invoicesOf(state, r.uuid))) return false;
   }

@@ -6,11 +6,26 @@
 import * as fs from 'node:fs';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { seedState } from './fixtures.js';
-import { type ResolvedStoreOptions, StateFileError, type Store, backupPathFor, checkExpected, createEmpty, sniff, targetOf, withFileLock } from './store.js';
+import {
+  type ResolvedStoreOptions,
+  StateFileError,
+  type Store,
+  backupPathFor,
+  checkExpected,
+  createEmpty,
+  sniff,
+  sqliteHolders,
+  withFileLock,
+  writeFailure,
+} from './store.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import type { SandboxState } from './state.js';
 
-export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null): Promise<Store> {
+const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -y` to discard it and re-seed';
+
+/** `path` as the user gave it (messages name it); `real` through its links (every file operation and lock uses it). */
+export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null, real: string | null): Promise<Store> {
+  const file = real ?? (path as string);
   let text = '';
   let state: SandboxState;
   /** What identifies the file's version we hold: a write replaces the file, so its inode changes. */
@@ -18,8 +33,8 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
 
   const seeded = () => seedState(opts.useSeed, opts.useFleetSize, opts.now());
   const stampOf = (st: fs.Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
-  const fail = (reason: string): never => {
-    throw new StateFileError(path as string, reason);
+  const fail = (reason: string, remedy?: string): never => {
+    throw new StateFileError(path as string, reason, remedy);
   };
   const parse = (t: string) => {
     try {
@@ -31,20 +46,50 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   };
   const write = (next: SandboxState) => {
     const t = JSON.stringify(next);
-    // through a symbolic link to its target, never over the link
-    writeFileAtomicSync(targetOf(path as string), t, { mode: 0o600 });
+    // to the real path: through a symbolic link to its target, never over the link
+    try {
+      writeFileAtomicSync(file, t, { mode: 0o600 });
+    } catch (err) {
+      throw writeFailure(path as string, err);
+    }
     text = t;
     state = next;
-    stamp = stampOf(fs.statSync(path as string));
+    stamp = stampOf(fs.statSync(file));
   };
   /** Reads the file again if another process replaced it since. */
   const refresh = () => {
-    const st = fs.statSync(path as string);
+    const st = fs.statSync(file);
     if (stampOf(st) === stamp) return;
-    const t = fs.readFileSync(path as string, 'utf8');
+    // a Node 22 process converted it under this one (a server left running): said as such, never a parse error
+    if (stamp !== '' && sniff(file) === 'sqlite') {
+      fail(`converted to an SQLite database by a Node 22.13+ process; this Node ${process.versions.node} process cannot read it`, 'stop this one and start it again with Node 22.13 or later');
+    }
+    const t = fs.readFileSync(file, 'utf8');
     state = parse(t);
     text = t;
     stamp = stampOf(st);
+  };
+  /**
+   * A reset replaces the file whatever it holds; an SQLite database's -wal and -shm go with
+   * it (left, the next Node 22 open would replay them into the new state). Not while a
+   * process has that database open: the reset would be undone by its next write.
+   */
+  const dropSqlitePair = () => {
+    const wal = `${file}-wal`;
+    const shm = `${file}-shm`;
+    if (!fs.existsSync(wal) && !fs.existsSync(shm)) return;
+    const holders = sqliteHolders(file);
+    if (holders === null) {
+      return fail(
+        'an SQLite database with its -wal and -shm beside it: a Node 22.13+ process may have it open',
+        `stop it and reset with Node 22.13 or later (or, if no process has it open, remove ${wal} and ${shm} and reset again)`,
+      );
+    }
+    if (holders.length > 0) {
+      fail(`an SQLite database that another process (pid ${holders.join(', ')}) has open, a Node 22.13+ sandbox`, 'stop it and reset again, or reset with Node 22.13 or later while it runs');
+    }
+    fs.rmSync(wal, { force: true });
+    fs.rmSync(shm, { force: true });
   };
 
   if (path === null) {
@@ -52,29 +97,29 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
     text = JSON.stringify(state);
   } else {
     // The usual case, a file this store wrote, opens without the lock; anything else is settled under it.
-    if (opts.reset || sniff(path) !== 'json') {
-      await withFileLock(path, () => {
-        const kind = sniff(path);
+    if (opts.reset || sniff(file) !== 'json') {
+      await withFileLock(file, () => {
+        const kind = sniff(file);
         if (opts.reset || kind === 'missing' || kind === 'empty') {
-          createEmpty(path);
+          if (opts.reset) dropSqlitePair();
+          createEmpty(file);
           write(seeded());
         } else if (kind === 'json') {
           refresh();
         } else if (kind === 'log') {
           let imported: SandboxState;
           try {
-            imported = parseLogState(fs.readFileSync(path, 'utf8'));
+            imported = parseLogState(fs.readFileSync(file, 'utf8'));
           } catch (err) {
             if (err instanceof ImportError) fail(err.message);
             throw err;
           }
-          const target = targetOf(path);
-          fs.copyFileSync(target, backupPathFor(target), fs.constants.COPYFILE_EXCL);
+          fs.copyFileSync(file, backupPathFor(file), fs.constants.COPYFILE_EXCL);
           write(imported);
           // the log store's index beside it: a cache of a file that is gone
-          fs.rmSync(`${target}.idx`, { force: true });
+          fs.rmSync(`${file}.idx`, { force: true });
         } else if (kind === 'sqlite') {
-          fail(`an SQLite database, which needs Node 22.13 or later (this is Node ${process.versions.node})`);
+          fail(`an SQLite database, which needs Node 22.13 or later (this is Node ${process.versions.node})`, NEEDS_22);
         } else {
           fail('not a carrental sandbox state');
         }
@@ -121,12 +166,12 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
           }
           return result;
         };
-        return path === null ? apply() : withFileLock(path, apply);
+        return path === null ? apply() : withFileLock(file, apply);
       }),
     reseed: () =>
       serialize(async () => {
         const fresh = seedState(state.seed, state.fleetSize, opts.now());
-        if (path !== null) await withFileLock(path, () => write(fresh));
+        if (path !== null) await withFileLock(file, () => write(fresh));
         else text = JSON.stringify(fresh);
         state = fresh;
         return fresh;

@@ -14,12 +14,21 @@ import { commandFingerprint, readIdempotencyKey } from './idempotency.js';
 import { settingsApiKeysUrl } from './links.js';
 import type { Budget } from './ratelimit.js';
 import { matchRoute } from './router.js';
+import { isStateError } from './store.js';
 
 export function createRequestListener(ctx: SandboxContext): RequestListener {
   return (req, res) => {
     route(ctx, req, res).catch((err: unknown) => {
-      if (!ctx.quiet) console.error(`sandbox: ${(err as Error).stack ?? String(err)}`);
       const requestId = newRequestId();
+      // the store's own errors (a full disk, a read-only file, a file a Node 22 process
+      // converted under this Node 20 one) are one line that says what to do: never a 500
+      if (isStateError(err)) {
+        if (!ctx.quiet) console.error(`sandbox: ${err.message}`);
+        if (!res.headersSent) send(res, errorReply(apiError('sandbox_state_unavailable', err.message), requestId), { 'X-Request-Id': requestId });
+        else res.destroy();
+        return;
+      }
+      if (!ctx.quiet) console.error(`sandbox: ${(err as Error).stack ?? String(err)}`);
       if (!res.headersSent) send(res, errorReply(apiError('internal_error', (err as Error).message), requestId), { 'X-Request-Id': requestId });
       else res.destroy();
     });

@@ -25,7 +25,32 @@ import type { SharedCounts } from './ratelimit.js';
 import { type SqliteDatabase, type SqliteStatement, loadSqlite } from './sqlite-load.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex, tagsOf } from './state.js';
-import { type ResolvedStoreOptions, StateBusyError, StateFileError, type Store, backupPathFor, checkExpected, createEmpty, sniff, targetOf, withFileLock } from './store.js';
+import {
+  type ResolvedStoreOptions,
+  StateBusyError,
+  StateFileError,
+  type Store,
+  backupPathFor,
+  checkExpected,
+  checkWritable,
+  createEmpty,
+  diskFull,
+  isStateError,
+  sniff,
+  sqliteHolders,
+  withFileLock,
+  writeFailure,
+} from './store.js';
+
+/**
+ * A car's reservations stored `new`, by checkout: what the catalog and availability ask
+ * ("what can still block this car from today on") without reading the car's history of
+ * completed trips, which stay `new` and would otherwise grow every catalog page.
+ */
+const CURRENT_INDEX = `CREATE INDEX IF NOT EXISTS reservations_by_car_checkout ON records (json_extract(json, '$.car_id'), json_extract(json, '$.date_checkout'))
+  WHERE collection = 'reservations' AND json_extract(json, '$.status') = 'new';`;
+/** Every object of the schema: a database that has them all opens without a write. */
+const SCHEMA_OBJECTS = ['meta', 'records', 'tags', 'tags_by_record', 'rate_budget', 'reservations_by_car_checkout'];
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -33,6 +58,7 @@ CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL,
 CREATE TABLE IF NOT EXISTS tags (collection TEXT NOT NULL, tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (collection, tag, key)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tags_by_record ON tags (collection, key);
 CREATE TABLE IF NOT EXISTS rate_budget (name TEXT PRIMARY KEY, window INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID;
+${CURRENT_INDEX}
 `;
 
 /** Read records kept parsed; past this many the cache starts again (a server's memory stays flat). */
@@ -55,9 +81,22 @@ const sqliteCode = (err: unknown): number | undefined => {
 };
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
+const SQLITE_READONLY = 8;
+const SQLITE_IOERR = 10;
 const SQLITE_CORRUPT = 11;
 const SQLITE_FULL = 13;
+const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
+
+/** No free block left where the file lives (SQLite says "disk I/O error" when the -shm or an fsync meets a full disk). */
+function noSpaceAt(file: string): boolean {
+  try {
+    const st = fs.statfsSync(dirname(file));
+    return st.bavail === 0;
+  } catch {
+    return false;
+  }
+}
 
 interface Statements {
   get: SqliteStatement;
@@ -71,6 +110,7 @@ interface Statements {
   meta: SqliteStatement;
   setMeta: SqliteStatement;
   dataVersion: SqliteStatement;
+  newOfCar: SqliteStatement;
 }
 
 function prepare(db: SqliteDatabase): Statements {
@@ -86,6 +126,10 @@ function prepare(db: SqliteDatabase): Statements {
     meta: db.prepare('SELECT key, value FROM meta'),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     dataVersion: db.prepare('PRAGMA data_version'),
+    // the terms of the partial index, word for word, so that the planner uses it
+    newOfCar: db.prepare(
+      "SELECT key FROM records WHERE collection = 'reservations' AND json_extract(json, '$.status') = 'new' AND json_extract(json, '$.car_id') = ? AND json_extract(json, '$.date_checkout') >= ?",
+    ),
   };
 }
 
@@ -131,28 +175,51 @@ function open(path: string, busyMs: number): SqliteDatabase {
   return db;
 }
 
-export async function openSqliteStore(opts: ResolvedStoreOptions, path: string): Promise<Store> {
+/**
+ * `path` as the user gave it (messages name it); `real` through its links: SQLite names the
+ * -wal and -shm by it, and every lock, temp file and check here uses it.
+ */
+export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, real: string): Promise<Store> {
   const busyMs = opts.busyTimeoutMs ?? 5000;
   const fileError = (err: unknown): unknown => {
+    if (isStateError(err)) return err;
     const code = sqliteCode(err);
     if (code === SQLITE_BUSY || code === SQLITE_LOCKED) return new StateBusyError(path, busyMs);
     if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return new StateFileError(path, `damaged (${(err as Error).message})`);
-    if (code === SQLITE_FULL) {
-      const full = new Error(`sandbox state file ${path}: the disk is full; the change was not made (every earlier one is kept)`);
-      full.name = 'StateWriteError';
-      return full;
+    if (code === SQLITE_FULL || (code === SQLITE_IOERR && noSpaceAt(real))) return diskFull(path);
+    if (code === SQLITE_READONLY || code === SQLITE_CANTOPEN) {
+      // what SQLite says ("attempt to write a readonly database", "unable to open database file") named
+      checkWritable(path, real);
     }
     if (err instanceof ImportError) return new StateFileError(path, err.message);
-    return err;
+    return writeFailure(path, err);
   };
   const seeded = () => seedState(opts.useSeed, opts.useFleetSize, opts.now());
+  const wal = `${real}-wal`;
+  const shm = `${real}-shm`;
+
+  /**
+   * The -wal and -shm of a database that is no longer at the path (a file copied back over
+   * it, a reset, an import): replayed into the next database there, they would damage it.
+   * Removed, unless a process still has that database open: then its next write would undo
+   * what replaced it, so the replacement is refused.
+   */
+  const dropStalePair = () => {
+    if (!fs.existsSync(wal) && !fs.existsSync(shm)) return;
+    const holders = sqliteHolders(real);
+    if (holders === null || holders.length > 0) {
+      const who = holders === null ? 'a process may still have' : `another process (pid ${holders.join(', ')}) still has`;
+      throw new StateFileError(path, `${who} the database that was there open (its ${wal} and ${shm})`, 'stop it and run this again');
+    }
+    fs.rmSync(wal, { force: true });
+    fs.rmSync(shm, { force: true });
+  };
 
   /** Replaces a log or JSON state file by a database holding the same state; the old file stays as `.bak`. */
   const importOld = (kind: 'log' | 'json') => {
-    const target = targetOf(path);
-    const text = fs.readFileSync(target, 'utf8');
+    const text = fs.readFileSync(real, 'utf8');
     const state = kind === 'log' ? parseLogState(text) : parseJsonState(text);
-    const tmp = `${target}.import.${process.pid}.tmp`;
+    const tmp = `${real}.import.${process.pid}.tmp`;
     fs.rmSync(tmp, { force: true });
     createEmpty(tmp);
     try {
@@ -166,37 +233,92 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
       } finally {
         db.close();
       }
-      fs.copyFileSync(target, backupPathFor(target), fs.constants.COPYFILE_EXCL);
-      fs.renameSync(tmp, target);
-      fsyncDirSync(dirname(target));
+      dropStalePair();
+      fs.copyFileSync(real, backupPathFor(real), fs.constants.COPYFILE_EXCL);
+      fs.renameSync(tmp, real);
+      fsyncDirSync(dirname(real));
       // the log store's index beside it: a cache of a file that is gone
-      if (kind === 'log') fs.rmSync(`${target}.idx`, { force: true });
+      if (kind === 'log') fs.rmSync(`${real}.idx`, { force: true });
     } finally {
       fs.rmSync(tmp, { force: true });
+      fs.rmSync(`${tmp}-journal`, { force: true });
     }
   };
 
-  /** A reset of a file that is no database of ours: emptied in place (through a symbolic link), with any WAL of it. */
+  /** A reset of a file that is no database of ours, or a damaged one: emptied in place (through a symbolic link), with its -wal and -shm. */
   const emptyFile = () => {
-    const target = targetOf(path);
-    fs.truncateSync(target, 0);
-    fs.rmSync(`${target}-wal`, { force: true });
-    fs.rmSync(`${target}-shm`, { force: true });
+    dropStalePair();
+    fs.truncateSync(real, 0);
   };
+
+  /**
+   * Why the database at the path, with the -wal beside it, is not whole (null: it is): checked on a
+   * read-only connection, which neither writes the file nor, when it closes, checkpoints a
+   * -wal into it. Asked by a server (verify) and whenever a -wal is there that no process
+   * has open: what a killed process left, which the next open replays, or a stale one.
+   */
+  const damage = (full: boolean): string | null => {
+    const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
+    let ro: SqliteDatabase;
+    try {
+      ro = new DatabaseSync(real, { readOnly: true });
+    } catch (err) {
+      throw fileError(err);
+    }
+    try {
+      ro.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyMs))}`);
+      // a -wal from another database passes quick_check: its pages are well formed, only the
+      // indexes no longer match the tables, which integrity_check alone compares
+      const check = full ? 'integrity_check' : 'quick_check';
+      const rows = ro.prepare(`PRAGMA ${check}`).all().map((r) => String(r[check]));
+      return rows.length === 1 && rows[0] === 'ok' ? null : rows.slice(0, 3).join('; ');
+    } catch (err) {
+      const code = sqliteCode(err);
+      if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return (err as Error).message;
+      throw fileError(err);
+    } finally {
+      ro.close();
+    }
+  };
+  const walToReplay = () => {
+    try {
+      if (fs.statSync(wal).size === 0) return false;
+    } catch {
+      return false;
+    }
+    const holders = sqliteHolders(real);
+    return holders !== null && holders.length === 0;
+  };
+  const damaged = (why: string) =>
+    new StateFileError(
+      path,
+      `damaged, it fails SQLite's integrity check (${why}); nothing was written to it`,
+      `run \`carrental sandbox reset -y\` to discard it and re-seed, or put back a copy of it without the ${wal} and ${shm} beside it`,
+    );
 
   let db: SqliteDatabase;
   try {
-    const kind = sniff(path);
+    const kind = sniff(real);
     if (kind === 'log' || kind === 'json' || kind === 'foreign' || kind === 'missing') {
-      await withFileLock(path, () => {
-        const now = sniff(path);
+      await withFileLock(real, () => {
+        const now = sniff(real);
         if (opts.reset && (now === 'log' || now === 'json' || now === 'foreign')) emptyFile();
         else if (now === 'log' || now === 'json') importOld(now);
         else if (now === 'foreign') throw new StateFileError(path, 'not a carrental sandbox state');
-        else if (now === 'missing') createEmpty(path);
+        else if (now === 'missing') {
+          dropStalePair();
+          createEmpty(real);
+        }
       });
+    } else if (kind === 'sqlite') {
+      const replay = walToReplay();
+      const why = replay || opts.verify ? damage(replay) : null;
+      if (why !== null) {
+        if (!opts.reset) throw damaged(why);
+        await withFileLock(real, emptyFile);
+      }
     }
-    db = open(path, busyMs);
+    db = open(real, busyMs);
   } catch (err) {
     throw fileError(err);
   }
@@ -206,7 +328,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
   const settle = () => {
     if (!opts.reset && isReady()) {
       st = prepare(db);
-      return verify();
+      return;
     }
     db.exec('BEGIN IMMEDIATE');
     try {
@@ -229,20 +351,15 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
       db.exec('ROLLBACK');
       throw err;
     }
-    verify();
   };
   /** Ours and complete, as opening usually finds it: then opening writes nothing and takes no lock. */
   const isReady = () => {
-    const objects = Number(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('meta', 'records', 'tags', 'tags_by_record', 'rate_budget')").get()?.n);
-    if (objects !== 5) return false;
+    const objects = Number(db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name IN (${SCHEMA_OBJECTS.map((n) => `'${n}'`).join(', ')})`).get()?.n);
+    // a database of an earlier build gets what it lacks (the index by checkout) once, in settle
+    if (objects !== SCHEMA_OBJECTS.length) return false;
     const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('format', 'version')").all();
     const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
     return m.format === STATE_FORMAT && m.version === STATE_VERSION;
-  };
-  const verify = () => {
-    if (!opts.verify) return;
-    const check = db.prepare('PRAGMA quick_check').get()?.quick_check;
-    if (check !== 'ok') throw new StateFileError(path, `damaged (${String(check)})`);
   };
   try {
     settle();
@@ -252,8 +369,8 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     // a reset discards even a damaged database
     if (!(opts.reset && mapped instanceof StateFileError)) throw mapped;
     try {
-      await withFileLock(path, emptyFile);
-      db = open(path, busyMs);
+      await withFileLock(real, emptyFile);
+      db = open(real, busyMs);
       settle();
     } catch (again) {
       throw fileError(again);
@@ -308,6 +425,18 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     return keys;
   };
   const countAtMost = (coll: Collection, tag: string) => (inTx ? Number(st.count.get(coll, tag)?.n ?? 0) : tagged(coll, tag).length);
+  const queryNewOfCar = (carId: number, fromDay: string) => st.newOfCar.all(carId, fromDay).map((r) => r.key as string);
+  const newOfCarSince = (carId: number, fromDay: string): readonly string[] => {
+    if (inTx) return queryNewOfCar(carId, fromDay);
+    const id = `reservations\tnew-of-car\t${carId}\t${fromDay}`;
+    let keys = tagCache.get(id);
+    if (keys === undefined) {
+      if (tagCache.size >= CACHE_LIMIT) tagCache.clear();
+      keys = queryNewOfCar(carId, fromDay);
+      tagCache.set(id, keys);
+    }
+    return keys;
+  };
   const readOnly = () => {
     throw new Error('the sandbox state is read-only outside store.transact');
   };
@@ -330,7 +459,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
   let facade!: SandboxState;
   const refreshFacade = () => {
     facade = { format: STATE_FORMAT, version: STATE_VERSION, ...meta, ...committedProxies } as unknown as SandboxState;
-    attachIndex(facade, { tagged, countAtMost, raw: facade });
+    attachIndex(facade, { tagged, countAtMost, raw: facade, newOfCarSince });
   };
   let dataVersion = -1;
   /** Another process committed since we last looked: what we hold parsed may be stale. */
@@ -440,7 +569,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
     const before = metaOf(meta);
     const draftMeta = JSON.parse(JSON.stringify(before)) as Meta;
     const draft = { format: STATE_FORMAT, version: STATE_VERSION, ...draftMeta, ...drafts } as unknown as SandboxState;
-    attachIndex(draft, { tagged, countAtMost, raw: { ...draft, ...raw } as unknown as SandboxState });
+    attachIndex(draft, { tagged, countAtMost, raw: { ...draft, ...raw } as unknown as SandboxState, newOfCarSince });
     const result = fn(draft);
     // records changed in place since they were read or set
     for (const [id, t] of touched) {
@@ -472,7 +601,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string):
   const sharedCounts: SharedCounts = {
     spend(name, window, limit) {
       if (spendStmt === null) {
-        counts = open(path, busyMs);
+        counts = open(real, busyMs);
         counts.exec('PRAGMA synchronous = OFF');
         // plain `?` only: Node 22.13's node:sqlite binds no positional value to a numbered
         // `?2` (it counts as named) and fails "column index out of range"

@@ -183,6 +183,12 @@ export interface StateIndex {
   countAtMost(coll: Collection, tag: string): number;
   /** The same state for reading without recording a before-image (see sqlite-store.ts). */
   raw: SandboxState;
+  /**
+   * Keys of the car's reservations stored `new` whose checkout is on `fromDay`
+   * (`YYYY-MM-DD`) or later: what can still block the car. A car's history of completed
+   * trips (stored `new` too) is never read for a catalog or availability question.
+   */
+  newOfCarSince?(carId: number, fromDay: string): readonly string[];
 }
 
 // The store attaches its index to every state object it hands out; a plain state object
@@ -260,6 +266,24 @@ export function draftTagged<C extends Collection>(state: SandboxState, coll: C, 
     if (v !== undefined) out.push(v);
   }
   return out;
+}
+
+/**
+ * The car's reservations stored `new` with a checkout on `fromDay` or later (a superset of
+ * those that can block it from that day on; callers filter). For reading only, as readTagged.
+ */
+export function newOfCarSince(state: SandboxState, carId: number, fromDay: string): ReservationRec[] {
+  const index = indexes.get(state);
+  const view = readView(state).reservations;
+  if (index?.newOfCarSince) {
+    const out: ReservationRec[] = [];
+    for (const k of index.newOfCarSince(carId, fromDay)) {
+      const v = view[k];
+      if (v !== undefined) out.push(v);
+    }
+    return out;
+  }
+  return readTagged(state, 'reservations', `nc:${carId}`).filter((r) => r.date_checkout >= fromDay);
 }
 
 export const invoicesOf = (state: SandboxState, reservationUuid: string): InvoiceRec[] => readTagged(state, 'invoices', `r:${reservationUuid}`);

@@ -4,7 +4,8 @@
 // chooses, checks what is at the path before anything opens it, and imports the state
 // files of earlier builds (state-import.ts). Both stores pass test/sandbox/store-contract.ts.
 import * as fs from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { writeTarget } from '../store/atomic-file.js';
 import { openJsonStore } from './json-store.js';
 import { loadSqlite } from './sqlite-load.js';
 import { openSqliteStore } from './sqlite-store.js';
@@ -51,10 +52,22 @@ export interface Store {
 export const DEFAULT_SEED = 1;
 export const DEFAULT_FLEET_SIZE = 300;
 
+/** What a front end can do about a state file: `carrental sandbox reset`, or `sandbox serve --reset`. */
+export const RESET_REMEDY = 'run `carrental sandbox reset -y` to discard it and re-seed';
+
+/**
+ * A state file this process cannot use: damaged, foreign, of another Node, or seeded
+ * otherwise. The message is one line and says what to do; `reason` is it without the path
+ * and the remedy (a front end with another remedy words its own).
+ */
 export class StateFileError extends Error {
-  constructor(path: string, reason: string) {
-    super(`sandbox state file ${path}: ${reason} (start the sandbox with reset to discard it and re-seed)`);
+  readonly reason: string;
+  readonly remedy: string;
+  constructor(path: string, reason: string, remedy: string = RESET_REMEDY) {
+    super(`sandbox state file ${path}: ${reason}; ${remedy}`);
     this.name = 'StateFileError';
+    this.reason = reason;
+    this.remedy = remedy;
   }
 }
 
@@ -63,6 +76,148 @@ export class StateBusyError extends Error {
   constructor(path: string, ms: number) {
     super(`sandbox state file ${path}: busy, another process held it for ${ms} ms; try again`);
     this.name = 'StateBusyError';
+  }
+}
+
+/**
+ * A state this process may not or cannot write: a read-only file or folder, a full disk.
+ * One line naming the path and what to do; discarding the state would not help.
+ */
+export class StateWriteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateWriteError';
+  }
+}
+
+/** The store's own errors: each is one line that names the file and what to do (never an "unexpected failure"). */
+export const isStateError = (err: unknown): err is Error =>
+  err instanceof Error && (err.name === 'StateFileError' || err.name === 'StateBusyError' || err.name === 'StateWriteError');
+
+/** The words for a failed write, from its errno: a full disk and a read-only place are said as such. */
+export function writeFailure(path: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return diskFull(path);
+  if (code === 'EROFS') return new StateWriteError(`sandbox state file ${path}: on a read-only file system; point CARRENTAL_SANDBOX_STATE at a file on a writable one`);
+  if (code === 'EACCES' || code === 'EPERM') {
+    const failed = (err as NodeJS.ErrnoException).path;
+    return failed !== undefined && failed !== path && dirname(path) === failed ? readOnlyFolder(path) : readOnlyFile(path);
+  }
+  return err;
+}
+
+export const diskFull = (path: string) =>
+  new StateWriteError(`sandbox state file ${path}: the disk is full; the change was not made (every earlier one is kept): free some space and run it again`);
+const readOnlyFile = (path: string) =>
+  new StateWriteError(`sandbox state file ${path} is read-only: make it writable (chmod u+w '${path}') or point CARRENTAL_SANDBOX_STATE at another file`);
+const readOnlyFolder = (path: string) =>
+  new StateWriteError(
+    `sandbox state file ${path}: its folder ${dirname(path)} is read-only (the state's temporary and journal files go beside it): make it writable (chmod u+w '${dirname(path)}') or point CARRENTAL_SANDBOX_STATE elsewhere`,
+  );
+
+/**
+ * Refuses at once a state this process could read but never write (a 0444 file, a 0555
+ * folder): every command writes (the rate counts at least), and failing at the first write
+ * would be a 500 in the middle of a request. Root passes, as its writes do.
+ */
+export function checkWritable(path: string, real: string): void {
+  const denied = (p: string) => {
+    try {
+      fs.accessSync(p, fs.constants.W_OK);
+      return false;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return false;
+      if (code === 'EROFS') throw writeFailure(path, err);
+      return code === 'EACCES' || code === 'EPERM';
+    }
+  };
+  if (denied(dirname(real))) throw readOnlyFolder(path);
+  if (denied(real)) throw readOnlyFile(path);
+}
+
+/**
+ * The state's real path: through a symbolic link to the file (even a dangling one) and
+ * through links among its folders. Locks, temporary files and SQLite's -wal/-shm are named
+ * by it, so a server opened through a link and a command given the real path share them.
+ */
+export function realStatePath(path: string): string {
+  let target = resolve(path);
+  try {
+    target = writeTarget(target);
+  } catch {
+    // a loop of links: the path as given, and opening it reports the loop
+  }
+  try {
+    return join(fs.realpathSync(dirname(target)), basename(target));
+  } catch {
+    return target;
+  }
+}
+
+/**
+ * The processes that have the SQLite database at `real` open: SQLite holds a read lock on
+ * its -shm for as long as a connection is open in WAL mode, which Linux lists in
+ * /proc/locks (a Node 20 process can see it there; it has no fcntl of its own). [] when
+ * there is no -shm; null when this system cannot tell.
+ */
+export function sqliteHolders(real: string): number[] | null {
+  let ino: number;
+  try {
+    ino = fs.statSync(`${real}-shm`).ino;
+  } catch {
+    return [];
+  }
+  let text: string;
+  try {
+    text = fs.readFileSync('/proc/locks', 'latin1');
+  } catch {
+    return null;
+  }
+  const pids = new Set<number>();
+  // "1: POSIX  ADVISORY  READ 10115 fe:00:2147470 128 128" ("1: -> POSIX ..." for a waiter).
+  // By inode alone: an overlay file system reports another device in stat than in the lock.
+  for (const line of text.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    const at = f[1] === '->' ? 2 : 1;
+    const dev = f[at + 4]?.split(':');
+    if (dev?.length === 3 && Number(dev[2]) === ino) pids.add(Number(f[at + 3]));
+  }
+  return [...pids];
+}
+
+const alive = (pid: number) => {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes what killed writers left beside the state: the temp files of the JSON store
+ * (`<file>.<pid>.<n>.tmp`) and of an import (`<file>.import.<pid>.tmp` and its -journal,
+ * -wal, -shm), only those whose process is gone.
+ */
+export function sweepLeftovers(real: string): void {
+  const base = basename(real);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dirname(real));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`) || !name.includes('.tmp')) continue;
+    const m = /^(?:(\d+)\.\d+\.tmp|import\.(\d+)\.tmp(?:-journal|-wal|-shm)?)$/.exec(name.slice(base.length + 1));
+    if (m === null || alive(Number(m[1] ?? m[2]))) continue;
+    try {
+      fs.rmSync(join(dirname(real), name), { force: true });
+    } catch {
+      // a folder we may not write to: reported when the state is written
+    }
   }
 }
 
@@ -166,7 +321,10 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   if (!Number.isInteger(seed)) throw new Error(`sandbox seed must be an integer, got ${seed}`);
   if (!Number.isInteger(fleetSize) || fleetSize < 1) throw new Error(`sandbox fleetSize must be a positive integer, got ${fleetSize}`);
   const resolved = { ...opts, useSeed: seed, useFleetSize: fleetSize };
-  if (!opts.statePath) return openJsonStore(resolved, null);
+  if (!opts.statePath) return openJsonStore(resolved, null, null);
+  const real = realStatePath(opts.statePath);
+  sweepLeftovers(real);
+  checkWritable(opts.statePath, real);
   const kind = opts.kind ?? (loadSqlite() ? 'sqlite' : 'json');
-  return kind === 'sqlite' ? openSqliteStore(resolved, opts.statePath) : openJsonStore(resolved, opts.statePath);
+  return kind === 'sqlite' ? openSqliteStore(resolved, opts.statePath, real) : openJsonStore(resolved, opts.statePath, real);
 }

@@ -22,7 +22,7 @@ export interface CarViewOptions {
 
 export function carView(state: SandboxState, car: CarRec, opts: CarViewOptions): Record<string, unknown> {
   const nowLocal = opts.nowLocal[car.city];
-  const current = carBlocks(state, car).filter((b) => b.to === null || (parseLocal(b.to) as number) > nowLocal);
+  const current = carBlocks(state, car, nowLocal).filter((b) => b.to === null || (parseLocal(b.to) as number) > nowLocal);
   const view: Record<string, unknown> = {
     car_alias: car.car_alias,
     name: car.name,

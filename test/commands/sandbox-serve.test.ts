@@ -102,8 +102,9 @@ describe('sandbox serve', () => {
     // the file keeps its fleet: another size needs --reset
     const clash = await runCommand(['sandbox', 'serve', '--state', state, '--fleet-size', '50'], { env: home.env() });
     expect(clash.code).toBe(1);
-    expect(clash.stderr).toContain('it holds a fleet of 1200 cars, not 50');
-    expect(clash.stderr).toContain('hint: start it with --reset to discard the state, or point --state at another file');
+    // one line, with what to do
+    expect(clash.stderr).toContain('it holds a fleet of 1200 cars, not 50; start it with --reset to discard the state, or point --state at another file\n');
+    expect(clash.stderr.trim().split('\n')).toHaveLength(1);
     const reset = await serve(['--json', '--state', state, '--fleet-size', '50', '--reset']);
     const again = JSON.parse(reset.stdout.text().split('\n')[0]);
     expect(((await getJson(`${again.base_url}/cars?limit=1`)).data as CarsPage).total).toBe(50);
@@ -153,7 +154,8 @@ describe('the embedded sandbox (--sandbox) and sandbox reset', () => {
     const broken = await runCommand(['--sandbox', 'cars', '--limit', '1'], { env: home.env() });
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('not valid JSON');
-    expect(broken.stderr).toContain('hint: run `carrental sandbox reset`');
+    // one line, with what to do
+    expect(broken.stderr).toMatch(/^error: sandbox state file .*; run `carrental sandbox reset -y` to discard it and re-seed\n$/);
     // not a terminal: it destroys state, so it needs -y
     const refused = await runCommand(['sandbox', 'reset'], { env: home.env() });
     expect(refused.code).toBe(2);
