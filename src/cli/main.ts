@@ -153,7 +153,10 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     const held = globals.pager && seen.stdout.isTTY && pages(spec, input) ? new (await import('./pager.js')).HeldOutput(seen.stdout, seen.stderr) : undefined;
     const cio: IO = held
       ? {
+          // whatever reads stdin (a prompt, or canPrompt asking whether one can be shown) may
+          // ask: what was held is shown first and nothing is paged (pager.ts)
           get stdin() {
+            held.release();
             return seen.stdin;
           },
           stdout: held.stdout,
