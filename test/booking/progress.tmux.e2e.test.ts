@@ -45,7 +45,8 @@ const env = ({ sb, home }: Setup) => home.env({ CARRENTAL_API_KEY: sb.keys.booki
 
 /**
  * Runs `carrental <args>` in a pane `width` columns wide; once `progress` shows on the
- * screen, runs `then` (the customer pays); returns the screen after the command exits.
+ * screen (its wrapped lines joined, so a link wider than the pane is matched whole), runs
+ * `then` (the customer pays); returns the screen, as the rows show it, after the command exits.
  */
 async function pane(setup: Setup, width: number, args: string[], progress: RegExp, then: () => Promise<unknown> = async () => {}): Promise<string> {
   const name = `p${++session}`;
@@ -62,7 +63,7 @@ async function pane(setup: Setup, width: number, args: string[], progress: RegEx
       if (!acted) throw new Error(`carrental ${args.join(' ')} ended before its progress showed:\n${text}`);
       return text.replace(/\s+$/gm, '');
     }
-    if (!acted && progress.test(text)) {
+    if (!acted && progress.test(tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-200'))) {
       acted = true;
       await then();
     }
@@ -79,6 +80,8 @@ async function reserve(setup: Setup): Promise<string> {
   return r.stdout.trim();
 }
 
+/** The payment link, alone on its line (printAction), as the command prints it once the API made it. */
+const LINK_LINE = /^https?:\/\/\S+$/m;
 const pay = (sb: RunningSandbox, uuid: string) => admin(sb, 'POST', '/pay', { reservation_uuid: uuid, payment_type: 'rent' });
 
 beforeAll(() => {
@@ -90,7 +93,12 @@ afterAll(() => tmux.stop());
 describe.concurrent.each([60, 80])('at %i columns', (width) => {
   test('pay-link --wait: the waiting line is cut to the width and gone once paid', async ({ sb, home, expect }) => {
     const uuid = await reserve({ sb, home });
-    const text = await pane({ sb, home }, width, ['pay-link', uuid, '--wait'], /waiting for/, () => pay(sb, uuid));
+    // a slow link request, as on a loaded machine: the request spinner says "waiting for"
+    // a second before the link exists (paying then made the command exit 5)
+    await faults(sb, { kind: 'latency', operation: 'paymentLink', ms: 1_500, times: 1 });
+    // paid once the link is on the screen, not on "waiting for": the request spinner says
+    // that too when a request takes over 500 ms (a loaded machine), before the link exists
+    const text = await pane({ sb, home }, width, ['pay-link', uuid, '--wait'], LINK_LINE, () => pay(sb, uuid));
     expect(text).toContain('EXIT:0');
     expect(text).toContain(`settled: reservation ${uuid}`);
     expect(text).not.toMatch(/waiting for|Ctrl-C to stop|checked \d/);
