@@ -32,8 +32,8 @@ it('names the package of every program the tests start', () => {
   for (const file of testFiles(join(ROOT, 'test'))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/\b(?:execFileSync|execFile|spawnSync|spawn)\('([a-z0-9_-]+)'/g)) started.add(m[1]);
-    // the pager the tmux tests set
-    for (const m of text.matchAll(/PAGER: '([a-z]+)/g)) started.add(m[1]);
+    // the pager a terminal test really runs (a unit test only reads the name)
+    if (file.includes('.tmux.')) for (const m of text.matchAll(/PAGER: '([a-z]+)/g)) started.add(m[1]);
   }
   expect(started.size).toBeGreaterThan(5);
   for (const program of started) {
