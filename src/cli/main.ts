@@ -183,6 +183,14 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     try {
       const code = await mod.run(input, ctx);
       return code ?? 0;
+    } catch (err) {
+      // a hint names commands as `carrental …`: spelt for this user (--sandbox, --profile)
+      if (err instanceof CliError && (globals.sandbox || globals.profile !== 'default')) {
+        const { forUserError } = await import('./hints.js');
+        const { cliPrefix } = await import('./confirm.js');
+        throw forUserError(err, cliPrefix(ctx));
+      }
+      throw err;
     } finally {
       // what was printed before a failure is shown too, before the error line
       if (held) await held.finish((await import('./pager.js')).pagerCommand(env), env, options.onPager);
