@@ -306,7 +306,10 @@ async function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.Proc
     }
     // the CLI's words for what to do next (loaded here: --help and --version never need them)
     const hint = (await import('./hints.js')).hintFor(err);
-    io.stderr.write(formatError(err, secrets, errorColor(io, env, argv), hint));
+    const text = formatError(err, secrets, errorColor(io, env, argv), hint);
+    // on a terminal, folded at spaces to its width as every message is (a command kept whole)
+    const columns = io.stderr.isTTY ? io.stderr.columns : undefined;
+    io.stderr.write(columns && columns > 0 ? `${(await import('../render/table.js')).foldProse(text.replace(/\n$/, ''), columns).join('\n')}\n` : text);
     if (json) {
       // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes;
       // an error of carrental's own (bad input, no key, ...) as an object of the same shape

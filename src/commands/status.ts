@@ -116,6 +116,12 @@ function describe(item: StatusItem): string {
   }
 }
 
+/** `    next: <command>`, or the label and the command on a line of its own when that is wider than the terminal. */
+export function nextLines(command: string, columns: number | undefined): string {
+  const one = `    next: ${command}`;
+  return !columns || one.length <= columns ? one : `    next:\n      ${command}`;
+}
+
 const settled = (t: TripStatus) => (t.status === 'cancelled' ? 'cancellation settled' : 'nothing to do');
 
 const recentlyCancelled = (trip: Trip, now: Date) =>
@@ -158,7 +164,9 @@ export async function run(input: StatusInput, ctx: Context): Promise<number> {
       if (t.items.length === 0) out.line(`  ${c.green(settled(t))}`);
       for (const item of t.items) {
         const what = describe(item);
-        out.line(`  ${item.needs_action ? c.yellow(what) : what}${item.next ? `\n    next: ${item.next}` : ''}`);
+        out.line(`  ${item.needs_action ? c.yellow(what) : what}`);
+        // the command whole, to copy: on the label's line when it fits, else on its own below
+        if (item.next) out.line(nextLines(item.next, out.columns));
       }
     }
     out.info(needsAction ? 'something needs you: run the `next:` commands above' : 'nothing needs you now');

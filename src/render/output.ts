@@ -175,6 +175,11 @@ export class Output {
     this.line(fields.map((f) => clean(this.moneyAsNumbers ? plainMoney(f ?? '') : f ?? '')).join('\t'));
   }
 
+  /** The terminal's width on stdout; undefined in a pipe. */
+  get columns(): number | undefined {
+    return this.tty ? this.ctx.io.stdout.columns : undefined;
+  }
+
   /** A line of data on stdout. */
   line(text = ''): void {
     this.clearProgress();
