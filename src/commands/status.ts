@@ -102,8 +102,8 @@ export function tripStatus(trip: Trip, cli: string, asked: string): TripStatus {
   };
 }
 
-function describe(item: StatusItem): string {
-  const money = item.amount_cents !== undefined ? `${formatCents(item.amount_cents)} ` : '';
+function describe(item: StatusItem, withMoney = true): string {
+  const money = withMoney && item.amount_cents !== undefined ? `${formatCents(item.amount_cents)} ` : '';
   switch (item.state) {
     case 'to_pay':
       return item.kind === 'extension' ? `${money}extension to pay` : `${money}to pay`;
@@ -147,14 +147,15 @@ export async function run(input: StatusInput, ctx: Context): Promise<number> {
   } else if (trips.length === 0) {
     out.info('no active trips');
   } else if (!out.tty) {
-    // a pipe: one line per item, one value per field
+    // a pipe: one line per item, one plain value per field: the amount has a column of its
+    // own (a number, as every pipe's money), not "$228.00" inside the words
     const rows: unknown[][] = [];
     for (const t of trips) {
       const when = formatLocal(t.date_checkin, t.city);
-      if (t.items.length === 0) rows.push([t.uuid, t.car_alias ?? '', when, settled(t), '']);
-      for (const item of t.items) rows.push([t.uuid, t.car_alias ?? '', when, describe(item), item.next ?? '']);
+      if (t.items.length === 0) rows.push([t.uuid, t.car_alias ?? '', when, settled(t), '', '']);
+      for (const item of t.items) rows.push([t.uuid, t.car_alias ?? '', when, describe(item, false), item.amount_cents === undefined ? '' : formatCents(item.amount_cents), item.next ?? '']);
     }
-    out.table(['RESERVATION', 'CAR', 'CHECK-IN', 'STATUS', 'NEXT'], rows);
+    out.table(['RESERVATION', 'CAR', 'CHECK-IN', 'STATUS', 'AMOUNT', 'NEXT'], rows);
   } else {
     // a terminal: a block per trip, so no uuid or command is ever cut to fit a column (the
     // title folds at spaces; a `next:` command stays one line, to be copied whole)
