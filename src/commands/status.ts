@@ -116,10 +116,13 @@ function describe(item: StatusItem, withMoney = true): string {
   }
 }
 
-/** `    next: <command>`, or the label and the command on a line of its own when that is wider than the terminal. */
+/** `    next: <command>`, or the label and then the command on a line of its own when that is wider than the terminal. */
 export function nextLines(command: string, columns: number | undefined): string {
   const one = `    next: ${command}`;
-  return !columns || one.length <= columns ? one : `    next:\n      ${command}`;
+  if (!columns || one.length <= columns) return one;
+  // indented under its label when that fits, else from the first column: the fewer lines
+  // wider than the terminal, the fewer a terminal wraps
+  return `    next:\n${`    ${command}`.length <= columns ? '    ' : ''}${command}`;
 }
 
 const settled = (t: TripStatus) => (t.status === 'cancelled' ? 'cancellation settled' : 'nothing to do');
