@@ -120,10 +120,15 @@ export function kindForStatus(status: number): ErrorKind {
  */
 export function describesMore(error: string, description: string | undefined): boolean {
   if (!description) return false;
-  const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-  const d = norm(description);
-  return d !== '' && !norm(error).includes(d);
+  // by words, not as a substring: "The car is not available for these dates" says nothing
+  // that "Car not available for these dates" did not (issue 36: no error repeats its title)
+  const words = (s: string) => s.toLowerCase().split(/[^a-z0-9_-]+/).filter((w) => w !== '' && !GLUE.has(w));
+  const said = new Set(words(error));
+  return words(description).some((w) => !said.has(w));
 }
+
+/** Words that carry no meaning of their own: a description that adds only these repeats the title. */
+const GLUE = new Set(['a', 'an', 'the', 'is', 'are', 'was', 'were', 'be', 'been', 'this', 'these', 'that', 'those', 'it', 'its', 'of', 'for', 'to', 'in', 'on', 'at', 'by', 'with', 'and', 'or', 'yet']);
 
 /**
  * One line: `error: <message>[: <description>] (<error_code>, request <request_id>)`; the

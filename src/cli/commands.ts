@@ -374,7 +374,8 @@ const DECLARED = [
       'CARRENTAL_API_KEY=... carrental doctor --contract --junit contract.xml',
     ],
     module: () => import('../commands/doctor.js'),
-    pager: true,
+    // --contract --write asks before it books: decided here, never a question behind less
+    pager: (input: Record<string, unknown>) => !(input.contract && input.write),
   },
   {
     name: 'completion',

@@ -2,6 +2,7 @@
 // asked at all, and how to spell the next command for this user.
 import type { Context } from './context.js';
 import { usageError } from '../errors.js';
+import { userPrefix } from '../render/for-user.js';
 
 /** A confirmation that cannot be shown is a usage error: never a silent booking or cancellation. */
 export function requireConfirmable(ctx: Context, what: string): void {
@@ -12,7 +13,5 @@ export function requireConfirmable(ctx: Context, what: string): void {
 
 /** `carrental [--sandbox] [--profile p]`: the prefix of a follow-up command for this user. */
 export function cliPrefix(ctx: Context): string {
-  return ['carrental', ctx.globals.sandbox ? '--sandbox' : '', ctx.globals.profile !== 'default' ? `--profile ${ctx.globals.profile}` : '']
-    .filter(Boolean)
-    .join(' ');
+  return userPrefix(ctx.globals);
 }

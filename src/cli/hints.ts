@@ -5,7 +5,8 @@
 // the error line does not, and is left out where it would not apply: so it depends on the
 // operation that failed as much as on the error code. (The MCP server words its own next
 // steps: src/mcp/results.ts.)
-import type { CliError, FailedRequest, TransportFailure } from '../errors.js';
+import { CliError, type FailedRequest, type TransportFailure } from '../errors.js';
+import { forUser } from '../render/for-user.js';
 import { operationOf } from '../api/operations.js';
 import { clean } from '../text/sanitize.js';
 
@@ -131,6 +132,19 @@ export function hintFor(err: CliError): string | undefined {
   const api = err.api;
   if (api?.request) return apiHint(api.error_code, api.status, api.description, api.retryAfter, api.request);
   return undefined;
+}
+
+/**
+ * The error as this user reads it: every backticked command in its line and its hint spelt
+ * with `prefix` (`carrental --sandbox`, `carrental --profile ci`), so a hint copied as
+ * printed reaches the same API. The error itself when nothing changes.
+ */
+export function forUserError(err: CliError, prefix: string): CliError {
+  const hint = hintFor(err);
+  const message = forUser(err.message, prefix);
+  const spelt = hint === undefined ? undefined : forUser(hint, prefix);
+  if (message === err.message && spelt === hint) return err;
+  return new CliError(err.kind, message, { hint: spelt, api: err.api, transport: err.transport, journalKey: err.journalKey, cause: err.cause });
 }
 
 /** A create or cancel whose outcome is unknown: its key is journaled, so the same command finishes it. */

@@ -153,7 +153,10 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     const held = globals.pager && seen.stdout.isTTY && pages(spec, input) ? new (await import('./pager.js')).HeldOutput(seen.stdout, seen.stderr) : undefined;
     const cio: IO = held
       ? {
+          // whatever reads stdin (a prompt, or canPrompt asking whether one can be shown) may
+          // ask: what was held is shown first and nothing is paged (pager.ts)
           get stdin() {
+            held.release();
             return seen.stdin;
           },
           stdout: held.stdout,
@@ -180,6 +183,14 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     try {
       const code = await mod.run(input, ctx);
       return code ?? 0;
+    } catch (err) {
+      // a hint names commands as `carrental …`: spelt for this user (--sandbox, --profile)
+      if (err instanceof CliError && (globals.sandbox || globals.profile !== 'default')) {
+        const { forUserError } = await import('./hints.js');
+        const { cliPrefix } = await import('./confirm.js');
+        throw forUserError(err, cliPrefix(ctx));
+      }
+      throw err;
     } finally {
       // what was printed before a failure is shown too, before the error line
       if (held) await held.finish((await import('./pager.js')).pagerCommand(env), env, options.onPager);
@@ -295,7 +306,10 @@ async function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.Proc
     }
     // the CLI's words for what to do next (loaded here: --help and --version never need them)
     const hint = (await import('./hints.js')).hintFor(err);
-    io.stderr.write(formatError(err, secrets, errorColor(io, env, argv), hint));
+    const text = formatError(err, secrets, errorColor(io, env, argv), hint);
+    // on a terminal, folded at spaces to its width as every message is (a command kept whole)
+    const columns = io.stderr.isTTY ? io.stderr.columns : undefined;
+    io.stderr.write(columns && columns > 0 ? `${(await import('../render/table.js')).foldProse(text.replace(/\n$/, ''), columns).join('\n')}\n` : text);
     if (json) {
       // the API's error object as sent, minus the key, with C1 and bidi characters as \u escapes;
       // an error of carrental's own (bad input, no key, ...) as an object of the same shape

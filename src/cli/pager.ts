@@ -1,8 +1,10 @@
 // Output longer than the screen goes through a pager on a terminal, as gh and git do. A
-// command marked `pager` in the tree prints a finished document (a list, a detail) and
-// never prompts or waits, so its stdout is held until it ends: then it goes to the pager
-// when it has more lines than the screen, else straight to the terminal. Never in a pipe,
-// in CI, for an AI agent or with --no-pager (Globals.pager).
+// command marked `pager` in the tree prints a finished document (a list, a detail), so its
+// stdout is held until it ends: then it goes to the pager when it has more lines than the
+// screen, else straight to the terminal. Never in a pipe, in CI, for an AI agent or with
+// --no-pager (Globals.pager). A question must never wait behind the pager (the user would
+// type blind): a command that asks is not marked `pager` for that input, and should one
+// reach stdin anyway, `release` shows what was held and ends the holding before it asks.
 import { Writable } from 'node:stream';
 import type { OutStream } from './context.js';
 
@@ -21,6 +23,7 @@ export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
  */
 export class HeldOutput {
   private readonly held: Array<{ to: OutStream; text: string }> = [];
+  private released = false;
   readonly stdout: OutStream;
   readonly stderr: OutStream;
 
@@ -34,10 +37,11 @@ export class HeldOutput {
 
   private stream(real: OutStream, holds: (text: string) => boolean): OutStream {
     const held = this.held;
+    const holding = () => !this.released;
     const stream = new Writable({
       write(chunk: Buffer | string, _enc, cb) {
         const text = chunk.toString();
-        if (holds(text)) held.push({ to: real, text });
+        if (holding() && holds(text)) held.push({ to: real, text });
         else real.write(text);
         cb();
       },
@@ -48,11 +52,22 @@ export class HeldOutput {
   }
 
   /**
+   * Before a question: what was held goes to the terminal now, in order, and everything
+   * after it goes straight there too; `finish` then pages nothing.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (const { to, text } of this.held.splice(0)) to.write(text);
+  }
+
+  /**
    * Sends what was held to `command` when it is taller than the screen, else to the
    * terminal as written. A pager that cannot start (not installed: the shell's 127) is
    * skipped. `onPager` is told while the pager runs (main.ts leaves Ctrl-C to it then).
    */
   async finish(command: string | undefined, env: NodeJS.ProcessEnv, onPager?: (running: boolean) => void): Promise<void> {
+    if (this.released) return;
     const text = this.held.map((h) => h.text).join('');
     if (text === '') return;
     const rows = (this.out as { rows?: number }).rows;

@@ -9,7 +9,7 @@ import type { Context } from '../cli/context.js';
 import { services } from '../cli/services.js';
 import { usageError } from '../errors.js';
 import { zoneOf } from '../render/dates.js';
-import { printQuote } from '../render/quote.js';
+import { printQuote, QUOTE_CAVEAT } from '../render/quote.js';
 import { parseAlias } from '../input/parse.js';
 import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from '../cli/trip-dates.js';
 
@@ -73,6 +73,6 @@ export async function run(input: QuoteInput, ctx: Context): Promise<number> {
   }
   printQuote(quote, body, out, await car);
   if (body.promo_code && !withKey) out.info('note: anonymous quote: personal promo eligibility is checked again when you reserve');
-  out.info('A quote reserves nothing and fixes no price: `carrental reserve` revalidates price and availability.');
+  out.info(QUOTE_CAVEAT);
   return 0;
 }

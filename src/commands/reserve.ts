@@ -18,7 +18,7 @@ import { BOOK_ANOTHER } from '../cli/hints.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
 import { parseAlias, parseWriteKey } from '../input/parse.js';
-import { printQuote } from '../render/quote.js';
+import { printQuote, QUOTE_CAVEAT } from '../render/quote.js';
 import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cli/reserve-prompts.js';
 import { buildCreateRequest, type ReserveDraft } from '../booking/create-request.js';
 import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
@@ -190,12 +190,12 @@ async function book(
       }
     }
     if (quote) {
-      printQuote(quote, body, talk, car.city, 'words');
+      printQuote(quote, body, talk, car, 'words');
       talk.pairs([
         ['Car', carLine],
         ['Options', describeOptions(body)],
       ]);
-      out.info('a quote holds neither the car nor the price: both are checked again when the reservation is created');
+      out.info(QUOTE_CAVEAT);
       confirmText = `Reserve ${clean(car.name)} for ${formatCents(quote.final_total)} (plus a ${formatCents(quote.deposit_cents)} refundable deposit)?`;
     }
   }

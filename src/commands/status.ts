@@ -102,8 +102,8 @@ export function tripStatus(trip: Trip, cli: string, asked: string): TripStatus {
   };
 }
 
-function describe(item: StatusItem): string {
-  const money = item.amount_cents !== undefined ? `${formatCents(item.amount_cents)} ` : '';
+function describe(item: StatusItem, withMoney = true): string {
+  const money = withMoney && item.amount_cents !== undefined ? `${formatCents(item.amount_cents)} ` : '';
   switch (item.state) {
     case 'to_pay':
       return item.kind === 'extension' ? `${money}extension to pay` : `${money}to pay`;
@@ -114,6 +114,15 @@ function describe(item: StatusItem): string {
     default:
       return `${money}${item.state.replace(/_/g, ' ')}`;
   }
+}
+
+/** `    next: <command>`, or the label and then the command on a line of its own when that is wider than the terminal. */
+export function nextLines(command: string, columns: number | undefined): string {
+  const one = `    next: ${command}`;
+  if (!columns || one.length <= columns) return one;
+  // indented under its label when that fits, else from the first column: the fewer lines
+  // wider than the terminal, the fewer a terminal wraps
+  return `    next:\n${`    ${command}`.length <= columns ? '    ' : ''}${command}`;
 }
 
 const settled = (t: TripStatus) => (t.status === 'cancelled' ? 'cancellation settled' : 'nothing to do');
@@ -141,14 +150,15 @@ export async function run(input: StatusInput, ctx: Context): Promise<number> {
   } else if (trips.length === 0) {
     out.info('no active trips');
   } else if (!out.tty) {
-    // a pipe: one line per item, one value per field
+    // a pipe: one line per item, one plain value per field: the amount has a column of its
+    // own (a number, as every pipe's money), not "$228.00" inside the words
     const rows: unknown[][] = [];
     for (const t of trips) {
       const when = formatLocal(t.date_checkin, t.city);
-      if (t.items.length === 0) rows.push([t.uuid, t.car_alias ?? '', when, settled(t), '']);
-      for (const item of t.items) rows.push([t.uuid, t.car_alias ?? '', when, describe(item), item.next ?? '']);
+      if (t.items.length === 0) rows.push([t.uuid, t.car_alias ?? '', when, settled(t), '', '']);
+      for (const item of t.items) rows.push([t.uuid, t.car_alias ?? '', when, describe(item, false), item.amount_cents === undefined ? '' : formatCents(item.amount_cents), item.next ?? '']);
     }
-    out.table(['RESERVATION', 'CAR', 'CHECK-IN', 'STATUS', 'NEXT'], rows);
+    out.table(['RESERVATION', 'CAR', 'CHECK-IN', 'STATUS', 'AMOUNT', 'NEXT'], rows);
   } else {
     // a terminal: a block per trip, so no uuid or command is ever cut to fit a column (the
     // title folds at spaces; a `next:` command stays one line, to be copied whole)
@@ -158,7 +168,9 @@ export async function run(input: StatusInput, ctx: Context): Promise<number> {
       if (t.items.length === 0) out.line(`  ${c.green(settled(t))}`);
       for (const item of t.items) {
         const what = describe(item);
-        out.line(`  ${item.needs_action ? c.yellow(what) : what}${item.next ? `\n    next: ${item.next}` : ''}`);
+        out.line(`  ${item.needs_action ? c.yellow(what) : what}`);
+        // the command whole, to copy: on the label's line when it fits, else on its own below
+        if (item.next) out.line(nextLines(item.next, out.columns));
       }
     }
     out.info(needsAction ? 'something needs you: run the `next:` commands above' : 'nothing needs you now');

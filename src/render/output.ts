@@ -11,6 +11,7 @@ import { selectFields, type SelectOptions } from './json-select.js';
 import { RawJson } from '../text/raw-json.js';
 import { reindent } from '../text/json-scan.js';
 import { runJq } from './jq.js';
+import { forUser, userPrefix } from './for-user.js';
 
 const MONEY_RE = /^(-?)\$(\d{1,3}(?:,\d{3})*)(?:\.(\d{2}))?$/;
 
@@ -28,7 +29,8 @@ export function plainMoney(value: unknown): unknown {
 /** What an Output writes to, and the global flags that shape it (a command's Context is one). */
 export interface OutputContext {
   io: IO;
-  globals: { json: boolean; jsonFields?: string[]; jq?: string; color: boolean; wide: boolean; accessible: boolean };
+  /** sandbox and profile: how a command named in a message is spelt for this user (for-user.ts). */
+  globals: { json: boolean; jsonFields?: string[]; jq?: string; color: boolean; wide: boolean; accessible: boolean; sandbox?: boolean; profile?: string };
 }
 
 export class Output {
@@ -173,6 +175,11 @@ export class Output {
     this.line(fields.map((f) => clean(this.moneyAsNumbers ? plainMoney(f ?? '') : f ?? '')).join('\t'));
   }
 
+  /** The terminal's width on stdout; undefined in a pipe. */
+  get columns(): number | undefined {
+    return this.tty ? this.ctx.io.stdout.columns : undefined;
+  }
+
   /** A line of data on stdout. */
   line(text = ''): void {
     this.clearProgress();
@@ -184,15 +191,20 @@ export class Output {
     for (const part of this.tty ? folded(text, this.ctx.io.stdout) : [text]) this.line(part);
   }
 
+  /** A command named in a message, spelt for this user: `carrental --sandbox trips`. */
+  private forUser(text: string): string {
+    return forUser(text, userPrefix(this.ctx.globals));
+  }
+
   /** A message for the human on stderr (never mixed into data), folded to a terminal's width. */
   info(text: string): void {
     this.clearProgress();
-    this.ctx.io.stderr.write(folded(text, this.ctx.io.stderr).join('\n') + '\n');
+    this.ctx.io.stderr.write(folded(this.forUser(text), this.ctx.io.stderr).join('\n') + '\n');
   }
 
   warn(text: string): void {
     this.clearProgress();
-    const [first, ...rest] = folded(`warning: ${text}`, this.ctx.io.stderr);
+    const [first, ...rest] = folded(`warning: ${this.forUser(text)}`, this.ctx.io.stderr);
     this.ctx.io.stderr.write([`${this.color.yellow('warning:')}${first.slice('warning:'.length)}`, ...rest].join('\n') + '\n');
   }
 

@@ -5,6 +5,12 @@ import { formatLocal, zoneOf } from './dates.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
 
+/**
+ * What a quote is not, said once for `quote` and for `reserve` (which quotes before it
+ * asks): it holds nothing, and the booking checks both again.
+ */
+export const QUOTE_CAVEAT = 'a quote holds nothing, neither the car nor the price: both are checked again when `carrental reserve` books';
+
 /** Discounts arrive as positive amounts taken off; shown with a minus (a negative amount keeps its sign). */
 const minus = (cents: number) => formatCents(cents > 0 ? -cents : cents);
 

@@ -231,16 +231,18 @@ export function wrap(text: string, width: number): string[] {
 }
 
 /**
- * Prose folded at spaces to `width` (a note, a warning, a title on a terminal). A command
- * is never split, so that it copies whole into a shell: a `backticked` span, or from a bare
- * `carrental ` to the end of the line, is one piece, on a line of its own when it is too
- * long (the terminal wraps it then, which a copy does not see).
+ * Prose folded at spaces to `width` (a note, a warning, a title on a terminal). Only a real
+ * command is kept unbroken, so that it copies whole into a shell: a `backticked` span, or a
+ * whole command line after a label (`next: carrental …`, `the same without prompts:
+ * carrental …`) or alone on its line. It goes on a line of its own when it is too long (the
+ * terminal wraps it then, which a copy does not see). "a carrental sandbox runs on port …"
+ * is prose: the word carrental inside a sentence folds like any other.
  */
 export function foldProse(text: string, width: number): string[] {
   return lines(text).flatMap((line) => {
     if (widthOf(line) <= width) return [line];
     const indent = /^\s*/.exec(line)![0];
-    const pieces = [...line.slice(indent.length).matchAll(/`[^`]*`[^\s`]*|\bcarrental (?:--?[a-z]|[a-z-]+(?: |$)).*$|\S+/g)].map((m) => m[0]);
+    const pieces = [...line.slice(indent.length).matchAll(/`[^`]*`[^\s`]*|(?:^|(?<=: ))carrental (?:--?[a-z]|[a-z-]+(?: |$)).*$|\S+/g)].map((m) => m[0]);
     return fill(pieces, width, indent);
   });
 }

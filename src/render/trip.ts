@@ -111,9 +111,11 @@ export function renderFinancialSummary(out: Output, fs: FinancialSummary): void 
 }
 
 const HOLD_RELEASE: Record<string, string> = {
-  not_required: 'no deposit hold to release',
-  pending: 'the deposit hold is not released yet',
-  released: 'the deposit hold was released',
+  // the deposit shown as "due" before was never held on the card: nothing to release, and
+  // the cancelled trip no longer owes it (read with the amounts `trips` showed a minute ago)
+  not_required: 'nothing was held on the card, so nothing is released; a deposit that was still due is no longer owed',
+  pending: 'the deposit held on the card is not released yet (it is not charged)',
+  released: 'the deposit held on the card was released, not charged',
   manual_review: 'the deposit hold is in manual review',
   unknown: 'the records cannot tell',
 };

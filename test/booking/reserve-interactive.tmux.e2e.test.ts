@@ -84,7 +84,7 @@ it('prompts for city, dates, a free car and options, shows the quote, confirms a
   }
   keys('Enter'); // no promo
   const quote = await waitFor(/Reserve .* for \$[\d,]+\.\d\d \(plus a \$[\d,]+\.\d\d refundable deposit\)\?/);
-  expect(quote).toContain(`Quote for ${alias}`);
+  expect(quote).toMatch(new RegExp(`Quote for .+ \\(${alias}\\)`));
   expect(quote).toMatch(/Protection \(standard\)/);
   expect(quote).toMatch(/Refundable deposit/);
   type('y');

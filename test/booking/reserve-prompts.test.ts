@@ -274,7 +274,7 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
     const messages = prompter.asked.map((a) => a.message);
     expect(messages.filter((m) => m.startsWith('Check-in'))).toHaveLength(2);
     expect(messages.filter((m) => m.startsWith('Protection'))).toHaveLength(1);
-    expect(stderr.text()).toMatch(/nothing was booked, asking again/);
+    expect(stderr.text()).toMatch(/nothing was\s+booked, asking again/);
     expect(stdout.text()).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(stderr.text()).toContain("--from '2026-11-10 10:00' --to '2026-11-12 10:00'");
   });

@@ -125,8 +125,11 @@ describe('one error style: `error: ` first, on one line', () => {
     await admin(sb, 'DELETE', '/faults');
     await admin(sb, 'POST', '/rate-limits/reset');
     const tty = await run(cli, sb, home, args, setup, { tty: true });
-    expectOneErrorStyle(tty, code, `${name}, on a terminal`);
+    // a terminal folds a line wider than itself at spaces (issue 36); unfolded, the same lines
+    const unfold = (text: string) => text.replace(/\n(?!error: |hint: |\(Did you mean |$)/g, ' ');
+    for (const line of shown(tty.stderr).split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
+    expectOneErrorStyle({ ...tty, stderr: unfold(tty.stderr) }, code, `${name}, on a terminal`);
     const sameIds = (text: string) => text.replace(/req_[0-9a-f]+/g, 'req_…');
-    expect(sameIds(shown(tty.stderr))).toBe(sameIds(piped.stderr));
+    expect(sameIds(unfold(shown(tty.stderr)))).toBe(sameIds(piped.stderr));
   });
 });

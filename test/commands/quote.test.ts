@@ -78,7 +78,7 @@ describe('the breakdown', () => {
       ].join('\n'),
     );
     expect(q.rent_discount_amount).toBeGreaterThan(0);
-    expect(r.stderr).toContain('A quote reserves nothing and fixes no price');
+    expect(r.stderr).toContain('a quote holds nothing, neither the car nor the price');
   });
 
   it('every option: protection, mileage, delivery address, repeated extras, promo', async () => {

@@ -41,15 +41,15 @@ describe('carrental status', () => {
     expect(JSON.parse(after.stdout).needs_action).toBe(false);
   });
 
-  it('in a pipe: one line per item, tab-separated, the next command in the last field', async () => {
+  it('in a pipe: one line per item, tab-separated, the amount plain in its own field, the next command in the last', async () => {
     await sb.admin('POST', '/reset');
     const doc = JSON.parse((await status(['--json'])).stdout) as { trips: TripStatus[] };
     const r = await status();
     expect(r.code).toBe(0);
     const lines = r.stdout.replace(/\n$/, '').split('\n').map((l) => l.split('\t'));
-    expect(lines.every((f) => f.length === 5)).toBe(true);
-    const rent = lines.find((f) => f[3].endsWith('to pay'))!;
-    expect(rent[4]).toBe(`carrental pay-link ${rent[0]}`);
+    expect(lines.every((f) => f.length === 6)).toBe(true);
+    const rent = lines.find((f) => f[3] === 'to pay')!;
+    expect(rent[5]).toBe(`carrental pay-link ${rent[0]}`);
     expect(new Set(lines.map((f) => f[0]))).toEqual(new Set(doc.trips.map((t) => t.uuid)));
     expect(r.stderr).toBe('');
   });

@@ -26,4 +26,24 @@ describe('foldProse', () => {
   it('keeps the indentation of the first line', () => {
     expect(foldProse('    a b c d e f g h i j k l m n o p', 12)[0]).toMatch(/^ {4}a b c/);
   });
+
+  it('folds the word carrental inside a sentence like any other (issue 36: pay-link\'s note broke after "a")', () => {
+    const note = 'The sandbox serves this page only while a carrental sandbox runs on port 4780: keep `carrental sandbox serve` running in another terminal (or use --wait) before opening it.';
+    for (const width of [60, 80]) {
+      const folded = foldProse(note, width);
+      for (const line of folded) expect(line.length, line).toBeLessThanOrEqual(width);
+      expect(folded.join(' ')).toBe(note);
+      expect(folded[0]).toMatch(/a carrental sandbox|a carrental$|while a$/.source ? /^The sandbox serves this page only while a/ : /x/);
+      expect(folded[0].length).toBeGreaterThan(width - 15);
+    }
+  });
+
+  it('a command after a label or alone on its line stays whole; one inside a sentence is prose', () => {
+    expect(foldProse('next: carrental --sandbox pay-link 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --type deposit', 60)).toEqual([
+      'next:',
+      'carrental --sandbox pay-link 0b4852a1-1b05-42e2-9d0f-e74bf9033781 --type deposit',
+    ]);
+    expect(foldProse('when a carrental process holds the lock and the other carrental waits for it to finish its write', 40).every((l) => l.length <= 40)).toBe(true);
+  });
 });
+

@@ -167,7 +167,7 @@ describe('renderCancellationOutcome', () => {
     );
     const tty = fakeOutput({ tty: true });
     renderCancellationOutcome(tty.out, outcome, 'la');
-    expect(tty.stdout()).toMatch(/^deposit hold +released \(the deposit hold was released\)$/m);
+    expect(tty.stdout()).toMatch(/^deposit hold +released \(the deposit held on the card was released, not charged\)$/m);
     expect(tty.stdout()).toMatch(/^refund review +pending \(a refund review is open\)$/m);
     expect(tty.stdout()).toMatch(/^refunds +2 known$/m);
     expect(tty.stdout()).toMatch(/^rf_1 +\$345\.67 {2}recorded, not confirmed/m);

@@ -120,4 +120,4 @@ export const donePage: PageHandler = (p) => {
 };
 
 /** The closing words of every confirmation: the agent learns the outcome by reading again. */
-export const returnToAgent = html`<p>You can close this page and go back to your agent or terminal. The agent is not notified: it learns the outcome by reading your reservation or account again (for example <code>carrental trips &lt;uuid&gt;</code>).</p>`;
+export const returnToAgent = html`<p>You can close this page and go back to your agent or terminal. The agent is not notified: it learns the outcome by reading your reservation or account again (for example <code>carrental --sandbox trips &lt;uuid&gt;</code>).</p>`;

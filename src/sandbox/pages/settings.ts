@@ -78,7 +78,7 @@ export const apiKeysPost: PageHandler = async (p) => {
       html`<section class="card"><h1>Key created</h1>
 <div class="notice ok">Your new <strong>${rec.capability}</strong> key (shown only this once; copy it now):</div>
 <p><code data-testid="new-key">${rec.key}</code></p>
-<p>Use it with the CLI: <code>carrental auth login --with-key</code> (paste it on standard input) or <code>CARRENTAL_API_KEY=…</code>. Never paste it into a command line.</p>
+<p>Use it with the CLI: <code>carrental --sandbox auth login --with-key</code> (paste it on standard input) or <code>CARRENTAL_API_KEY=…</code>. Never paste it into a command line.</p>
 <div class="actions"><a class="button secondary" href="/app/settings/api-keys">Back to your keys</a></div></section>`,
       true,
     );
