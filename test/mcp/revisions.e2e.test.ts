@@ -31,7 +31,7 @@ it('over stdio the v2 client negotiates 2026-07-28 and lists and calls the tools
   expect(client.getProtocolEra()).toBe('modern');
   expect(client.getServerVersion()?.name).toBe('carrental');
   const { tools } = await client.listTools();
-  expect(tools.length).toBe(14);
+  expect(tools.length).toBe(15);
   const r = await client.callTool({ name: 'search_cars', arguments: { city: 'miami' } });
   expect(r.isError).toBeFalsy();
   expect((r.structuredContent as { cars: unknown[] }).cars.length).toBeGreaterThan(0);
@@ -56,7 +56,7 @@ it('over HTTP the v2 client negotiates 2026-07-28 on the same endpoint that keep
   cleanups.push(() => client.close());
   expect(client.getProtocolEra()).toBe('modern');
   expect(transport.sessionId).toBeUndefined();
-  expect((await client.listTools()).tools.length).toBe(14);
+  expect((await client.listTools()).tools.length).toBe(15);
   const r = await client.callTool({ name: 'get_car', arguments: { car_alias: 'nope' } });
   expect(r.isError).toBe(true);
 });

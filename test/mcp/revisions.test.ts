@@ -127,7 +127,7 @@ describe('2026-07-28 over stdio (the v2 SDK client)', () => {
     expect(no.isError, JSON.stringify(no.content)).toBeFalsy();
     expect(structured(no)).toMatchObject({ sent: false, customer_answer: 'decline' });
     expect(forms).toHaveLength(1);
-    expect(forms[0].message).toMatch(/^Reserve .* for \$[\d,.]+, plus a \$[\d,.]+ refundable deposit\?/);
+    expect(forms[0].message).toMatch(/^Reserve for \$[\d,.]+, plus a \$[\d,.]+ refundable deposit: “.*” \(.*\), from .* to .*\?/);
     expect(forms[0].requestedSchema).toMatchObject({ properties: { reserve: { type: 'boolean' } }, required: ['reserve'] });
     expect(await requests(sb, 'createReservation')).toEqual([]);
     // the question went out as an input_required result, not as a request from the server
