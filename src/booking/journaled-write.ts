@@ -5,6 +5,7 @@
 // and the server answers with the original result instead of booking or cancelling twice;
 // and for the replay window after a 2xx the same command, even started at the same moment
 // in another terminal, replays that key too (see docs/reliability.md).
+import { writeFileSync } from 'node:fs';
 import { isCertificateError, type Failure, type RetryPolicy } from '../api/client.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
@@ -105,12 +106,36 @@ export interface WriteTarget {
 }
 
 export function openJournal(ctx: Pick<WriteContext, 'env' | 'now'>, out: Output): Journal {
+  const staleSeconds = ctx.env.CARRENTAL_TEST_LOCK_STALE_SECONDS;
   return new Journal({
     path: Journal.defaultPath(ctx.env),
     now: () => ctx.now(),
     replayWindowMs: replayWindowMs(ctx.env),
     onWarning: (m) => out.warn(m),
+    lockStaleMs: staleSeconds ? envCount(ctx.env, 'CARRENTAL_TEST_LOCK_STALE_SECONDS', 10, 60) * 1000 : undefined,
+    inLock: stopInLockForTest(ctx.env),
   });
+}
+
+/**
+ * Test-only, undocumented, like the two variables beside it: with
+ * CARRENTAL_TEST_STOP_IN_JOURNAL_LOCK=<step>:<file>, the first journal change named <step>
+ * (begin: before the request is sent; complete: after the answer) creates <file> and stops
+ * its own process with a real SIGSTOP while it holds the journal lock and has read the
+ * journal, so that test/store/fencing.e2e.test.ts can let another process take the lock
+ * over (CARRENTAL_TEST_LOCK_STALE_SECONDS lowers the stale time) and then SIGCONT it.
+ */
+function stopInLockForTest(env: NodeJS.ProcessEnv): ((step: string) => void) | undefined {
+  const spec = env.CARRENTAL_TEST_STOP_IN_JOURNAL_LOCK;
+  const at = spec?.indexOf(':') ?? -1;
+  if (!spec || at < 0) return undefined;
+  let fired = false;
+  return (step) => {
+    if (fired || step !== spec.slice(0, at)) return;
+    fired = true;
+    writeFileSync(spec.slice(at + 1), String(process.pid));
+    process.kill(process.pid, 'SIGSTOP');
+  };
 }
 
 export interface WriteCommand {

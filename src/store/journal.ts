@@ -65,7 +65,15 @@ export interface JournalOptions {
   lockStaleMs?: number;
   /** Tests inject a short write here (atomic-file.ts); default node:fs. */
   fs?: AtomicFs;
+  /**
+   * Test-only: runs inside the lock, after a change's read and before its write, with the
+   * change's name (test/store/fencing.e2e.test.ts stops the process there).
+   */
+  inLock?: (step: JournalStep) => void;
 }
+
+/** The journal's changes, as `inLock` names them. */
+export type JournalStep = 'begin' | 'touch' | 'complete' | 'settle' | 'clear';
 
 /**
  * 24 hours. The server keeps idempotent results forever, but rerunning an unfinished
@@ -114,8 +122,10 @@ export class Journal {
   readonly replayWindowMs: number;
   private readonly warn: (message: string) => void;
   private readonly file: LockedFile;
+  private readonly inLock?: (step: JournalStep) => void;
 
   constructor(opts: JournalOptions) {
+    this.inLock = opts.inLock;
     this.path = path.resolve(opts.path);
     this.dir = path.dirname(this.path);
     this.lockPath = `${this.path}.lock`;
@@ -213,7 +223,7 @@ export class Journal {
       else entries.push(entry);
       await io.write(entries, 'nothing was sent');
       return { entry: structuredClone(entry), reused };
-    });
+    }, 'begin');
   }
 
   /** The live entry this command would resume (pending, or done within the window); writes nothing. */
@@ -260,7 +270,7 @@ export class Journal {
       entry.attempts += 1;
       entry.updatedAt = now.toISOString();
       await io.write(entries);
-    });
+    }, 'touch');
   }
 
   /**
@@ -286,7 +296,7 @@ export class Journal {
       }
       if (entry || entries.length !== all.length) await io.write(entries);
       return {};
-    });
+    }, 'complete');
   }
 
   /** Removes a pending entry after a definitive refusal. A done or absent entry is left as it is. */
@@ -296,7 +306,7 @@ export class Journal {
       const all = await io.read();
       const entries = this.live(all, this.now()).filter((e) => e.id !== id || e.state === 'done');
       if (entries.length !== all.length) await io.write(entries);
-    });
+    }, 'settle');
   }
 
   /**
@@ -335,7 +345,7 @@ export class Journal {
       const kept = all.filter((e) => !matches(e) && !this.isExpired(e, now));
       if (kept.length !== all.length) await io.write(kept);
       return dropped;
-    });
+    }, 'clear');
   }
 
   private isExpired(entry: JournalEntry, now: Date): boolean {
@@ -365,10 +375,14 @@ export class Journal {
     }
   }
 
-  private locked<T>(fn: (io: LockedIo & { write(entries: JournalEntry[], hint?: string): Promise<void> }) => Promise<T>): Promise<T> {
+  private locked<T>(fn: (io: LockedIo & { write(entries: JournalEntry[], hint?: string): Promise<void> }) => Promise<T>, step?: JournalStep): Promise<T> {
     return this.file.withLock((held) =>
       fn({
-        read: () => this.read(held),
+        read: async () => {
+          const entries = await this.read(held);
+          if (step) this.inLock?.(step);
+          return entries;
+        },
         write: (entries: JournalEntry[], hint?: string) => this.write(held, entries, hint),
       }),
     );
@@ -441,6 +455,8 @@ export class Journal {
 
   private async write(held: HeldFile, entries: JournalEntry[], hint?: string): Promise<void> {
     const text = `${JSON.stringify({ version: FORMAT_VERSION, entries }, null, 2)}\n`;
+    // a process that lost the lock must not sweep the new holder's temp file either
+    held.assertHeld(hint);
     await this.removeAbandonedTempFiles();
     try {
       // Whole or nothing: a short write, ENOSPC, EIO or EROFS leaves the old file as it was.
