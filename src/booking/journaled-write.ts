@@ -9,8 +9,10 @@ import { writeFileSync } from 'node:fs';
 import { isCertificateError, type Failure, type RetryPolicy } from '../api/client.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
+import { rerunCommand, SANDBOX_JOURNAL_URL, tripsCommand } from './rerun.js';
 import {
   credentialFingerprint,
+  SentElsewhere,
   DEFAULT_REPLAY_WINDOW_MS,
   Journal,
   unfinishedCommandError,
@@ -181,8 +183,7 @@ function resultText(value: unknown): string | null {
   return typeof data === 'string' ? data : null;
 }
 
-/** What the journal records as the API: the embedded sandbox gets a fresh port every run, so it is just "sandbox". */
-export const SANDBOX_JOURNAL_URL = 'sandbox';
+export { SANDBOX_JOURNAL_URL };
 
 export function journalBaseUrl(target: Pick<WriteTarget, 'sandbox' | 'baseUrl'>): string {
   return target.sandbox ? SANDBOX_JOURNAL_URL : target.baseUrl;
@@ -227,13 +228,43 @@ export class JournaledWrite {
    * (a new key could book twice).
    */
   async pending(cmd: WriteCommand): Promise<JournalEntry | undefined> {
-    const found = await this.journal.lookup(this.command(cmd));
+    const found = await this.journal.lookup(this.command(cmd)).catch((err: unknown) => this.reword(err));
     if (!found || (cmd.key !== undefined && cmd.key !== found.key && !cmd.keyYields)) return undefined;
     if (cmd.fresh) {
       if (found.state === 'pending') throw unfinishedCommandError(found, this.ctx.now());
       return undefined;
     }
     return found;
+  }
+
+  /**
+   * The same request with the same credential is live under another base URL (a proxy's
+   * rewritten path, the address a 307 points at, an old spelling of a moved API): the
+   * identity is not the address, so nothing is sent; the error says where it went, how to
+   * finish it and how to book another anyway.
+   */
+  private reword(err: unknown): never {
+    if (!(err instanceof SentElsewhere)) throw err;
+    const e = err.entry;
+    const where = e.baseUrl === SANDBOX_JOURNAL_URL ? 'the embedded sandbox (--sandbox)' : e.baseUrl;
+    const create = e.operation === 'createReservation';
+    const another = create ? `; ${this.words.bookAnother ?? 'a create with fresh books another'} anyway` : '';
+    const now = this.ctx.now().getTime();
+    if (e.state === 'pending') {
+      const rerun = rerunCommand(e);
+      throw new CliError(
+        'usage',
+        `an identical ${NOUN[e.operation]} was sent to ${where} ${formatAge(now - Date.parse(e.createdAt))} ago and its outcome is not known yet (idempotency key ${e.key}): nothing was sent`,
+        {
+          hint: `it is the same request with the same API key, whatever the address: finish it where it was sent, as \`carrental pending\` shows${rerun ? ` (\`${rerun}\`)` : ''}${another}`,
+        },
+      );
+    }
+    const age = formatAge(now - Date.parse(e.doneAt!));
+    if (!create) throw new CliError('usage', `already cancelled by this same command through ${where} ${age} ago: nothing was sent`);
+    throw new CliError('usage', `already reserved by this same command through ${where} ${age} ago${e.result ? `: ${e.result}` : ''}; nothing was sent`, {
+      hint: `${e.result ? `\`${tripsCommand(e, e.result)}\` shows it` : 'check `carrental trips`'}${another}`,
+    });
   }
 
   /**
@@ -271,7 +302,7 @@ export class JournaledWrite {
     const policy = writeRetryPolicy(this.ctx.env);
     if (this.ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
     const command = this.command(cmd);
-    const { entry, reused } = await this.journal.begin(command);
+    const { entry, reused } = await this.journal.begin(command).catch((err: unknown) => this.reword(err));
     if (reused) this.announceResume(entry, cmd.key);
     const noun = NOUN[cmd.operation];
 

@@ -24,6 +24,7 @@
 
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { canonicalBaseUrl } from '../api/base-url.js';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../text/sanitize.js';
 import { fsyncDirSync, isTempFileOf, writeTarget, type AtomicFs } from './atomic-file.js';
@@ -189,6 +190,7 @@ export class Journal {
       const entries = this.live(await io.read(), now);
       const index = this.indexOf(entries, cmd, id);
       const existing = index >= 0 ? entries[index] : undefined;
+      if (!existing && !cmd.fresh) this.refuseElsewhere(entries, cmd);
 
       let entry: JournalEntry;
       let reused: boolean;
@@ -227,14 +229,31 @@ export class Journal {
   }
 
   /** The live entry this command would resume (pending, or done within the window); writes nothing. */
-  async lookup(cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>): Promise<JournalEntry | undefined> {
+  async lookup(cmd: Omit<JournalCommand, 'key' | 'target'>): Promise<JournalEntry | undefined> {
     if (!(await this.fileExists())) return undefined;
     const id = commandId(cmd);
     return this.locked(async (io) => {
       const entries = this.live(await io.read(), this.now());
       const index = this.indexOf(entries, cmd, id);
+      if (index < 0 && !cmd.fresh) this.refuseElsewhere(entries, cmd);
       return index >= 0 ? structuredClone(entries[index]) : undefined;
     });
+  }
+
+  /**
+   * The identity of a command is its request and credential, not the address it went to:
+   * a live entry (pending, or done within the replay window) of the same request and
+   * credential journaled under another base URL (the path a proxy rewrites to, the
+   * address a 307 points at) stops this command before anything is sent. The front end
+   * words it (SentElsewhere carries the entry); `fresh` goes ahead anyway.
+   */
+  private refuseElsewhere(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'target'>): void {
+    const request = canonicalJson(cmd.request);
+    const here = canonicalBaseUrl(cmd.baseUrl);
+    const twin = entries.find(
+      (e) => e.credential === cmd.credential && e.operation === cmd.operation && canonicalBaseUrl(e.baseUrl) !== here && canonicalJson(e.request) === request,
+    );
+    if (twin) throw new SentElsewhere(structuredClone(twin));
   }
 
   private indexOf(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>, id: string): number {
@@ -464,6 +483,13 @@ export class Journal {
     } catch (err) {
       throw fsError('write', this.path, err, hint);
     }
+  }
+}
+
+/** An identical live command was journaled under another base URL (refuseElsewhere). */
+export class SentElsewhere extends CliError {
+  constructor(readonly entry: JournalEntry) {
+    super('usage', `an identical ${entry.operation === 'createReservation' ? 'reserve' : 'cancel'} was sent to ${entry.baseUrl}`);
   }
 }
 
