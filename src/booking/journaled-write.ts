@@ -321,6 +321,10 @@ export class JournaledWrite {
         await this.journal.settle(entry.id);
         throw err;
       }
+      if (entry.state === 'done' && !(err instanceof CliError && err.kind === 'usage') && !isCertificateError(err)) {
+        // A replay of a finished command: its outcome is known, and `pending` lists nothing.
+        throw this.replayFailed(entry, err);
+      }
       if (err instanceof CliError && err.kind === 'interrupted') {
         // one line, printed once by the caller: what is known (the front end adds what to do)
         throw new CliError('interrupted', `interrupted: the outcome of this ${noun} is unknown`, { journalKey: entry.key, cause: err });
@@ -364,6 +368,20 @@ export class JournaledWrite {
     }
     if (printFailed) throw printFailed;
     return result;
+  }
+
+  /** A replay that got no answer: say what is true (it was done, and what it made), not "unknown" and `pending`. */
+  private replayFailed(entry: JournalEntry, err: unknown): CliError {
+    const age = formatAge(this.ctx.now().getTime() - Date.parse(entry.doneAt!));
+    const cause = err instanceof Error ? err.message : String(err);
+    const noun = NOUN[entry.operation];
+    const what = entry.operation === 'createReservation' ? `reserved${entry.result ? ` ${entry.result}` : ''}` : 'cancelled';
+    const uuid = entry.operation === 'createReservation' ? entry.result : entry.target;
+    const kind = err instanceof CliError && err.kind === 'interrupted' ? 'interrupted' : 'unavailable';
+    return new CliError(kind, `this same ${noun} ${what} ${age} ago; replaying its answer failed (${cause}), and nothing new was done`, {
+      hint: `\`carrental trips${uuid ? ` ${uuid}` : ''}\` shows it; rerunning replays the same answer (idempotency key ${entry.key})`,
+      cause: err,
+    });
   }
 
   /**
