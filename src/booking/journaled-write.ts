@@ -225,10 +225,13 @@ export class JournaledWrite {
    * given --idempotency-key that differs from the journaled one starts a new command
    * instead, unless the command's key yields (a create: the identical request wins); `fresh`
    * starts a new command over a done entry; `fresh` with an unfinished one is a usage error
-   * (a new key could book twice).
+   * (a new key could book twice). `readOnly` (a dry run) reads without the lock and
+   * changes no file.
    */
-  async pending(cmd: WriteCommand): Promise<JournalEntry | undefined> {
-    const found = await this.journal.lookup(this.command(cmd)).catch((err: unknown) => this.reword(err));
+  async pending(cmd: WriteCommand, opts: { readOnly?: boolean } = {}): Promise<JournalEntry | undefined> {
+    // a dry run writes nothing at all: not even the lock, nor a corrupt journal set aside
+    const look = opts.readOnly ? this.journal.peek(this.command(cmd)) : this.journal.lookup(this.command(cmd));
+    const found = await look.catch((err: unknown) => this.reword(err));
     if (!found || (cmd.key !== undefined && cmd.key !== found.key && !cmd.keyYields)) return undefined;
     if (cmd.fresh) {
       if (found.state === 'pending') throw unfinishedCommandError(found, this.ctx.now());

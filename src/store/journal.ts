@@ -256,6 +256,30 @@ export class Journal {
     if (twin) throw new SentElsewhere(structuredClone(twin));
   }
 
+  /**
+   * lookup() for a run that must write nothing at all (--dry-run): no lock, no directory,
+   * and a corrupt file is left where it is (a warning says what a real run would do).
+   */
+  async peek(cmd: Omit<JournalCommand, 'key' | 'target'>): Promise<JournalEntry | undefined> {
+    let text: string | undefined;
+    try {
+      text = this.file.read();
+    } catch (err) {
+      if (isNodeError(err) && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return undefined;
+      throw fsError('read', this.path, err);
+    }
+    if (text === undefined) return undefined;
+    const parsed = parseJournal(text);
+    if (!parsed.ok) {
+      this.warn(`the idempotency journal ${this.path} is corrupt (${parsed.reason}); a real run would move it aside and start a new one (this dry run left it as it is)`);
+      return undefined;
+    }
+    const entries = this.live(parsed.entries, this.now());
+    const index = this.indexOf(entries, cmd, commandId(cmd));
+    if (index < 0 && !cmd.fresh) this.refuseElsewhere(entries, cmd);
+    return index >= 0 ? structuredClone(entries[index]) : undefined;
+  }
+
   private indexOf(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>, id: string): number {
     const index = entries.findIndex((e) => e.id === id);
     if (index >= 0) return index;
