@@ -5,11 +5,14 @@
 // and the server answers with the original result instead of booking or cancelling twice;
 // and for the replay window after a 2xx the same command, even started at the same moment
 // in another terminal, replays that key too (see docs/reliability.md).
+import { writeFileSync } from 'node:fs';
 import { isCertificateError, type Failure, type RetryPolicy } from '../api/client.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
+import { rerunCommand, SANDBOX_JOURNAL_URL, tripsCommand } from './rerun.js';
 import {
   credentialFingerprint,
+  SentElsewhere,
   DEFAULT_REPLAY_WINDOW_MS,
   Journal,
   unfinishedCommandError,
@@ -105,12 +108,36 @@ export interface WriteTarget {
 }
 
 export function openJournal(ctx: Pick<WriteContext, 'env' | 'now'>, out: Output): Journal {
+  const staleSeconds = ctx.env.CARRENTAL_TEST_LOCK_STALE_SECONDS;
   return new Journal({
     path: Journal.defaultPath(ctx.env),
     now: () => ctx.now(),
     replayWindowMs: replayWindowMs(ctx.env),
     onWarning: (m) => out.warn(m),
+    lockStaleMs: staleSeconds ? envCount(ctx.env, 'CARRENTAL_TEST_LOCK_STALE_SECONDS', 10, 60) * 1000 : undefined,
+    inLock: stopInLockForTest(ctx.env),
   });
+}
+
+/**
+ * Test-only, undocumented, like the two variables beside it: with
+ * CARRENTAL_TEST_STOP_IN_JOURNAL_LOCK=<step>:<file>, the first journal change named <step>
+ * (begin: before the request is sent; complete: after the answer) creates <file> and stops
+ * its own process with a real SIGSTOP while it holds the journal lock and has read the
+ * journal, so that test/store/fencing.e2e.test.ts can let another process take the lock
+ * over (CARRENTAL_TEST_LOCK_STALE_SECONDS lowers the stale time) and then SIGCONT it.
+ */
+function stopInLockForTest(env: NodeJS.ProcessEnv): ((step: string) => void) | undefined {
+  const spec = env.CARRENTAL_TEST_STOP_IN_JOURNAL_LOCK;
+  const at = spec?.indexOf(':') ?? -1;
+  if (!spec || at < 0) return undefined;
+  let fired = false;
+  return (step) => {
+    if (fired || step !== spec.slice(0, at)) return;
+    fired = true;
+    writeFileSync(spec.slice(at + 1), String(process.pid));
+    process.kill(process.pid, 'SIGSTOP');
+  };
 }
 
 export interface WriteCommand {
@@ -156,8 +183,7 @@ function resultText(value: unknown): string | null {
   return typeof data === 'string' ? data : null;
 }
 
-/** What the journal records as the API: the embedded sandbox gets a fresh port every run, so it is just "sandbox". */
-export const SANDBOX_JOURNAL_URL = 'sandbox';
+export { SANDBOX_JOURNAL_URL };
 
 export function journalBaseUrl(target: Pick<WriteTarget, 'sandbox' | 'baseUrl'>): string {
   return target.sandbox ? SANDBOX_JOURNAL_URL : target.baseUrl;
@@ -199,16 +225,49 @@ export class JournaledWrite {
    * given --idempotency-key that differs from the journaled one starts a new command
    * instead, unless the command's key yields (a create: the identical request wins); `fresh`
    * starts a new command over a done entry; `fresh` with an unfinished one is a usage error
-   * (a new key could book twice).
+   * (a new key could book twice). `readOnly` (a dry run) reads without the lock and
+   * changes no file.
    */
-  async pending(cmd: WriteCommand): Promise<JournalEntry | undefined> {
-    const found = await this.journal.lookup(this.command(cmd));
+  async pending(cmd: WriteCommand, opts: { readOnly?: boolean } = {}): Promise<JournalEntry | undefined> {
+    // a dry run writes nothing at all: not even the lock, nor a corrupt journal set aside
+    const look = opts.readOnly ? this.journal.peek(this.command(cmd)) : this.journal.lookup(this.command(cmd));
+    const found = await look.catch((err: unknown) => this.reword(err));
     if (!found || (cmd.key !== undefined && cmd.key !== found.key && !cmd.keyYields)) return undefined;
     if (cmd.fresh) {
       if (found.state === 'pending') throw unfinishedCommandError(found, this.ctx.now());
       return undefined;
     }
     return found;
+  }
+
+  /**
+   * The same request with the same credential is live under another base URL (a proxy's
+   * rewritten path, the address a 307 points at, an old spelling of a moved API): the
+   * identity is not the address, so nothing is sent; the error says where it went, how to
+   * finish it and how to book another anyway.
+   */
+  private reword(err: unknown): never {
+    if (!(err instanceof SentElsewhere)) throw err;
+    const e = err.entry;
+    const where = e.baseUrl === SANDBOX_JOURNAL_URL ? 'the embedded sandbox (--sandbox)' : e.baseUrl;
+    const create = e.operation === 'createReservation';
+    const another = create ? `; ${this.words.bookAnother ?? 'a create with fresh books another'} anyway` : '';
+    const now = this.ctx.now().getTime();
+    if (e.state === 'pending') {
+      const rerun = rerunCommand(e);
+      throw new CliError(
+        'usage',
+        `an identical ${NOUN[e.operation]} was sent to ${where} ${formatAge(now - Date.parse(e.createdAt))} ago and its outcome is not known yet (idempotency key ${e.key}): nothing was sent`,
+        {
+          hint: `it is the same request with the same API key, whatever the address: finish it where it was sent, as \`carrental pending\` shows${rerun ? ` (\`${rerun}\`)` : ''}${another}`,
+        },
+      );
+    }
+    const age = formatAge(now - Date.parse(e.doneAt!));
+    if (!create) throw new CliError('usage', `already cancelled by this same command through ${where} ${age} ago: nothing was sent`);
+    throw new CliError('usage', `already reserved by this same command through ${where} ${age} ago${e.result ? `: ${e.result}` : ''}; nothing was sent`, {
+      hint: `${e.result ? `\`${tripsCommand(e, e.result)}\` shows it` : 'check `carrental trips`'}${another}`,
+    });
   }
 
   /**
@@ -246,7 +305,7 @@ export class JournaledWrite {
     const policy = writeRetryPolicy(this.ctx.env);
     if (this.ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
     const command = this.command(cmd);
-    const { entry, reused } = await this.journal.begin(command);
+    const { entry, reused } = await this.journal.begin(command).catch((err: unknown) => this.reword(err));
     if (reused) this.announceResume(entry, cmd.key);
     const noun = NOUN[cmd.operation];
 
@@ -264,6 +323,10 @@ export class JournaledWrite {
       if (isDefinitiveRefusal(err)) {
         await this.journal.settle(entry.id);
         throw err;
+      }
+      if (entry.state === 'done' && !(err instanceof CliError && err.kind === 'usage') && !isCertificateError(err)) {
+        // A replay of a finished command: its outcome is known, and `pending` lists nothing.
+        throw this.replayFailed(entry, err);
       }
       if (err instanceof CliError && err.kind === 'interrupted') {
         // one line, printed once by the caller: what is known (the front end adds what to do)
@@ -308,6 +371,20 @@ export class JournaledWrite {
     }
     if (printFailed) throw printFailed;
     return result;
+  }
+
+  /** A replay that got no answer: say what is true (it was done, and what it made), not "unknown" and `pending`. */
+  private replayFailed(entry: JournalEntry, err: unknown): CliError {
+    const age = formatAge(this.ctx.now().getTime() - Date.parse(entry.doneAt!));
+    const cause = err instanceof Error ? err.message : String(err);
+    const noun = NOUN[entry.operation];
+    const what = entry.operation === 'createReservation' ? `reserved${entry.result ? ` ${entry.result}` : ''}` : 'cancelled';
+    const uuid = entry.operation === 'createReservation' ? entry.result : entry.target;
+    const kind = err instanceof CliError && err.kind === 'interrupted' ? 'interrupted' : 'unavailable';
+    return new CliError(kind, `this same ${noun} ${what} ${age} ago; replaying its answer failed (${cause}), and nothing new was done`, {
+      hint: `\`carrental trips${uuid ? ` ${uuid}` : ''}\` shows it; rerunning replays the same answer (idempotency key ${entry.key})`,
+      cause: err,
+    });
   }
 
   /**

@@ -4,7 +4,8 @@
 // violated, 1 when something is (or a request failed, so something could not be checked).
 // Its command is doctor (src/commands/doctor.ts loads this for --contract); it lives here,
 // beside the services, prompts and confirmation it wires to src/contract's run.
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { ApiResponse, RequestSpec } from '../api/client.js';
 import type { ReservationCreateRequest } from '../api/schemas.js';
 import type { Context } from './context.js';
@@ -16,9 +17,11 @@ import { runContract, type ContractReport, type Met, type WriteFlow } from '../c
 import { usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../store/atomic-file.js';
+import { credentialFingerprint } from '../store/journal.js';
+import { stateDir } from '../store/paths.js';
 import { requireConfirmable } from './confirm.js';
-import { JournaledWrite } from '../booking/journaled-write.js';
+import { formatAge, journalBaseUrl, JournaledWrite } from '../booking/journaled-write.js';
 import { BOOK_ANOTHER } from './hints.js';
 import { clockNow } from './trip-dates.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
@@ -55,7 +58,10 @@ export async function contract(input: ContractInput, ctx: Context, prompter: Pro
       out.info('not checked: nothing was sent');
       return 1;
     }
-    write = journaledWrites(ctx, out, target);
+    const flow = journaledWrites(ctx, out, target);
+    // what an interrupted run left is finished or undone first, however long ago it ran
+    await flow.recover();
+    write = flow;
   }
   const report = await runContract({
     client,
@@ -82,26 +88,113 @@ function answerOf(res: ApiResponse<unknown>): Answer {
   return { status: res.status, headers: res.headers, text: res.text, body: res.body };
 }
 
+/**
+ * A create of the write flow, recorded before it is sent (with its idempotency key) and
+ * dropped once its reservation is cancelled: `contract-writes.json` in the state
+ * directory. The journal alone forgets a finished create after the replay window, and a
+ * rerun on another day sends another request (its dates follow the clock), so without
+ * this a run killed between its create and its cancel left a real reservation active.
+ */
+interface LedgerEntry {
+  api: string;
+  credential: string;
+  key: string;
+  request: ReservationCreateRequest;
+  startedAt: string;
+  uuid?: string;
+}
+
+class Ledger {
+  constructor(private readonly file: string) {}
+
+  read(): LedgerEntry[] {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    try {
+      const data = JSON.parse(text) as { entries?: unknown };
+      return Array.isArray(data.entries) ? (data.entries as LedgerEntry[]) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  write(entries: LedgerEntry[]): void {
+    if (entries.length === 0 && !existsSync(this.file)) return;
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    writeFileAtomicSync(this.file, `${JSON.stringify({ version: 1, entries }, null, 2)}\n`, { mode: 0o600 });
+  }
+
+  change(fn: (entries: LedgerEntry[]) => LedgerEntry[]): void {
+    this.write(fn(this.read()));
+  }
+}
+
 /** Create and cancel through the journal, as `reserve` and `cancel` do: a crash mid-way is finished by a rerun. */
-function journaledWrites(ctx: Context, out: Output, target: Parameters<typeof requireKey>[0] & ConstructorParameters<typeof JournaledWrite>[2]): WriteFlow {
+function journaledWrites(ctx: Context, out: Output, target: Parameters<typeof requireKey>[0] & ConstructorParameters<typeof JournaledWrite>[2]): WriteFlow & { recover(): Promise<void> } {
   const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
+  const ledger = new Ledger(join(stateDir(ctx.env), 'contract-writes.json'));
+  const api = journalBaseUrl(target);
+  const credential = credentialFingerprint(target.apiKey ?? '');
+  const ours = (e: LedgerEntry) => e.api === api && e.credential === credential;
+  let current: string | undefined;
+
+  const create = async (body: ReservationCreateRequest, met: Met | undefined, key?: string) => {
+    const { client } = await services(ctx);
+    // Not --new: a run interrupted between the create and the cancel is finished by the
+    // next one, which resumes (pending) or replays (done) the same create, with its key.
+    const res = await writer.run({ operation: 'createReservation', target: body.car_alias, request: body, key }, (sent, retry, onRetry) => {
+      if (current !== sent) {
+        current = sent;
+        ledger.change((all) => [...all.filter((e) => e.key !== sent), { api, credential, key: sent, request: body, startedAt: ctx.now().toISOString() }]);
+      }
+      return client.request<unknown>({ method: 'POST', path: '/my/reservation', body, headers: { 'idempotency-key': sent }, auth: 'key', envelope: false, retry, onRetry: met ? seeing(met, onRetry) : onRetry });
+    });
+    const uuid = typeof (res.body as { data?: unknown } | undefined)?.data === 'string' ? ((res.body as { data: string }).data) : undefined;
+    if (uuid && current) {
+      const key = current;
+      ledger.change((all) => all.map((e) => (e.key === key ? { ...e, uuid } : e)));
+    }
+    return res;
+  };
+  const cancel = async (uuid: string, met: Met | undefined) => {
+    const { client } = await services(ctx);
+    const res = await writer.run({ operation: 'cancelReservation', target: uuid, request: { uuid } }, (key, retry, onRetry) =>
+      client.request<unknown>({ method: 'DELETE', path: `/my/reservation/${encodeURIComponent(uuid)}`, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry: met ? seeing(met, onRetry) : onRetry }),
+    );
+    ledger.change((all) => all.filter((e) => !(ours(e) && e.uuid === uuid)));
+    return res;
+  };
   return {
-    create: async (body: ReservationCreateRequest, met: Met) => {
-      const { client } = await services(ctx);
-      // Not --new: a run interrupted between the create and the cancel is finished by the
-      // next one, which resumes (pending) or replays (done, within the replay window) the
-      // same create and then cancels that reservation, instead of booking another.
-      const res = await writer.run({ operation: 'createReservation', target: body.car_alias, request: body }, (key, retry, onRetry) =>
-        client.request<unknown>({ method: 'POST', path: '/my/reservation', body, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry: seeing(met, onRetry) }),
-      );
-      return answerOf(res);
-    },
-    cancel: async (uuid: string, met: Met) => {
-      const { client } = await services(ctx);
-      const res = await writer.run({ operation: 'cancelReservation', target: uuid, request: { uuid } }, (key, retry, onRetry) =>
-        client.request<unknown>({ method: 'DELETE', path: `/my/reservation/${encodeURIComponent(uuid)}`, headers: { 'idempotency-key': key }, auth: 'key', envelope: false, retry, onRetry: seeing(met, onRetry) }),
-      );
-      return answerOf(res);
+    create: async (body, met) => answerOf(await create(body, met)),
+    cancel: async (uuid, met) => answerOf(await cancel(uuid, met)),
+    async recover() {
+      for (const left of ledger.read().filter(ours)) {
+        const age = formatAge(ctx.now().getTime() - Date.parse(left.startedAt));
+        // the same key: the server answers the original reservation (it keeps keys forever)
+        const res = await create(left.request, undefined, left.key);
+        current = undefined;
+        const uuid = typeof (res.body as { data?: unknown } | undefined)?.data === 'string' ? (res.body as { data: string }).data : undefined;
+        if (!uuid) {
+          out.warn(`an interrupted contract check (${age} ago) left a create whose answer names no reservation; check \`carrental trips\``);
+          ledger.change((all) => all.filter((e) => e.key !== left.key));
+          continue;
+        }
+        const { api: reads } = await services(ctx);
+        const status = (await reads.reservation(uuid)).data.status;
+        if (status === 'cancelled') {
+          ledger.change((all) => all.filter((e) => e.key !== left.key));
+          out.info(`an interrupted contract check (${age} ago) made reservation ${uuid}; it is cancelled already`);
+          continue;
+        }
+        await cancel(uuid, undefined);
+        ledger.change((all) => all.filter((e) => e.key !== left.key));
+        out.warn(`an interrupted contract check (${age} ago) left reservation ${uuid} active: cancelled it`);
+      }
     },
   };
 }

@@ -205,7 +205,7 @@ async function journaledWrite(
   const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
   if (req.input.dryRun) {
     refuseReadOnly(target);
-    const journal = journalDecision(await writer.pending(command), ctx.now(), key);
+    const journal = journalDecision(await writer.pending(command, { readOnly: true }), ctx.now(), key);
     const request = client.describe({ method: req.method, path: req.path, rawBody: body, headers: { ...headers, 'idempotency-key': decisionKey(journal) }, auth: 'key' });
     return printDryRun(out, { command: 'api', request, journal });
   }

@@ -60,7 +60,7 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
   const writer = new JournaledWrite(ctx, out, target);
-  if (input.dryRun) return dryCancel(ctx, uuid, key, await writer.pending(cancelCommand(uuid, key)));
+  if (input.dryRun) return dryCancel(ctx, uuid, key, await writer.pending(cancelCommand(uuid, key), { readOnly: true }));
   const deps = { api, writer, out, now: () => ctx.now() };
   const plan = await planCancel(deps, uuid, key);
   const { before: beforeRes, resuming } = plan;

@@ -164,7 +164,7 @@ async function book(
   let command = createCommand(body, { key, fresh });
   const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
 
-  let resuming = await writer.pending(command);
+  let resuming = await writer.pending(command, { readOnly: !!dry });
   const talk = stderrOutput(ctx);
   const carLine = `${clean(car.name)} (${clean(car.car_alias)})`;
   let confirmText: string | undefined;
@@ -177,7 +177,7 @@ async function book(
       } catch (err) {
         // An identical reserve in another terminal may have taken the car meanwhile: then
         // this one joins it (same key) instead of failing.
-        resuming = err instanceof CliError && err.api?.status === 409 ? await writer.pending(command) : undefined;
+        resuming = err instanceof CliError && err.api?.status === 409 ? await writer.pending(command, { readOnly: !!dry }) : undefined;
         if (resuming) break;
         // after prompts, an answer the API refused is asked again, and only that one
         const field = reask && refusedField(err);

@@ -30,6 +30,12 @@ export interface AtomicWriteOptions {
   /** fsync the file and its directory (default true). */
   fsync?: boolean;
   fs?: AtomicFs;
+  /**
+   * Runs once the temp file is whole and synced, just before the rename; if it throws, the
+   * temp file is removed and the file is left as it was. A writer under a lock checks here
+   * that the lock is still its own (locked-file.ts), as late as it can.
+   */
+  beforeRename?: () => void;
 }
 
 let counter = 0;
@@ -133,6 +139,7 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
     } finally {
       fs.closeSync(fd);
     }
+    options.beforeRename?.();
     fs.renameSync(tmp, file);
     renamed = true;
     if (sync) fsyncDirSync(path.dirname(file));

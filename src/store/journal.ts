@@ -24,6 +24,7 @@
 
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { canonicalBaseUrl } from '../api/base-url.js';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../text/sanitize.js';
 import { fsyncDirSync, isTempFileOf, writeTarget, type AtomicFs } from './atomic-file.js';
@@ -65,7 +66,15 @@ export interface JournalOptions {
   lockStaleMs?: number;
   /** Tests inject a short write here (atomic-file.ts); default node:fs. */
   fs?: AtomicFs;
+  /**
+   * Test-only: runs inside the lock, after a change's read and before its write, with the
+   * change's name (test/store/fencing.e2e.test.ts stops the process there).
+   */
+  inLock?: (step: JournalStep) => void;
 }
+
+/** The journal's changes, as `inLock` names them. */
+export type JournalStep = 'begin' | 'touch' | 'complete' | 'settle' | 'clear';
 
 /**
  * 24 hours. The server keeps idempotent results forever, but rerunning an unfinished
@@ -114,8 +123,10 @@ export class Journal {
   readonly replayWindowMs: number;
   private readonly warn: (message: string) => void;
   private readonly file: LockedFile;
+  private readonly inLock?: (step: JournalStep) => void;
 
   constructor(opts: JournalOptions) {
+    this.inLock = opts.inLock;
     this.path = path.resolve(opts.path);
     this.dir = path.dirname(this.path);
     this.lockPath = `${this.path}.lock`;
@@ -179,6 +190,7 @@ export class Journal {
       const entries = this.live(await io.read(), now);
       const index = this.indexOf(entries, cmd, id);
       const existing = index >= 0 ? entries[index] : undefined;
+      if (!existing && !cmd.fresh) this.refuseElsewhere(entries, cmd);
 
       let entry: JournalEntry;
       let reused: boolean;
@@ -213,18 +225,59 @@ export class Journal {
       else entries.push(entry);
       await io.write(entries, 'nothing was sent');
       return { entry: structuredClone(entry), reused };
-    });
+    }, 'begin');
   }
 
   /** The live entry this command would resume (pending, or done within the window); writes nothing. */
-  async lookup(cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>): Promise<JournalEntry | undefined> {
+  async lookup(cmd: Omit<JournalCommand, 'key' | 'target'>): Promise<JournalEntry | undefined> {
     if (!(await this.fileExists())) return undefined;
     const id = commandId(cmd);
     return this.locked(async (io) => {
       const entries = this.live(await io.read(), this.now());
       const index = this.indexOf(entries, cmd, id);
+      if (index < 0 && !cmd.fresh) this.refuseElsewhere(entries, cmd);
       return index >= 0 ? structuredClone(entries[index]) : undefined;
     });
+  }
+
+  /**
+   * The identity of a command is its request and credential, not the address it went to:
+   * a live entry (pending, or done within the replay window) of the same request and
+   * credential journaled under another base URL (the path a proxy rewrites to, the
+   * address a 307 points at) stops this command before anything is sent. The front end
+   * words it (SentElsewhere carries the entry); `fresh` goes ahead anyway.
+   */
+  private refuseElsewhere(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'target'>): void {
+    const request = canonicalJson(cmd.request);
+    const here = canonicalBaseUrl(cmd.baseUrl);
+    const twin = entries.find(
+      (e) => e.credential === cmd.credential && e.operation === cmd.operation && canonicalBaseUrl(e.baseUrl) !== here && canonicalJson(e.request) === request,
+    );
+    if (twin) throw new SentElsewhere(structuredClone(twin));
+  }
+
+  /**
+   * lookup() for a run that must write nothing at all (--dry-run): no lock, no directory,
+   * and a corrupt file is left where it is (a warning says what a real run would do).
+   */
+  async peek(cmd: Omit<JournalCommand, 'key' | 'target'>): Promise<JournalEntry | undefined> {
+    let text: string | undefined;
+    try {
+      text = this.file.read();
+    } catch (err) {
+      if (isNodeError(err) && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return undefined;
+      throw fsError('read', this.path, err);
+    }
+    if (text === undefined) return undefined;
+    const parsed = parseJournal(text);
+    if (!parsed.ok) {
+      this.warn(`the idempotency journal ${this.path} is corrupt (${parsed.reason}); a real run would move it aside and start a new one (this dry run left it as it is)`);
+      return undefined;
+    }
+    const entries = this.live(parsed.entries, this.now());
+    const index = this.indexOf(entries, cmd, commandId(cmd));
+    if (index < 0 && !cmd.fresh) this.refuseElsewhere(entries, cmd);
+    return index >= 0 ? structuredClone(entries[index]) : undefined;
   }
 
   private indexOf(entries: JournalEntry[], cmd: Omit<JournalCommand, 'key' | 'fresh' | 'target'>, id: string): number {
@@ -260,7 +313,7 @@ export class Journal {
       entry.attempts += 1;
       entry.updatedAt = now.toISOString();
       await io.write(entries);
-    });
+    }, 'touch');
   }
 
   /**
@@ -286,7 +339,7 @@ export class Journal {
       }
       if (entry || entries.length !== all.length) await io.write(entries);
       return {};
-    });
+    }, 'complete');
   }
 
   /** Removes a pending entry after a definitive refusal. A done or absent entry is left as it is. */
@@ -296,7 +349,7 @@ export class Journal {
       const all = await io.read();
       const entries = this.live(all, this.now()).filter((e) => e.id !== id || e.state === 'done');
       if (entries.length !== all.length) await io.write(entries);
-    });
+    }, 'settle');
   }
 
   /**
@@ -335,7 +388,7 @@ export class Journal {
       const kept = all.filter((e) => !matches(e) && !this.isExpired(e, now));
       if (kept.length !== all.length) await io.write(kept);
       return dropped;
-    });
+    }, 'clear');
   }
 
   private isExpired(entry: JournalEntry, now: Date): boolean {
@@ -365,10 +418,14 @@ export class Journal {
     }
   }
 
-  private locked<T>(fn: (io: LockedIo & { write(entries: JournalEntry[], hint?: string): Promise<void> }) => Promise<T>): Promise<T> {
+  private locked<T>(fn: (io: LockedIo & { write(entries: JournalEntry[], hint?: string): Promise<void> }) => Promise<T>, step?: JournalStep): Promise<T> {
     return this.file.withLock((held) =>
       fn({
-        read: () => this.read(held),
+        read: async () => {
+          const entries = await this.read(held);
+          if (step) this.inLock?.(step);
+          return entries;
+        },
         write: (entries: JournalEntry[], hint?: string) => this.write(held, entries, hint),
       }),
     );
@@ -441,6 +498,8 @@ export class Journal {
 
   private async write(held: HeldFile, entries: JournalEntry[], hint?: string): Promise<void> {
     const text = `${JSON.stringify({ version: FORMAT_VERSION, entries }, null, 2)}\n`;
+    // a process that lost the lock must not sweep the new holder's temp file either
+    held.assertHeld(hint);
     await this.removeAbandonedTempFiles();
     try {
       // Whole or nothing: a short write, ENOSPC, EIO or EROFS leaves the old file as it was.
@@ -448,6 +507,13 @@ export class Journal {
     } catch (err) {
       throw fsError('write', this.path, err, hint);
     }
+  }
+}
+
+/** An identical live command was journaled under another base URL (refuseElsewhere). */
+export class SentElsewhere extends CliError {
+  constructor(readonly entry: JournalEntry) {
+    super('usage', `an identical ${entry.operation === 'createReservation' ? 'reserve' : 'cancel'} was sent to ${entry.baseUrl}`);
   }
 }
 

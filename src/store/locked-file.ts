@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { CliError } from '../errors.js';
 import { fsyncDirSync, writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
+import type { Release } from './lock.js';
 import { checkLockPath, readRegularFileSync } from './regular-file.js';
 
 export interface LockedFileOptions {
@@ -33,7 +34,15 @@ export interface HeldFile {
   read(): string | undefined;
   /** Replaces the file whole (0600); refused once another process may have taken the lock over. */
   write(text: string, hint?: string): void;
+  /** Throws (and withLock starts over) when the lock has been taken over: before touching anything else beside the file. */
+  assertHeld(hint?: string): void;
 }
+
+/** A write refused because the lock was taken over; withLock runs the change again under a new lock. */
+class LockLost extends CliError {}
+
+/** Rounds of a change whose lock was taken over, before the refusal reaches the caller. */
+const MAX_ROUNDS = 3;
 
 // Lock attempts within one process queue here instead of spinning on the lock directory.
 const inProcessQueues = new Map<string, Promise<unknown>>();
@@ -66,8 +75,24 @@ export class LockedFile {
     return readRegularFileSync(this.path, this.opts.what);
   }
 
-  /** Runs `fn` holding the lock; the directory (0700) is created first, durably. */
-  withLock<T>(fn: (file: HeldFile) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` holding the lock; the directory (0700) is created first, durably. A write
+   * made after the lock was taken over (this process was stopped longer than the stale
+   * time, and another took the lock as abandoned) is refused before its rename, and `fn`
+   * runs again from the start under a new acquisition: it re-reads the file and re-applies
+   * its change to what the other process wrote, so `fn` must be a pure read-change-write.
+   */
+  async withLock<T>(fn: (file: HeldFile) => Promise<T>): Promise<T> {
+    for (let round = 1; ; round++) {
+      try {
+        return await this.once(fn);
+      } catch (err) {
+        if (!(err instanceof LockLost) || round >= MAX_ROUNDS) throw err;
+      }
+    }
+  }
+
+  private once<T>(fn: (file: HeldFile) => Promise<T>): Promise<T> {
     const { opts } = this;
     return serialize(this.path, async () => {
       this.ensureDir();
@@ -75,7 +100,7 @@ export class LockedFile {
       // the lock library loads only when something is written
       const { acquireLock } = await import('./lock.js');
       let compromised: Error | undefined;
-      let release: () => Promise<void>;
+      let release: Release;
       try {
         release = await acquireLock(this.path, {
           lockfilePath: opts.lockPath,
@@ -96,19 +121,31 @@ export class LockedFile {
         }
         throw opts.fail('lock', err);
       }
+      // proper-lockfile learns of a takeover only from a timer, which a process resuming
+      // from SIGSTOP has not run yet: the lock directory itself is checked, synchronously
+      const fence = (hint?: string) => {
+        if (compromised || !release.isHeld()) {
+          throw new LockLost('api', `lost the lock on ${opts.what} ${this.path}; nothing was written`, { cause: compromised, hint });
+        }
+      };
       const held: HeldFile = {
         read: () => this.read(),
+        assertHeld: (hint) => fence(hint),
         write: (text, hint) => {
-          if (compromised) {
-            throw new CliError('api', `lost the lock on ${opts.what} ${this.path}; nothing was written`, { cause: compromised, hint });
+          fence(hint);
+          try {
+            writeFileAtomicSync(this.path, text, { mode: 0o600, fsync: true, fs: opts.fs, beforeRename: () => fence(hint) });
+          } catch (err) {
+            // the new holder sweeps a stopped writer's temp file: the rename then fails
+            if (!(err instanceof LockLost)) fence(hint);
+            throw err;
           }
-          writeFileAtomicSync(this.path, text, { mode: 0o600, fsync: true, fs: opts.fs });
         },
       };
       try {
         return await fn(held);
       } finally {
-        // A compromised lock may already belong to someone else; its release error is moot.
+        // A lock taken over belongs to someone else: release() leaves its directory alone.
         await release().catch(() => undefined);
       }
     });

@@ -15,7 +15,7 @@ import type { Target } from '../../src/cli/services.js';
 import { Output } from '../../src/render/output.js';
 import { runBin } from '../helpers/bin.js';
 import { FakeOut } from '../helpers/cli.js';
-import { FROM, TO, requests, reservations, SANDBOX_NOW, test } from './sandbox.js';
+import { FROM, TO, faults, requests, reservations, SANDBOX_NOW, test } from './sandbox.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 
 const KEY_A = 'mcp-confirmation-key-aaaaaaaa-0001';
@@ -126,3 +126,20 @@ describe('across processes (the built CLI: `npm run build` first)', () => {
     expect(keys.size).toBe(2);
   });
 });
+
+describe('a replay whose connection drops (issue 36)', () => {
+  test('points at what is true: the earlier booking and `trips`, not the empty `pending`', async ({ sb, alias, cli }) => {
+    const args = ['reserve', alias, '--from', FROM, '--to', TO, '-y'];
+    const first = await cli(args);
+    expect(first.code, first.stderr).toBe(0);
+    const uuid = first.stdout.trim();
+    await faults(sb, { kind: 'drop', operation: 'createReservation', when: 'after_commit', times: 1 });
+    const again = await cli(args, { env: { CARRENTAL_WRITE_RETRIES: '0' } });
+    expect(again.code, again.stderr).toBe(6);
+    expect(again.stderr).toContain(`error: this same reserve reserved ${uuid} 0 s ago; replaying its answer failed (`);
+    expect(again.stderr).toContain(`hint: \`carrental trips ${uuid}\` shows it; rerunning replays the same answer`);
+    expect(again.stderr).not.toContain('carrental pending');
+    expect(await reservations(sb, alias)).toHaveLength(1);
+  });
+});
+

@@ -2,7 +2,8 @@
 // what was (and was not) sent: the request as the client would build it, the key masked,
 // the journal's decision (new, resume with the pending key, replay with age and result),
 // nothing sent, nothing written, exit 0; and what fails before sending fails the same way.
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCreateRequest } from '../../src/booking/create-request.js';
@@ -234,3 +235,41 @@ describe('--dry-run with a key known to be read_only (the embedded sandbox demo 
     expect((await run(['card-link', '--dry-run'])).code).toBe(0);
   });
 });
+
+/** Every file and folder under `dir`: its path, kind, mtime and, for a file, its bytes' hash. */
+function snapshot(dir: string): string[] {
+  const lines: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      const st = statSync(p);
+      if (st.isDirectory()) {
+        lines.push(`${p} dir ${st.mtimeMs}`);
+        walk(p);
+      } else lines.push(`${p} file ${st.mtimeMs} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
+    }
+  };
+  lines.push(`${dir} dir ${statSync(dir).mtimeMs}`);
+  walk(dir);
+  return lines;
+}
+
+describe('--dry-run writes nothing at all (issue 35)', () => {
+  it('with a damaged journal: it is not moved aside, no lock is taken, every file and folder of the home is as it was', async () => {
+    mkdirSync(join(home.dir, 'state'), { recursive: true });
+    writeFileSync(journalPath(), '{"version":2,"entries":[{"id":');
+    const before = snapshot(home.dir);
+    for (const args of [
+      ['reserve', ALIAS, ...DATES, '--dry-run'],
+      ['cancel', '7f3c2a8e-0000-4000-8000-000000000001', '--dry-run'],
+      ['api', 'POST', '/my/reservation', '--body', '{"car_alias":"x"}', '--dry-run'],
+    ]) {
+      const r = await cli(args);
+      if (args[0] !== 'cancel') expect(r.code, r.stderr).toBe(0);
+      if (args[0] === 'reserve') expect(r.stderr).toContain('is corrupt (not valid JSON');
+      if (args[0] === 'reserve') expect(r.stderr).toContain('this dry run left it as it is');
+    }
+    expect(snapshot(home.dir)).toEqual(before);
+  });
+});
+

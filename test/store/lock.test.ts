@@ -1,7 +1,7 @@
 // acquireLock (src/store/lock.ts) on its own: it waits only while another process holds
 // the lock, fails at once on any other error, and hands proper-lockfile's "compromised"
 // signal to the caller instead of letting it throw from a timer.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -112,5 +112,22 @@ describe('acquireLock backoff', () => {
     }
     expect(waits[0]).toBe(7.5);
     expect(waits[1]).toBe(11.25);
+  });
+
+  it('fencing: isHeld() stays true while the lock is refreshed, turns false once another process took it over, and release() then leaves the new lock alone', async () => {
+    const file = join(dir, 'f');
+    const lockDir = `${file}.lock`;
+    const release = await acquireLock(file, { lockfilePath: lockDir, staleMs: 2_000, waitMs: 1_000, onCompromised: () => undefined });
+    expect(release.isHeld()).toBe(true);
+    // proper-lockfile refreshes the mtime every second: still ours
+    await new Promise((r) => setTimeout(r, 1_300));
+    expect(release.isHeld()).toBe(true);
+    // what a stale takeover does: the directory removed and made again by someone else
+    rmSync(lockDir, { recursive: true });
+    mkdirSync(lockDir);
+    utimesSync(lockDir, new Date(Date.now() + 5_000), new Date(Date.now() + 5_000));
+    expect(release.isHeld()).toBe(false);
+    await release();
+    expect(existsSync(lockDir)).toBe(true);
   });
 });
