@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 const FILES = { bash: 'carrental.bash', zsh: '_carrental', fish: 'carrental.fish' };
 
 const result = await build({
-  entryPoints: ['src/cli/completion-gen.ts'],
+  entryPoints: ['src/cmdkit/completion-gen.ts'],
   bundle: true,
   write: false,
   format: 'esm',

@@ -48,7 +48,7 @@ export interface FailedRequest {
 
 /**
  * A request that failed without an API error to show: what the transport saw, as facts.
- * What to do about it is the front end's to say (src/cli/hints.ts for the CLI).
+ * What to do about it is the front end's to say (src/cmdkit/hints.ts for the CLI).
  */
 export type TransportFailure =
   /** A request that needs a key, and none is configured: nothing was sent. */

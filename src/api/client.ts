@@ -4,7 +4,7 @@
 //
 // The transport is undici (src/api/transport.ts: proxies, redirects, compression), loaded
 // when the first request is sent. An error records what failed (src/errors.ts); what to do
-// about it is the front end's to say (src/cli/hints.ts).
+// about it is the front end's to say (src/cmdkit/hints.ts).
 import { CliError, kindForStatus, usageError, type FailedRequest } from '../errors.js';
 import { safeJsonText, scrubValue } from '../text/json-text.js';
 import { clean, visible } from '../text/sanitize.js';
@@ -361,7 +361,7 @@ export class ApiClient {
       payload = result.data;
     }
     // the key a server echoed is masked before any renderer sees it (the output mask,
-    // src/cli/masked-io.ts, then covers what renderers print whole)
+    // src/cmdkit/masked-io.ts, then covers what renderers print whole)
     // (walked only when the text may hold it: literally, or behind a JSON escape)
     const key = this.opts.apiKey;
     if (key && (holdsSecret(res.text, key) || res.text.includes('\\'))) payload = maskSecretsIn(payload, [key]);

@@ -1,7 +1,7 @@
 // What the transport reports, as CliErrors: a network failure, a certificate that cannot be
 // trusted, a redirect that is refused or not followed. Split from client.ts, which sends
 // the requests; these only turn what went wrong into an error line and its facts (what to
-// do about it is the front end's to say: src/cli/hints.ts).
+// do about it is the front end's to say: src/cmdkit/hints.ts).
 import { CliError, type TransportFailure } from '../errors.js';
 import { clean } from '../text/sanitize.js';
 import type { Failure } from './client.js';

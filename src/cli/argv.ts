@@ -1,6 +1,6 @@
 // Reading a command line before commander does: which command it names, and `--json`
 // right before that name. Free of commander, so that main.ts can use it on every run.
-import { GLOBAL_OPTIONS } from './global-options.js';
+import { GLOBAL_OPTIONS } from '../cmdkit/global-options.js';
 
 /**
  * The top-level command the arguments name (`help <command>`'s too), skipping global

@@ -5,9 +5,9 @@
 // order, text wrapped to the terminal or to 80 columns); test/unit/help-text.test.ts
 // compares the two for every command at many widths, so a commander upgrade that changes
 // its layout fails there. Anything that is not a plain help request goes to commander.
-import { COMMANDS, type ArgSpec, type CommandSpec, type OptionSpec } from './commands.js';
-import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from './global-options.js';
-import { HELP_TOPICS } from './help-topics.js';
+import { COMMANDS, type ArgSpec, type CommandSpec, type OptionSpec } from '../cmdkit/command-specs.js';
+import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from '../cmdkit/global-options.js';
+import { HELP_TOPICS } from '../cmdkit/help-topics.js';
 
 export const PROGRAM_DESCRIPTION = 'Command-line client for the car-rental customer and agent API';
 

@@ -1,6 +1,6 @@
 // Run before a command when --json has fields or --jq is given: what can be refused
 // without the server is refused here, before any request (exit 2).
-import type { Globals } from './context.js';
+import type { Globals } from '../session/context.js';
 import { usageError } from '../errors.js';
 import { prepareJq } from '../render/jq.js';
 

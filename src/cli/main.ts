@@ -7,11 +7,12 @@ import { holdsSecret, KEY_TOKEN_RE, scrubSecrets } from '../text/redact.js';
 import { CliError, formatError, usageError } from '../errors.js';
 import { safeJsonText } from '../text/json-text.js';
 import { clean, cleanText } from '../text/sanitize.js';
-import { maskedIO } from './masked-io.js';
-import { makeSleep, resolveGlobals, selfReportedStreams, WRAPPED_STREAM, type Context, type IO, type OutStream, type RawGlobals } from './context.js';
+import { maskedIO } from '../cmdkit/masked-io.js';
+import { makeSleep, resolveGlobals, selfReportedStreams, WRAPPED_STREAM, type Context, type IO, type OutStream, type RawGlobals } from '../session/context.js';
 import { jsonBeforeCommand } from './argv.js';
-import { JSON_OUTPUT_MODULE, type CommandSpec } from './commands.js';
+import { JSON_OUTPUT_MODULE, type CommandSpec } from '../cmdkit/command-specs.js';
 import { helpRequest, renderHelp } from './help-text.js';
+import { loadCommand } from './commands.js';
 
 // Not `import ... from 'node:fs'`: the ES-module view of a builtin reads every export, and
 // node:fs's lazy ReadStream getter then loads all of node's streams, ~1.5 ms of --help.
@@ -150,7 +151,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     jsonErrors = globals.json;
     // an AI agent gets what a pipe gets, even on a pseudo-terminal
     const seen = globals.agent ? asPipes(io) : io;
-    const held = globals.pager && seen.stdout.isTTY && pages(spec, input) ? new (await import('./pager.js')).HeldOutput(seen.stdout, seen.stderr) : undefined;
+    const held = globals.pager && seen.stdout.isTTY && pages(spec, input) ? new (await import('../cmdkit/pager.js')).HeldOutput(seen.stdout, seen.stderr) : undefined;
     const cio: IO = held
       ? {
           // whatever reads stdin (a prompt, or canPrompt asking whether one can be shown) may
@@ -179,21 +180,21 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     };
     // a bad field list or jq expression is a usage error before anything is sent
     if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);
-    const mod = (await spec.module!()) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
+    const mod = (await loadCommand(spec)) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
     try {
       const code = await mod.run(input, ctx);
       return code ?? 0;
     } catch (err) {
       // a hint names commands as `carrental …`: spelt for this user (--sandbox, --profile)
       if (err instanceof CliError && (globals.sandbox || globals.profile !== 'default')) {
-        const { forUserError } = await import('./hints.js');
-        const { cliPrefix } = await import('./confirm.js');
+        const { forUserError } = await import('../cmdkit/hints.js');
+        const { cliPrefix } = await import('../cmdkit/confirm.js');
         throw forUserError(err, cliPrefix(ctx));
       }
       throw err;
     } finally {
       // what was printed before a failure is shown too, before the error line
-      if (held) await held.finish((await import('./pager.js')).pagerCommand(env), env, options.onPager);
+      if (held) await held.finish((await import('../cmdkit/pager.js')).pagerCommand(env), env, options.onPager);
     }
   };
 
@@ -300,12 +301,12 @@ async function reportError(err: unknown, io: IO, json: boolean, env: NodeJS.Proc
     if (err.kind === 'interrupted') {
       // once: `interrupted`, or the command's own line that starts with it (and, for a write
       // left pending, how to finish it)
-      const rerun = err.journalKey === undefined ? '' : `; ${(await import('./hints.js')).rerunHint(err.journalKey)}`;
+      const rerun = err.journalKey === undefined ? '' : `; ${(await import('../cmdkit/hints.js')).rerunHint(err.journalKey)}`;
       io.stderr.write(`${err.message.startsWith('interrupted') ? scrubSecrets(clean(err.message + rerun), secrets) : 'interrupted'}\n`);
       return err.exitCode;
     }
     // the CLI's words for what to do next (loaded here: --help and --version never need them)
-    const hint = (await import('./hints.js')).hintFor(err);
+    const hint = (await import('../cmdkit/hints.js')).hintFor(err);
     const text = formatError(err, secrets, errorColor(io, env, argv), hint);
     // on a terminal, folded at spaces to its width as every message is (a command kept whole)
     const columns = io.stderr.isTTY ? io.stderr.columns : undefined;

@@ -3,9 +3,9 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { scrubSecrets } from '../text/redact.js';
 import { cleanText } from '../text/sanitize.js';
-import type { IO, RawGlobals } from './context.js';
-import { COMMANDS, type CommandSpec, type OptionSpec } from './commands.js';
-import { GLOBAL_OPTIONS } from './global-options.js';
+import type { IO, RawGlobals } from '../session/context.js';
+import { COMMANDS, type CommandSpec, type OptionSpec } from '../cmdkit/command-specs.js';
+import { GLOBAL_OPTIONS } from '../cmdkit/global-options.js';
 import { examplesText, PROGRAM_DESCRIPTION, rootHelpAfter, stackedItem } from './help-text.js';
 
 declare const __CARRENTAL_VERSION__: string;

@@ -4,18 +4,18 @@
 import { errorFromResponse, NO_RETRY, READ_RETRY } from '../api/client.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { redactHeader, scrubSecrets } from '../text/redact.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { requireKey, services } from '../session/services.js';
 import { CliError, usageError } from '../errors.js';
 import { arrayElementsAt } from '../text/json-scan.js';
 import type { Output } from '../render/output.js';
 import { rawPayload } from '../text/raw-json.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
-import { BOOK_ANOTHER } from '../cli/hints.js';
+import { BOOK_ANOTHER } from '../cmdkit/hints.js';
 import { parseWriteKey } from '../input/parse.js';
-import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../cli/dry-run.js';
+import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../cmdkit/dry-run.js';
 import { walkPages } from '../api/page-walk.js';
 import { buildCreateRequest } from '../booking/create-request.js';
 

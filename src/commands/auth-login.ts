@@ -5,9 +5,9 @@ import { Writable } from 'node:stream';
 import { Api } from '../api/endpoints.js';
 import { maskKey } from '../text/redact.js';
 import type { Profile } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { makeClient, openConfig, output, resolveTarget } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { makeClient, openConfig, output, resolveTarget } from '../session/services.js';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../text/sanitize.js';
 
@@ -30,7 +30,7 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 async function promptForKey(ctx: Context): Promise<string> {
   if (ctx.globals.accessible) {
     // a plain question, asked again until the key has the right shape
-    const { readSecret } = await import('../cli/plain-prompts.js');
+    const { readSecret } = await import('../cmdkit/plain-prompts.js');
     for (;;) {
       const typed = (await readSecret(ctx, 'API key (svc_…, from your account settings)')).trim();
       try {

@@ -1,7 +1,7 @@
 // `carrental auth logout`: forgets the key stored in a profile. The key itself stays valid
 // on the server until the customer revokes it in the account settings.
-import type { Context } from '../cli/context.js';
-import { openConfig, output } from '../cli/services.js';
+import type { Context } from '../session/context.js';
+import { openConfig, output } from '../session/services.js';
 
 export async function run(_input: unknown, ctx: Context): Promise<number> {
   const out = output(ctx);

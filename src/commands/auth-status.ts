@@ -3,8 +3,8 @@
 // no key or the API refuses it, so CI can gate on it.
 import { maskKey } from '../text/redact.js';
 import type { Profile } from '../api/schemas.js';
-import type { Context } from '../cli/context.js';
-import { services, type Target } from '../cli/services.js';
+import type { Context } from '../session/context.js';
+import { services, type Target } from '../session/services.js';
 import { CliError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { stated } from '../render/table.js';

@@ -4,23 +4,23 @@
 import { NO_RETRY, type ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { requireKey, services } from '../session/services.js';
 import { CliError } from '../errors.js';
-import { formatLocal } from '../render/dates.js';
+import { formatLocal } from '../input/dates.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { renderCancellationOutcome } from '../render/trip.js';
 import type { JournalEntry } from '../store/journal.js';
-import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
+import { cliPrefix, requireConfirmable } from '../cmdkit/confirm.js';
 import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
 import { parseWriteKey } from '../input/parse.js';
 import { cancelCommand, commitCancel, planCancel } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cmdkit/dry-run.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
-import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
+import { inquirerPrompter, type Prompter } from '../cmdkit/reserve-prompts.js';
 
 export type CancelInput = InputOf<'cancel'>;
 

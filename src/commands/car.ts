@@ -2,10 +2,10 @@
 // the date ranges it is blocked (car-local, labelled with the city's zone).
 import { payloadOf } from '../api/payload.js';
 import type { Car } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
-import { formatLocal, zoneOf } from '../render/dates.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
+import { formatLocal, zoneOf } from '../input/dates.js';
 import { formatCents, formatUsd } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { clean, cleanText } from '../text/sanitize.js';

@@ -1,15 +1,15 @@
 // `carrental card-link [--open]`: the page where the customer adds or replaces the card.
 // The CLI never adds a card; it hands over a link and says how to learn the outcome.
 import { payloadOf } from '../api/payload.js';
-import { openUrl } from '../cli/browser.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
-import { sandboxLinkNote } from '../cli/embedded-sandbox.js';
+import { openUrl } from '../cmdkit/browser.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
+import { sandboxLinkNote } from '../session/embedded-sandbox.js';
 import { printAction } from '../render/action.js';
 import { usageError } from '../errors.js';
-import { cliPrefix } from '../cli/confirm.js';
-import { LINK_NOTE, previewOf, printDryRun } from '../cli/dry-run.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
+import { LINK_NOTE, previewOf, printDryRun } from '../cmdkit/dry-run.js';
 
 export async function run(input: InputOf<'card-link'>, ctx: Context): Promise<number> {
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');

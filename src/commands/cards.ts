@@ -1,9 +1,9 @@
 // `carrental cards`: the saved card (at most one: the one a charge would use), masked.
 import { payloadOf } from '../api/payload.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
 import { cardExpired, formatExpiry } from '../render/card.js';
-import { cliPrefix } from '../cli/confirm.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
 
 export async function run(_input: unknown, ctx: Context): Promise<number> {
   const { api, out } = await services(ctx);

@@ -5,18 +5,18 @@ import { payloadOf } from '../api/payload.js';
 import { CITIES } from '../api/enums.js';
 import * as S from '../api/schemas.js';
 import type { Car, CarsPage } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
 import { usageError } from '../errors.js';
-import { zoneOf } from '../render/dates.js';
+import { zoneOf } from '../input/dates.js';
 import { arrayElementsAt } from '../text/json-scan.js';
 import { pick, selectFields } from '../render/json-select.js';
 import { formatCents } from '../render/money.js';
 import type { Output } from '../render/output.js';
 import { parseIntOption } from '../input/parse.js';
 import { ALL_PAGE_SIZE, walkPages } from '../api/page-walk.js';
-import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from '../cli/trip-dates.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates } from '../cmdkit/trip-dates.js';
 
 export type CarsInput = InputOf<'cars'>;
 

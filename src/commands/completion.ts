@@ -1,8 +1,8 @@
 // `carrental completion <shell>`: prints the completion script generated from the command
 // tree. The same scripts are checked in under completions/ (`npm run completions`).
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { generateCompletion, SHELLS, type Shell } from '../cli/completion-gen.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { generateCompletion, SHELLS, type Shell } from '../cmdkit/completion-gen.js';
 import { usageError } from '../errors.js';
 
 export async function run(input: InputOf<'completion'>, ctx: Context): Promise<number> {

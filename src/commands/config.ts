@@ -1,9 +1,9 @@
 // `carrental config get|set|unset|list|path`: the settings of a profile. The API key is
 // not a setting: it is stored by `auth login` only, and `list` shows it masked.
 import { maskKey } from '../text/redact.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { noSuchProfile, openConfig, output } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { noSuchProfile, openConfig, output } from '../session/services.js';
 import { checkSettingKey, checkSettingValue, SETTING_KEYS, type ProfileData } from '../store/config.js';
 
 export type ConfigInput = InputOf<'config set'>;

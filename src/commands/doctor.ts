@@ -16,10 +16,10 @@ import { describeRoute, proxySettings, routeFor, unusableProxy } from '../api/pr
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import { maskKey, scrubSecrets } from '../text/redact.js';
 import * as S from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { hintFor } from '../cli/hints.js';
-import { makeClient, openConfig, output, resolveTarget, type Target } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { hintFor } from '../cmdkit/hints.js';
+import { makeClient, openConfig, output, resolveTarget, type Target } from '../session/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
@@ -234,7 +234,7 @@ export function classify(probe: Probe, sent: Sent, isMissingRoute: (a: Answer) =
 }
 
 export async function run(input: DoctorInput, ctx: Context): Promise<number> {
-  if (input.contract) return (await import('../cli/doctor-contract.js')).run(input, ctx);
+  if (input.contract) return (await import('../cmdkit/doctor-contract.js')).run(input, ctx);
   if (input.junit !== undefined) throw usageError('--junit writes the findings of --contract: give --contract too');
   const required = parseRequire(input.require);
   const out = output(ctx);

@@ -9,22 +9,22 @@
 import type { ApiResponse } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { ExtensionPrice, ManualAction, Trip } from '../api/schemas.js';
-import { openUrl } from '../cli/browser.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
-import { sandboxLinkNote } from '../cli/embedded-sandbox.js';
+import { openUrl } from '../cmdkit/browser.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { requireKey, services } from '../session/services.js';
+import { sandboxLinkNote } from '../session/embedded-sandbox.js';
 import { CliError, usageError } from '../errors.js';
-import { formatLocal, isRelativeDate, resolveDateInput, zoneOf } from '../render/dates.js';
+import { formatLocal, isRelativeDate, resolveDateInput, zoneOf } from '../input/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
-import { cliPrefix } from '../cli/confirm.js';
-import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../cli/dry-run.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
+import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../cmdkit/dry-run.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { readReservation } from '../booking/read.js';
-import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cli/trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cmdkit/trip-dates.js';
 
 export type ExtendLinkInput = InputOf<'extend-link'>;
 

@@ -4,9 +4,9 @@
 // commander's help (src/cli/main.ts) and never load this module.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { HELP_TOPICS, type HelpTopic } from '../cli/help-topics.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { HELP_TOPICS, type HelpTopic } from '../cmdkit/help-topics.js';
 import { CliError, usageError } from '../errors.js';
 import { renderMarkdown, section } from '../render/markdown.js';
 
@@ -69,7 +69,7 @@ export async function run(input: InputOf<'help'>, ctx: Context): Promise<number>
   const topic = HELP_TOPICS.find((t) => t.name === input.topic);
   if (!topic) {
     // loaded only here: the command tree, for the names a typo may have meant
-    const { COMMANDS } = await import('../cli/commands.js');
+    const { COMMANDS } = await import('../cmdkit/command-specs.js');
     const names = [...HELP_TOPICS.map((t) => t.name), ...COMMANDS.filter((c) => !c.hidden && c.name !== 'help').map((c) => c.name)];
     const near = input.topic ? nearestName(input.topic, names) : undefined;
     throw usageError(

@@ -1,10 +1,10 @@
 // `carrental invoice <invoice-uuid>`: one invoice with its line items.
 import { payloadOf } from '../api/payload.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
 import { invoiceNotes, renderInvoice } from '../render/invoice.js';
-import { cliPrefix } from '../cli/confirm.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
 import { parseUuidRef, resolveInvoice } from '../booking/resolve-id.js';
 
 export async function run(input: InputOf<'invoice'>, ctx: Context): Promise<number> {

@@ -1,11 +1,11 @@
 // `carrental invoices <reservation-uuid>`: every invoice of the trip, across types and
 // states, with line items. The API answers a bare array; --json prints it as is.
 import { payloadOf } from '../api/payload.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
 import { invoiceNotes, renderInvoiceTable } from '../render/invoice.js';
-import { cliPrefix } from '../cli/confirm.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 
 export async function run(input: InputOf<'invoices'>, ctx: Context): Promise<number> {

@@ -2,24 +2,24 @@
 // API never pays; with --wait we re-read the reservation (no faster than every 5 s) until
 // the payment asked for is made: rent, nothing owed; deposit, the DEPOSIT invoice held or
 // paid. While this command's own embedded sandbox serves the page, it keeps serving it a
-// short grace period after that (LINK_GRACE_MS, sandboxLinkNote in src/cli/services.ts).
+// short grace period after that (LINK_GRACE_MS, sandboxLinkNote in src/session/services.ts).
 import type { ApiResponse } from '../api/client.js';
 import type { Api } from '../api/endpoints.js';
 import { payloadOf } from '../api/payload.js';
 import type { Invoice, ManualAction, Trip } from '../api/schemas.js';
-import { openUrl } from '../cli/browser.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
-import { LINK_GRACE_MS, sandboxLinkNote } from '../cli/embedded-sandbox.js';
+import { openUrl } from '../cmdkit/browser.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { requireKey, services } from '../session/services.js';
+import { LINK_GRACE_MS, sandboxLinkNote } from '../session/embedded-sandbox.js';
 import { CliError, usageError } from '../errors.js';
 import { printAction } from '../render/action.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { describePaymentStatus } from '../render/trip.js';
 import { depositState } from '../render/trip-booking.js';
-import { cliPrefix } from '../cli/confirm.js';
-import { LINK_NOTE, previewOf, printDryRun } from '../cli/dry-run.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
+import { LINK_NOTE, previewOf, printDryRun } from '../cmdkit/dry-run.js';
 import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
 import { askedWaitMs, readReservation } from '../booking/read.js';

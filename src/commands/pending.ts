@@ -1,13 +1,13 @@
 // `carrental pending [list|clear]`: the reserve and cancel commands of the current API key
 // whose outcome is not known yet. They are finished by rerunning the same command (which
 // reuses the journaled idempotency key); clearing them gives that up, so it asks first.
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { openConfig, output, resolveTarget } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { openConfig, output, resolveTarget } from '../session/services.js';
 import { CliError, usageError } from '../errors.js';
 import { credentialFingerprint, type JournalEntry } from '../store/journal.js';
 import { formatAge, openJournal } from '../booking/journaled-write.js';
-import { inquirerPrompter, type Prompter } from '../cli/reserve-prompts.js';
+import { inquirerPrompter, type Prompter } from '../cmdkit/reserve-prompts.js';
 
 const VERB = { createReservation: 'reserve', cancelReservation: 'cancel' } as const;
 

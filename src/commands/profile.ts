@@ -1,7 +1,7 @@
 // `carrental profile`: who the key belongs to.
 import { payloadOf } from '../api/payload.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
 import { describeCard } from '../render/card.js';
 import { NOT_STATED, stated } from '../render/table.js';
 

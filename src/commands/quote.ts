@@ -4,14 +4,14 @@
 import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, QuoteRequest } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
 import { usageError } from '../errors.js';
-import { zoneOf } from '../render/dates.js';
+import { zoneOf } from '../input/dates.js';
 import { printQuote, QUOTE_CAVEAT } from '../render/quote.js';
 import { parseAlias } from '../input/parse.js';
-import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from '../cli/trip-dates.js';
+import { clockNow, hasRelative, refusePast, resolvedLine, resolveTripDates, zoneOrRefuse } from '../cmdkit/trip-dates.js';
 
 export type QuoteInput = InputOf<'quote'>;
 

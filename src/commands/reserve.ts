@@ -4,24 +4,24 @@
 import { NO_RETRY } from '../api/client.js';
 import { payloadOf } from '../api/payload.js';
 import type { Car, Quote, ReservationCreateRequest } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { requireKey, services } from '../session/services.js';
 import { CliError, formatErrorLine, usageError } from '../errors.js';
-import { formatLocal, isRelativeDate, zoneOf } from '../render/dates.js';
+import { formatLocal, isRelativeDate, zoneOf } from '../input/dates.js';
 import { formatCents } from '../render/money.js';
 import { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
-import { cliPrefix, requireConfirmable } from '../cli/confirm.js';
+import { cliPrefix, requireConfirmable } from '../cmdkit/confirm.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
-import { BOOK_ANOTHER } from '../cli/hints.js';
+import { BOOK_ANOTHER } from '../cmdkit/hints.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
-import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cli/dry-run.js';
+import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cmdkit/dry-run.js';
 import { parseAlias, parseWriteKey } from '../input/parse.js';
 import { printQuote, QUOTE_CAVEAT } from '../render/quote.js';
-import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cli/reserve-prompts.js';
+import { equivalentCommand, inquirerPrompter, promptReservation, reaskRefused, refusedField, type PromptedReservation, type Prompter } from '../cmdkit/reserve-prompts.js';
 import { buildCreateRequest, type ReserveDraft } from '../booking/create-request.js';
-import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
+import { checkPartialDates, clockNow, refusePast, resolvedLine, resolvePartialDates, zoneOrRefuse } from '../cmdkit/trip-dates.js';
 
 export type ReserveInput = InputOf<'reserve'>;
 

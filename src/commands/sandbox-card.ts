@@ -1,11 +1,11 @@
 // `carrental sandbox card add|remove [--customer dana]`: what the customer does on the
 // add-card page (a test card, never a real number), or removing the saved card, so that a
 // test can put a customer in either state.
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
 import { usageError } from '../errors.js';
-import { adminTarget } from '../cli/sandbox-admin.js';
+import { adminTarget } from '../cmdkit/sandbox-admin.js';
 
 export type CardInput = InputOf<'sandbox card'>;
 

@@ -1,11 +1,11 @@
 // `carrental sandbox clock [show] | set <instant> | advance <duration>`: the sandbox's own
 // clock (an offset from real time, kept in the state), so a test can reach a cancellation
 // deadline, a trip's start or its end without waiting.
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
 import { usageError } from '../errors.js';
-import { adminTarget } from '../cli/sandbox-admin.js';
+import { adminTarget } from '../cmdkit/sandbox-admin.js';
 
 export type ClockInput = InputOf<'sandbox clock'>;
 

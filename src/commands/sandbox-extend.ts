@@ -1,15 +1,15 @@
 // `carrental sandbox extend <uuid> --to D`: what the customer confirms on the extension
 // page: the checkout moves to D (car-local) and an EXTEND invoice is issued when it costs.
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
 import { usageError } from '../errors.js';
-import { isRelativeDate, resolveDateInput } from '../render/dates.js';
+import { isRelativeDate, resolveDateInput } from '../input/dates.js';
 import { formatCents } from '../render/money.js';
-import { cliPrefix } from '../cli/confirm.js';
-import { adminTarget, findReservation } from '../cli/sandbox-admin.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
+import { adminTarget, findReservation } from '../cmdkit/sandbox-admin.js';
 import { parseUuidRef } from '../booking/resolve-id.js';
-import { checkPartialDates, zoneOrRefuse } from '../cli/trip-dates.js';
+import { checkPartialDates, zoneOrRefuse } from '../cmdkit/trip-dates.js';
 
 export type ExtendInput = InputOf<'sandbox extend'>;
 

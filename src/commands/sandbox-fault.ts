@@ -2,12 +2,12 @@
 // running sandbox injects into its next answers (latency, dropped connections, error codes,
 // malformed bodies), for reliability tests of a client. They live in the server process.
 import { OPERATIONS } from '../api/operations.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../render/table.js';
-import { adminTarget } from '../cli/sandbox-admin.js';
+import { adminTarget } from '../cmdkit/sandbox-admin.js';
 import { parseIntOption } from '../input/parse.js';
 
 export const FAULT_KINDS = ['latency', 'drop', 'error', 'malformed', 'operation_not_enabled'] as const;

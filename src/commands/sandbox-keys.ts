@@ -1,9 +1,9 @@
 // `carrental sandbox keys`: the demo keys of the sandbox's customers and the app token
 // (fixtures of a seed, not secrets), for a test that needs another customer or capability.
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
-import { adminTarget } from '../cli/sandbox-admin.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
+import { adminTarget } from '../cmdkit/sandbox-admin.js';
 
 export async function run(input: InputOf<'sandbox keys'>, ctx: Context): Promise<number> {
   const target = await adminTarget(ctx, input);

@@ -3,8 +3,8 @@
 // indented JSON (a document to save or pipe to jq), with or without --json. A --base-url
 // given on the command line becomes the document's server; otherwise it names a local
 // `sandbox serve`. No request is sent and no sandbox is started.
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
 
 export async function run(_input: unknown, ctx: Context): Promise<number> {
   const { openapiDocument } = await import('../sandbox/openapi.js');

@@ -1,13 +1,13 @@
 // `carrental sandbox pay <uuid> [--type rent|deposit]`: what the customer does on the
 // payment page, without a browser: pays everything owed on the reservation (rent), or
 // authorizes the deposit (a HOLD, not a charge).
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
 import { usageError } from '../errors.js';
 import { formatCents } from '../render/money.js';
-import { cliPrefix } from '../cli/confirm.js';
-import { adminTarget, findReservation } from '../cli/sandbox-admin.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
+import { adminTarget, findReservation } from '../cmdkit/sandbox-admin.js';
 import { parseUuidRef } from '../booking/resolve-id.js';
 
 export type PayInput = InputOf<'sandbox pay'>;

@@ -2,11 +2,11 @@
 // links, used promo codes) and re-seeds it, under the state file's lock, so a corrupt file
 // is repaired too. A running `sandbox serve` on the same file sees the fresh world. It asks
 // first on a terminal and needs -y anywhere else: the state is not recoverable.
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
-import { sandboxStatePath } from '../cli/embedded-sandbox.js';
-import { requireConfirmable } from '../cli/confirm.js';
-import { type Prompter, inquirerPrompter } from '../cli/reserve-prompts.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
+import { sandboxStatePath } from '../session/embedded-sandbox.js';
+import { requireConfirmable } from '../cmdkit/confirm.js';
+import { type Prompter, inquirerPrompter } from '../cmdkit/reserve-prompts.js';
 
 export async function run(_input: unknown, ctx: Context, prompter: Prompter = inquirerPrompter(ctx)): Promise<number> {
   const statePath = sandboxStatePath(ctx.env);
@@ -18,7 +18,7 @@ export async function run(_input: unknown, ctx: Context, prompter: Prompter = in
   }
   const { startSandbox } = await import('../sandbox/index.js');
   // a refusal (a process still has the database open) or a file it may not write: one line
-  const { stateError } = await import('../cli/embedded-sandbox.js');
+  const { stateError } = await import('../session/embedded-sandbox.js');
   const sandbox = await startSandbox({ statePath, reset: true, quiet: true }).catch((err: Error) => {
     throw stateError(err);
   });

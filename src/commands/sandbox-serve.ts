@@ -3,10 +3,10 @@
 // keys of the sandbox's own demo customers, not secrets), then runs until SIGINT or
 // SIGTERM and closes cleanly with exit 0.
 import { resolve } from 'node:path';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { output } from '../cli/services.js';
-import { sandboxPort, sandboxStatePath } from '../cli/embedded-sandbox.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { output } from '../session/services.js';
+import { sandboxPort, sandboxStatePath } from '../session/embedded-sandbox.js';
 import { CliError } from '../errors.js';
 import { parseIntOption } from '../input/parse.js';
 

@@ -3,13 +3,13 @@
 // trip cancelled lately, what its cancellation is still waiting for. `--exit-status`
 // makes it a CI gate, like `gh pr checks`: exit 8 when something needs the customer.
 import type { Invoice, Trip } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { requireKey, services } from '../cli/services.js';
-import { formatLocal } from '../render/dates.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { requireKey, services } from '../session/services.js';
+import { formatLocal } from '../input/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
-import { cliPrefix } from '../cli/confirm.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
 import { readReservation } from '../booking/read.js';
 
 export type StatusInput = InputOf<'status'>;

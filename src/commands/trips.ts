@@ -4,14 +4,14 @@
 import type { Api } from '../api/endpoints.js';
 import { payloadOf } from '../api/payload.js';
 import type { Trip } from '../api/schemas.js';
-import type { InputOf } from '../cli/commands.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
+import type { InputOf } from '../cmdkit/command-specs.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
-import { cliPrefix } from '../cli/confirm.js';
+import { cliPrefix } from '../cmdkit/confirm.js';
 import { parseSeconds } from '../input/parse.js';
 import { parseUuidRef, resolveReservation, type UuidRef } from '../booking/resolve-id.js';
 

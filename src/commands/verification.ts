@@ -2,9 +2,9 @@
 // when the licence has expired or expires within 30 days. Never starts or submits anything.
 import { payloadOf } from '../api/payload.js';
 import type { VerificationStatus } from '../api/schemas.js';
-import type { Context } from '../cli/context.js';
-import { services } from '../cli/services.js';
-import { daysUntil } from '../render/dates.js';
+import type { Context } from '../session/context.js';
+import { services } from '../session/services.js';
+import { daysUntil } from '../input/dates.js';
 
 const STATUS_MEANING: Record<string, string> = {
   verified: 'approved to drive',

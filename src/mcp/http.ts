@@ -20,7 +20,7 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../session/context.js';
 import { parseIntOption } from '../input/parse.js';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 

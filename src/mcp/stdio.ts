@@ -5,7 +5,7 @@
 // entry. So the end of stdin only tells the server to stop (`onEnd`); the server finishes the
 // calls in flight, waits for their answers to be written, then closes this transport.
 import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
-import type { InStream, OutStream } from '../cli/context.js';
+import type { InStream, OutStream } from '../session/context.js';
 
 export class LineTransport implements Transport {
   onclose?: () => void;

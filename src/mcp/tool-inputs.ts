@@ -9,7 +9,7 @@ import * as S from '../api/schemas.js';
 import { buildCreateRequest } from '../booking/create-request.js';
 import { parseAlias, parseIntOption } from '../input/parse.js';
 import { usageError } from '../errors.js';
-import { parseLocalDateTime } from '../render/dates.js';
+import { parseLocalDateTime } from '../input/dates.js';
 
 /** Said once in the description of every tool that returns money, instead of a formatted copy of each amount. */
 export const MONEY = 'Amounts are integer US cents (USD; 12345 is $123.45); _usd fields are whole dollars.';

@@ -2,8 +2,8 @@
 // with their next step, declined writes, and what a confirmation is bound to.
 import type * as S from '../api/schemas.js';
 import { journalBaseUrl } from '../booking/journaled-write.js';
-import type { Target } from '../cli/services.js';
-import { zoneOf } from '../render/dates.js';
+import type { Target } from '../session/services.js';
+import { zoneOf } from '../input/dates.js';
 import { credentialFingerprint } from '../store/journal.js';
 import { Confirmations } from './confirmation.js';
 import { LINK_REMINDER } from './results.js';

@@ -9,7 +9,7 @@ import type { $ZodType } from 'zod/v4/core';
 import type { Api } from '../api/endpoints.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
 import type { JournaledWrite } from '../booking/journaled-write.js';
-import type { Target } from '../cli/services.js';
+import type { Target } from '../session/services.js';
 import type { Output } from '../render/output.js';
 import type { Confirmations } from './confirmation.js';
 import { ACCOUNT_TOOLS } from './tools/account.js';

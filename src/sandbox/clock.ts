@@ -4,7 +4,7 @@
 //   string read as if it were UTC). Trip lengths are wall-clock differences, so a DST
 //   switch inside a trip neither adds nor removes an hour (documented in docs/sandbox.md).
 
-import { localNow as readZone } from '../render/dates.js';
+import { localNow as readZone } from '../input/dates.js';
 
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;

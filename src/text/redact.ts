@@ -30,7 +30,7 @@ export const MIN_SECRET_LENGTH = 8;
 // or as a line break. Each of these still reads as the key, so each is matched.
 const ESCAPES = String.raw`\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]`;
 const INVISIBLE = String.raw`(?:${ESCAPES}|[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\u2028\u2029])*`;
-// The same, for bytes read one latin-1 character each (src/cli/masked-io.ts): an invisible
+// The same, for bytes read one latin-1 character each (src/cmdkit/masked-io.ts): an invisible
 // character arrives as its UTF-8 sequence, so any multi-byte sequence counts as one (a key
 // with a visible non-ASCII letter between each of its characters is masked too: harmless).
 const INVISIBLE_BYTES = String.raw`(?:${ESCAPES}|[\x00-\x1f\x7f-\x9f\xad]|[\xc2-\xf4][\x80-\xbf]{1,3})*`;

@@ -1,8 +1,8 @@
 // Issue 35: the mask finds the key in every spelling a server may echo it in, in text
-// (src/text/redact.ts), in bytes written whole (src/cli/masked-io.ts) and in the JUnit
+// (src/text/redact.ts), in bytes written whole (src/cmdkit/masked-io.ts) and in the JUnit
 // report (src/contract/junit.ts), which XML would otherwise join where a control split it.
 import { describe, expect, it } from 'vitest';
-import { maskChunk } from '../../src/cli/masked-io.js';
+import { maskChunk } from '../../src/cmdkit/masked-io.js';
 import { toJunit } from '../../src/contract/junit.js';
 import type { ContractReport } from '../../src/contract/run.js';
 import { holdsSecret, maskSecrets, scrubSecrets } from '../../src/text/redact.js';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { sandboxKeys } from '../../src/sandbox/fixtures.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { Journal } from '../../src/store/journal.js';
 import { PassThrough } from 'node:stream';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { FakeOut, runCommand } from '../helpers/cli.js';
 import { ALIAS, FAKE_NOW, KEYS, test as fakeTest } from './fake-api.js';

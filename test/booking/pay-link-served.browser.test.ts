@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LINK_GRACE_MS } from '../../src/cli/embedded-sandbox.js';
+import { LINK_GRACE_MS } from '../../src/session/embedded-sandbox.js';
 import { TestHome, runCommand } from '../helpers/cli.js';
 import { futureTrip, runLive } from './served-links.js';
 

@@ -3,9 +3,9 @@
 // typist or a screen reader's paste would), and reads what was written.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { resolveGlobals, type Context, type InStream } from '../../src/cli/context.js';
-import { LIST_AT_MOST, plainPrompter, readSecret } from '../../src/cli/plain-prompts.js';
-import { inquirerPrompter } from '../../src/cli/reserve-prompts.js';
+import { resolveGlobals, type Context, type InStream } from '../../src/session/context.js';
+import { LIST_AT_MOST, plainPrompter, readSecret } from '../../src/cmdkit/plain-prompts.js';
+import { inquirerPrompter } from '../../src/cmdkit/reserve-prompts.js';
 import { FakeOut } from '../helpers/cli.js';
 
 function setup(typed: string, env: NodeJS.ProcessEnv = { CARRENTAL_ACCESSIBLE: '1' }) {

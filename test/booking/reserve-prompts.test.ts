@@ -6,9 +6,9 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { Api } from '../../src/api/endpoints.js';
-import { makeSleep, resolveGlobals, type Context, type InStream } from '../../src/cli/context.js';
+import { makeSleep, resolveGlobals, type Context, type InStream } from '../../src/session/context.js';
 import { reserve } from '../../src/commands/reserve.js';
-import { promptReservation, type Choice, type Prompter } from '../../src/cli/reserve-prompts.js';
+import { promptReservation, type Choice, type Prompter } from '../../src/cmdkit/reserve-prompts.js';
 import { Journal } from '../../src/store/journal.js';
 import { FakeOut } from '../helpers/cli.js';
 import { SANDBOX_NOW, TestSandbox } from '../helpers/sandbox-admin.js';
@@ -282,7 +282,7 @@ describe('reserve prompts against the sandbox clock (2026-11-01 11:00 in Los Ang
 
 describe('what is asked again, and the equivalent command', () => {
   it('maps each refusal to the one answer that fixes it', async () => {
-    const { refusedField } = await import('../../src/cli/reserve-prompts.js');
+    const { refusedField } = await import('../../src/cmdkit/reserve-prompts.js');
     const { CliError } = await import('../../src/errors.js');
     const refused = (code: string) => refusedField(new CliError('api', 'x', { api: { status: 400, error_code: code } }));
     expect(['date_in_past', 'outside_operating_hours', 'trip_too_short', 'trip_too_long', 'car_not_available'].map(refused)).toEqual(Array(5).fill('dates'));
@@ -292,7 +292,7 @@ describe('what is asked again, and the equivalent command', () => {
     expect(refused('toString')).toBeUndefined();
   });
   it('quotes what the shell would split', async () => {
-    const { equivalentCommand } = await import('../../src/cli/reserve-prompts.js');
+    const { equivalentCommand } = await import('../../src/cmdkit/reserve-prompts.js');
     expect(
       equivalentCommand('carrental --sandbox', { alias: 'kia-soul-1037', from: '2026-12-01T10:00', to: '2026-12-04T10:00', protection: 'standard', mileage: 'limited', deliveryAddress: "5 O'Hara St", extras: ['gps', 'child_seat'], promo: 'SAVE50' }),
     ).toBe("carrental --sandbox reserve kia-soul-1037 --from '2026-12-01 10:00' --to '2026-12-04 10:00' --protection standard --mileage limited --delivery-address '5 O'\\''Hara St' --extra child_seat --extra gps --promo SAVE50");

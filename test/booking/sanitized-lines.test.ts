@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { Journal } from '../../src/store/journal.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LINK_GRACE_MS } from '../../src/cli/embedded-sandbox.js';
+import { LINK_GRACE_MS } from '../../src/session/embedded-sandbox.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { TestHome, runCommand } from '../helpers/cli.js';
 import { futureTrip, runLive } from './served-links.js';

@@ -3,7 +3,7 @@
 // tests do not rot.
 import { expect } from 'vitest';
 import { PassThrough } from 'node:stream';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { FakeOut, runCommand } from '../helpers/cli.js';
 

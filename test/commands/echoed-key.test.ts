@@ -2,13 +2,13 @@
 // in front of the sandbox appends the active key to every free-text string of every 2xx
 // JSON answer (names, titles, descriptions, links, messages; ids, dates and enum values
 // stay as they are so that the answer still parses), and every command, in every output
-// mode, must print the key nowhere: masking happens once, on the way out (src/cli/masked-io.ts).
+// mode, must print the key nowhere: masking happens once, on the way out (src/cmdkit/masked-io.ts).
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
 import { PipeTransport } from '../helpers/mcp-pipe.js';

@@ -4,7 +4,7 @@
 // the catalog on each operation, each status, each transport failure, each journaled
 // write), both ways; then real commands on the embedded sandbox and on a served one.
 import { describe, expect, it } from 'vitest';
-import { forUserError, hintFor } from '../../src/cli/hints.js';
+import { forUserError, hintFor } from '../../src/cmdkit/hints.js';
 import { CliError, type TransportFailure } from '../../src/errors.js';
 import { OPERATIONS } from '../../src/api/operations.js';
 import { ERROR_CATALOG } from '../../src/sandbox/errors.js';

@@ -4,8 +4,8 @@
 // against that same clock. The hint
 // gives a date that works, never the one that failed.
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROBE_TIMEOUT_MS, probeOrigin } from '../../src/cli/server-clock.js';
-import { addLocalDays, localNow } from '../../src/render/dates.js';
+import { PROBE_TIMEOUT_MS, probeOrigin } from '../../src/cmdkit/server-clock.js';
+import { addLocalDays, localNow } from '../../src/input/dates.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 import { SANDBOX_NOW, sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';

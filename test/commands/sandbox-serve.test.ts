@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CarsPage } from '../../src/api/schemas.js';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';

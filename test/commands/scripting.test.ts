@@ -3,7 +3,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { FakeOut, runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
 import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';

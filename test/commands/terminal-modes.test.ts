@@ -3,11 +3,11 @@
 // agent or with --no-pager); progress lines are cut to the terminal's width, or written as
 // lines of their own when the width is unknown or in the accessible mode.
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { agentName, AGENT_VARIABLES } from '../../src/cli/agent.js';
+import { agentName, AGENT_VARIABLES } from '../../src/cmdkit/agent.js';
 import { runCli } from '../../src/cli/main.js';
-import { pagerCommand } from '../../src/cli/pager.js';
+import { pagerCommand } from '../../src/cmdkit/pager.js';
 import { PassThrough } from 'node:stream';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { FakeOut, runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
 import { fakeOutput } from '../helpers/output.js';
 import { TestSandbox } from '../helpers/sandbox-admin.js';

@@ -6,7 +6,7 @@
 // details, quotes, links and their notes, `status` with its `next:` lines, a cancel, errors.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { FakeOut, TestHome } from '../helpers/cli.js';
 

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BODY_TYPES, CITIES, MILEAGE_TYPES, ORDER_BY, PAYMENT_TYPES, PROTECTION_PLANS } from '../../src/api/enums.js';
 import { OPERATIONS } from '../../src/api/operations.js';
-import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
-import { GLOBAL_OPTIONS } from '../../src/cli/global-options.js';
+import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
+import { GLOBAL_OPTIONS } from '../../src/cmdkit/global-options.js';
 import { runCommand } from '../helpers/cli.js';
 
 const FILES = { bash: 'completions/carrental.bash', zsh: 'completions/_carrental', fish: 'completions/carrental.fish' } as const;

@@ -106,7 +106,7 @@ describe('start-up loads', () => {
       // core shares with the prompts (string widths), and the transport, loaded when the
       // first request is sent
       expect(r.files.filter((f) => f.startsWith('dist/')).length).toBeLessThanOrEqual(8);
-      expect(modules).toEqual(expect.arrayContaining(['src/api/client.ts', 'src/cli/services.ts', 'src/api/schemas.ts', 'src/render/dates.ts', 'src/store/atomic-file.ts']));
+      expect(modules).toEqual(expect.arrayContaining(['src/api/client.ts', 'src/session/services.ts', 'src/api/schemas.ts', 'src/input/dates.ts', 'src/store/atomic-file.ts']));
       // no ES import of node:process (env-paths gets the process object from the build's
       // stand-in): node would build its module namespace, reading every getter of process
       const loaded = r.files.filter((f) => f.startsWith('dist/'));

@@ -1,10 +1,10 @@
 // Issue 27: `carrental --help` ends with a short note for AI agents pointing at `--json`,
 // `--no-input` and `carrental mcp`, shown to everyone (the help path detects nothing, and an
 // agent no variable reveals needs it most: src/cli/help-text.ts); and the agent variables
-// docs/configuration.md lists are the ones src/cli/agent.ts reads.
+// docs/configuration.md lists are the ones src/cmdkit/agent.ts reads.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_VARIABLES } from '../../src/cli/agent.js';
+import { AGENT_VARIABLES } from '../../src/cmdkit/agent.js';
 import { runCommand } from '../helpers/cli.js';
 
 /** The last paragraph of a help text, its lines joined (the note may be wrapped). */

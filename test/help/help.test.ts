@@ -2,7 +2,7 @@
 // description and an example, mistyped commands get a suggestion, and `carrental` alone is
 // a short overview rather than a wall of options.
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
+import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
 import { runCommand } from '../helpers/cli.js';
 
 function walk(specs: CommandSpec[], parent: string[] = []): Array<{ path: string[]; spec: CommandSpec }> {

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HELP_TOPICS } from '../../src/cli/help-topics.js';
+import { HELP_TOPICS } from '../../src/cmdkit/help-topics.js';
 import { topicText } from '../../src/commands/help.js';
 import { ROOT, runBin } from '../helpers/bin.js';
 

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateCompletion, SHELLS } from '../../src/cli/completion-gen.js';
-import { HELP_TOPICS } from '../../src/cli/help-topics.js';
+import { generateCompletion, SHELLS } from '../../src/cmdkit/completion-gen.js';
+import { HELP_TOPICS } from '../../src/cmdkit/help-topics.js';
 import { topicText } from '../../src/commands/help.js';
 import { EXIT_CODES } from '../../src/errors.js';
 import { renderMarkdown, section } from '../../src/render/markdown.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
-import type { InStream, IO } from '../../src/cli/context.js';
+import type { InStream, IO } from '../../src/session/context.js';
 
 export class FakeOut extends Writable {
   chunks: string[] = [];

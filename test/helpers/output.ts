@@ -1,6 +1,6 @@
 // An Output over fake streams, for renderer unit tests.
 import { PassThrough } from 'node:stream';
-import type { Globals, InStream } from '../../src/cli/context.js';
+import type { Globals, InStream } from '../../src/session/context.js';
 import { Output } from '../../src/render/output.js';
 import { FakeOut } from './cli.js';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { INVALID_REQUEST, MAX_BODY, MAX_SESSIONS, PARSE_ERROR } from '../../src/mcp/http.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import { SESSION_IDLE_MS, SWEEP_MS } from '../../src/mcp/http.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';

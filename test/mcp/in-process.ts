@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { runCli } from '../../src/cli/main.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { FakeOut, type TestHome } from '../helpers/cli.js';

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ShimDir, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/cli.js';
-import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
+import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
 import { rootHelpAfter } from '../../src/cli/help-text.js';
 import { sandboxKeys } from '../../src/sandbox/fixtures.js';
 

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { hintForApiError } from '../../src/cli/hints.js';
+import { hintForApiError } from '../../src/cmdkit/hints.js';
 import { Api } from '../../src/api/endpoints.js';
 import { Car, CarsPage, Invoice, InvoiceList, Quote, Trip, TripsList, Uri } from '../../src/api/schemas.js';
 import { openStore } from '../../src/sandbox/store.js';

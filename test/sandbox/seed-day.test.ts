@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
-import { addLocalDays, resolveDateInput } from '../../src/render/dates.js';
+import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
+import { addLocalDays, resolveDateInput } from '../../src/input/dates.js';
 import { isAvailable } from '../../src/sandbox/availability.js';
 import { parseLocal } from '../../src/sandbox/clock.js';
 import { fleetOf } from '../../src/sandbox/context.js';

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { canonicalCreate, operationFor, parseHeaders, parseMethod, parsePath, readBody } from '../../src/commands/api.js';
 import { buildCreateRequest } from '../../src/booking/create-request.js';
-import type { InStream } from '../../src/cli/context.js';
+import type { InStream } from '../../src/session/context.js';
 import { usageError } from '../helpers/failure.js';
 
 const usage = (fn: () => unknown) => usageError(fn).message;

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isWebUrl, openUrl } from '../../src/cli/browser.js';
+import { isWebUrl, openUrl } from '../../src/cmdkit/browser.js';
 
 let dir: string | undefined;
 afterEach(() => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, errorFromResponse, isLoopbackHost, keySafeOver, NO_RETRY, type ClientOptions, type Failure } from '../../src/api/client.js';
 import { CliError } from '../../src/errors.js';
-import { hintFor } from '../../src/cli/hints.js';
+import { hintFor } from '../../src/cmdkit/hints.js';
 import { StubServer } from '../helpers/stub-server.js';
 import { failure } from '../helpers/failure.js';
 

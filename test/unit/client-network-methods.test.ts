@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, NO_RETRY, type ClientOptions } from '../../src/api/client.js';
 import { Api } from '../../src/api/endpoints.js';
-import { hintFor } from '../../src/cli/hints.js';
+import { hintFor } from '../../src/cmdkit/hints.js';
 import { failure } from '../helpers/failure.js';
 import { StubServer, type StubHandler } from '../helpers/stub-server.js';
 

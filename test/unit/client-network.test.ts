@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, NO_RETRY, type ClientOptions } from '../../src/api/client.js';
 import { proxySettings, routeFor, maskProxy } from '../../src/api/proxy.js';
-import { hintFor } from '../../src/cli/hints.js';
+import { hintFor } from '../../src/cmdkit/hints.js';
 import { failure } from '../helpers/failure.js';
 import { makeCertificates, serveHttp, serveHttps, startProxy, type Listening } from '../helpers/network.js';
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, isLoopbackHost, keySafeOver, type ClientOptions } from '../../src/api/client.js';
 import { CliError } from '../../src/errors.js';
-import { hintFor } from '../../src/cli/hints.js';
+import { hintFor } from '../../src/cmdkit/hints.js';
 import { StubServer } from '../helpers/stub-server.js';
 import { failure } from '../helpers/failure.js';
 

@@ -6,7 +6,7 @@ import { ApiClient, NO_RETRY, READ_RETRY, type ClientOptions } from '../../src/a
 import { Api } from '../../src/api/endpoints.js';
 import { CarsPage, Invoice } from '../../src/api/schemas.js';
 import { CliError } from '../../src/errors.js';
-import { hintFor } from '../../src/cli/hints.js';
+import { hintFor } from '../../src/cmdkit/hints.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 import { failure } from '../helpers/failure.js';
 

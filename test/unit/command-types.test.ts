@@ -3,9 +3,9 @@
 // pin the type-level flag names to commander's own.
 import { Option } from 'commander';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { CommandPath, InputOf } from '../../src/cli/commands.js';
-import type { ModuleMismatches, OptionKey } from '../../src/cli/command-types.js';
-import type { IO, RawGlobals } from '../../src/cli/context.js';
+import type { CommandPath, InputOf } from '../../src/cmdkit/command-specs.js';
+import type { ModuleMismatches, OptionKey } from '../../src/cmdkit/command-types.js';
+import type { IO, RawGlobals } from '../../src/session/context.js';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CarsInput } from '../../src/commands/cars.js';
 import { FakeOut } from '../helpers/cli.js';

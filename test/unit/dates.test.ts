@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { daysUntil, formatLocal, formatUtc, parseDateRange, parseLocalDateTime, zoneOf } from '../../src/render/dates.js';
+import { daysUntil, formatLocal, formatUtc, parseDateRange, parseLocalDateTime, zoneOf } from '../../src/input/dates.js';
 import { usageError } from '../helpers/failure.js';
 
 const usage = usageError;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse, retryAfterSeconds } from '../../src/api/client.js';
-import { hintFor, hintForApiError } from '../../src/cli/hints.js';
+import { hintFor, hintForApiError } from '../../src/cmdkit/hints.js';
 import { CliError, EXIT_CODES, formatErrorLine, kindForStatus, usageError } from '../../src/errors.js';
 
 describe('status -> kind -> exit code', () => {

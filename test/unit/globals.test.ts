@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveGlobals, type IO } from '../../src/cli/context.js';
+import { resolveGlobals, type IO } from '../../src/session/context.js';
 import { CliError } from '../../src/errors.js';
 import { FakeOut } from '../helpers/cli.js';
 

@@ -2,8 +2,8 @@
 // commander prints: compared here for the program and every command, at widths from a
 // narrow terminal to a wide one, and for a pipe (80 columns).
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
-import type { IO } from '../../src/cli/context.js';
+import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
+import type { IO } from '../../src/session/context.js';
 import { helpRequest, renderHelp } from '../../src/cli/help-text.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { FakeOut, runCommand } from '../helpers/cli.js';

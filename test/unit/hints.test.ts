@@ -3,7 +3,7 @@
 // where it would not apply.
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api/client.js';
-import { commandOf, hintFor, hintForApiError, type HintContext } from '../../src/cli/hints.js';
+import { commandOf, hintFor, hintForApiError, type HintContext } from '../../src/cmdkit/hints.js';
 import { CliError, type TransportFailure } from '../../src/errors.js';
 import { describesMore } from '../../src/errors.js';
 import { ERROR_CATALOG } from '../../src/sandbox/errors.js';
@@ -131,7 +131,7 @@ describe("the server's description on the error line", () => {
 
 describe('the embedded-sandbox note under a link', () => {
   it('offers --wait only to a command that has it (pay-link, not card-link or extend-link)', async () => {
-    const { sandboxLinkNote } = await import('../../src/cli/embedded-sandbox.js');
+    const { sandboxLinkNote } = await import('../../src/session/embedded-sandbox.js');
     const target = { embedded: { stablePort: 4780, links: 'own-stable', linkPort: 4780 } } as unknown as Parameters<typeof sandboxLinkNote>[0];
     expect(sandboxLinkNote(target).note).not.toContain('--wait');
     expect(sandboxLinkNote(target, 'no-wait').note).not.toContain('--wait');

@@ -3,8 +3,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, type CommandSpec } from '../../src/cli/commands.js';
-import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from '../../src/cli/global-options.js';
+import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
+import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from '../../src/cmdkit/global-options.js';
 
 // The import layers of issue 26, checked statically over src/: every import, export-from and
 // dynamic import() (type-only imports included: a type that reaches up a layer is a dependency
@@ -164,7 +164,7 @@ describe('zod', () => {
 });
 
 // What to say to a person belongs to the front end that says it (issue 26): the transport
-// records what failed, and src/cli/hints.ts words the next step; the booking core, shared with
+// records what failed, and src/cmdkit/hints.ts words the next step; the booking core, shared with
 // the MCP server, records facts too (a pending write's key). So no string under src/api or
 // src/booking names a command of the CLI (`carrental doctor`) or one of its flags (`--debug`).
 

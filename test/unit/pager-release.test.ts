@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { HeldOutput } from '../../src/cli/pager.js';
+import { HeldOutput } from '../../src/cmdkit/pager.js';
 import { FakeOut } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'carrental-pager-'));

@@ -2,7 +2,7 @@
 // change to the code slipped past (mutation testing, docs/development.md "Mutation testing").
 import { describe, expect, it } from 'vitest';
 import { holdsSecret, maskSecrets, redactHeader, scrubSecrets } from '../../src/text/redact.js';
-import { isRelativeDate, parseDateRange, resolveDateInput } from '../../src/render/dates.js';
+import { isRelativeDate, parseDateRange, resolveDateInput } from '../../src/input/dates.js';
 import { safeJsonText, scrubValue } from '../../src/text/json-text.js';
 import { clean, cleanText } from '../../src/text/sanitize.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addLocalDays, DEFAULT_TIME, isPastLocal, isRelativeDate, localNow, parseDays, resolveDateInput } from '../../src/render/dates.js';
+import { addLocalDays, DEFAULT_TIME, isPastLocal, isRelativeDate, localNow, parseDays, resolveDateInput } from '../../src/input/dates.js';
 
 const LA = 'America/Los_Angeles';
 const NY = 'America/New_York';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Globals } from '../../src/cli/context.js';
+import type { Globals } from '../../src/session/context.js';
 import { Output } from '../../src/render/output.js';
 import { clean, cleanText, visible } from '../../src/text/sanitize.js';
 import { renderPairs, renderTable } from '../../src/render/table.js';

@@ -2,7 +2,7 @@ import { z } from '../../api/zod.js';
 import * as S from '../../api/schemas.js';
 import { readReservation } from '../../booking/read.js';
 import { parseUuid } from '../../input/parse.js';
-import { zoneOf } from '../../render/dates.js';
+import { zoneOf } from '../../input/dates.js';
 import { usageError } from '../../errors.js';
 import { describe, LOCAL, localDate, MONEY, reservationUuid, shape, UUID_RE } from '../tool-inputs.js';
 import { binding, compactTrip } from '../tool-results.js';

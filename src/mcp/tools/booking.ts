@@ -7,7 +7,7 @@ import { NO_RETRY } from '../../api/client.js';
 import { readReservation } from '../../booking/read.js';
 import { cancelCommand, commitCancel, createCommand, createReservation, planCancel, type BookingDeps } from '../../booking/reservations.js';
 import { parseUuid } from '../../input/parse.js';
-import { zoneOf } from '../../render/dates.js';
+import { zoneOf } from '../../input/dates.js';
 import { formatCents } from '../../render/money.js';
 import { ToolError } from '../confirmation.js';
 import { consent, quoted } from '../consent.js';

@@ -1,6 +1,6 @@
 import { z } from '../../api/zod.js';
 import { NO_RETRY } from '../../api/client.js';
-import { zoneOf } from '../../render/dates.js';
+import { zoneOf } from '../../input/dates.js';
 import { CONFIRMATION_MINUTES } from '../confirmation.js';
 import {
   alias,

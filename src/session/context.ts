@@ -3,9 +3,9 @@
 // nothing here imports a heavy dependency at load time.
 import { CliError, usageError } from '../errors.js';
 import { parseJsonFields } from '../render/json-select.js';
-import { agentName, isAccessible } from './agent.js';
-import type { OptionsInput } from './command-types.js';
-import type { DeclaredGlobalOptions } from './global-options.js';
+import { agentName, isAccessible } from '../cmdkit/agent.js';
+import type { OptionsInput } from '../cmdkit/command-types.js';
+import type { DeclaredGlobalOptions } from '../cmdkit/global-options.js';
 
 // The streams live with the renderers that write to them; re-exported for the front end.
 export { selfReportedStreams, underlyingStream, WRAPPED_STREAM, type InStream, type IO, type OutStream } from '../render/streams.js';

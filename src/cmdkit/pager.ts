@@ -6,7 +6,7 @@
 // type blind): a command that asks is not marked `pager` for that input, and should one
 // reach stdin anyway, `release` shows what was held and ends the holding before it asks.
 import { Writable } from 'node:stream';
-import type { OutStream } from './context.js';
+import type { OutStream } from '../session/context.js';
 
 /** The pager command: CARRENTAL_PAGER, then PAGER, then `less -FRX`; undefined for none (empty or `cat`). */
 export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {

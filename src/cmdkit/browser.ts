@@ -2,7 +2,7 @@
 // call); otherwise the `open` package picks the platform opener. Where there is no
 // browser (a headless Linux box, CI), nothing is opened and the caller only prints.
 import { spawn } from 'node:child_process';
-import type { Context } from './context.js';
+import type { Context } from '../session/context.js';
 
 export type OpenResult = { opened: true; via: string } | { opened: false; reason: string };
 

@@ -3,7 +3,7 @@
 // `--make-id <n>` gives `makeId?: string`, `--all` `all?: boolean`, `--no-quote` `quote?: boolean`,
 // a repeatable flag `string[]`, choices their union; argument `<alias>` gives `alias: string`,
 // `[uuid]` `uuid?: string`. The key names follow commander's own camel-casing.
-import type { ArgSpec, OptionSpec } from './commands.js';
+import type { ArgSpec, OptionSpec } from './command-specs.js';
 
 /** The long form of a flag list: `-H, --header <header>` → `--header <header>`. */
 type LongFlag<F extends string> = F extends `${string}, ${infer Long}` ? Long : F;

@@ -2,7 +2,7 @@
 // flags and value sources, plus the quoting and header every emitter (bash.ts, zsh.ts,
 // fish.ts) shares.
 import { OPERATIONS } from '../../api/operations.js';
-import { COMMANDS, type ArgSpec, type CommandSpec, type OptionSpec } from '../commands.js';
+import { COMMANDS, type ArgSpec, type CommandSpec, type OptionSpec } from '../command-specs.js';
 import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from '../global-options.js';
 import type { Shell } from '../completion-gen.js';
 

@@ -1,7 +1,7 @@
 // The options every command accepts. Shared by the parser (main.ts) and the completion
 // generator, so a new global flag shows up in help, parsing and every shell at once.
 // Import-free on purpose: it loads for `--help` and for completion scripts.
-import type { OptionSpec } from './commands.js';
+import type { OptionSpec } from './command-specs.js';
 
 const DECLARED = [
   { flags: '--profile <name>', description: 'configuration profile (env CARRENTAL_PROFILE; default "default")', complete: 'profile' },

@@ -1,6 +1,6 @@
 // What reserve and cancel share before anything is sent: whether a confirmation can be
 // asked at all, and how to spell the next command for this user.
-import type { Context } from './context.js';
+import type { Context } from '../session/context.js';
 import { usageError } from '../errors.js';
 import { userPrefix } from '../render/for-user.js';
 

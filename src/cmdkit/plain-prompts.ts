@@ -4,7 +4,7 @@
 // keys, no raw mode, nothing redrawn or erased: a screen reader reads each line once, in
 // order, and a terminal that cannot move the cursor shows the same.
 import { createInterface } from 'node:readline';
-import type { Context } from './context.js';
+import type { Context } from '../session/context.js';
 import { CliError } from '../errors.js';
 import type { Choice, Prompter } from './reserve-prompts.js';
 

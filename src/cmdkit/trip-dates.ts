@@ -3,11 +3,11 @@
 // forms are read in the car's zone, so they resolve only once the city is known; the
 // syntax is checked before any request.
 import { CITY_TIME_ZONES } from '../api/enums.js';
-import type { Context } from './context.js';
-import type { Target } from './services.js';
+import type { Context } from '../session/context.js';
+import type { Target } from '../session/services.js';
 import { usageError } from '../errors.js';
 import { sandboxClockOffset } from './server-clock.js';
-import { addLocalDays, isRelativeDate, localNow, parseDays, resolveDateInput, zoneOf } from '../render/dates.js';
+import { addLocalDays, isRelativeDate, localNow, parseDays, resolveDateInput, zoneOf } from '../input/dates.js';
 
 export interface DateFlags {
   from?: string;

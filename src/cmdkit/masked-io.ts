@@ -3,7 +3,7 @@
 // goes through ctx.io.stdout or ctx.io.stderr, so wrapping those two streams covers any
 // server string a renderer forgot, instead of trusting each command to remember.
 import { maskSecretBytes, maskSecrets, MIN_SECRET_LENGTH } from '../text/redact.js';
-import { WRAPPED_STREAM, type IO, type OutStream } from './context.js';
+import { WRAPPED_STREAM, type IO, type OutStream } from '../session/context.js';
 
 /**
  * `text` with every secret masked. A Buffer is masked byte for byte (read as latin1, so a

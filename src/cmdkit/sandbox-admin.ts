@@ -5,8 +5,8 @@
 // `--base-url` (a loopback http URL); without either, the command acts on the embedded
 // state file (CARRENTAL_SANDBOX_STATE or the data directory), through a sandbox started in
 // this process for the call and stopped after it, so the same endpoints and rules apply.
-import type { Context } from './context.js';
-import { sandboxStatePath, stateError } from './embedded-sandbox.js';
+import type { Context } from '../session/context.js';
+import { sandboxStatePath, stateError } from '../session/embedded-sandbox.js';
 import { CliError, kindForStatus, usageError } from '../errors.js';
 import { parseIntOption } from '../input/parse.js';
 import { pick, type UuidRef } from '../booking/resolve-id.js';
