@@ -3,7 +3,8 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { scrubSecrets } from '../text/redact.js';
 import { cleanText } from '../text/sanitize.js';
-import type { IO, RawGlobals } from '../session/context.js';
+import type { IO } from '../session/context.js';
+import type { RawGlobals } from '../cmdkit/globals.js';
 import { COMMANDS, type CommandSpec, type OptionSpec } from '../cmdkit/command-specs.js';
 import { GLOBAL_OPTIONS } from '../cmdkit/global-options.js';
 import { examplesText, PROGRAM_DESCRIPTION, rootHelpAfter, stackedItem } from './help-text.js';

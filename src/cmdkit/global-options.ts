@@ -19,7 +19,7 @@ const DECLARED = [
 ] as const satisfies readonly OptionSpec[];
 
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = DECLARED;
-/** The literal declarations, from which context.ts types RawGlobals. */
+/** The literal declarations, from which globals.ts types RawGlobals. */
 export type DeclaredGlobalOptions = typeof DECLARED;
 
 /** Flags commander adds by itself to the program (version) and to every command (help). */

@@ -3,7 +3,8 @@
 // typist or a screen reader's paste would), and reads what was written.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { resolveGlobals, type Context, type InStream } from '../../src/session/context.js';
+import type { Context, InStream } from '../../src/session/context.js';
+import { resolveGlobals } from '../../src/cmdkit/globals.js';
 import { LIST_AT_MOST, plainPrompter, readSecret } from '../../src/cmdkit/plain-prompts.js';
 import { inquirerPrompter } from '../../src/cmdkit/reserve-prompts.js';
 import { FakeOut } from '../helpers/cli.js';

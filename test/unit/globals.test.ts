@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveGlobals, type IO } from '../../src/session/context.js';
+import type { IO } from '../../src/session/context.js';
+import { resolveGlobals } from '../../src/cmdkit/globals.js';
 import { CliError } from '../../src/errors.js';
 import { FakeOut } from '../helpers/cli.js';
 
