@@ -11,7 +11,7 @@ import { maskedIO } from '../cmdkit/masked-io.js';
 import { makeSleep, selfReportedStreams, WRAPPED_STREAM, type Context, type IO, type OutStream } from '../session/context.js';
 import { resolveGlobals, type RawGlobals } from '../cmdkit/globals.js';
 import { jsonBeforeCommand } from './argv.js';
-import { JSON_OUTPUT_MODULE, type CommandSpec } from '../cmdkit/command-specs.js';
+import type { CommandSpec } from '../cmdkit/command-specs.js';
 import { helpRequest, renderHelp } from './help-text.js';
 import { loadCommand } from './commands.js';
 
@@ -180,7 +180,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
       showWhole: (values) => values.forEach((v) => shownWhole.add(v)),
     };
     // a bad field list or jq expression is a usage error before anything is sent
-    if (globals.jsonFields || globals.jq !== undefined) await (await JSON_OUTPUT_MODULE()).prepare(spec.name, globals);
+    if (globals.jsonFields || globals.jq !== undefined) await (await import('./json-output.js')).prepare(spec.name, globals);
     const mod = (await loadCommand(spec)) as { run: (input: Record<string, unknown>, ctx: Context) => Promise<number | void> };
     try {
       const code = await mod.run(input, ctx);

@@ -54,9 +54,6 @@ type DeclaredSpec = Omit<CommandSpec, 'aliases' | 'args' | 'options' | 'examples
   readonly subcommands?: readonly DeclaredSpec[];
 };
 
-/** Checks --json fields and prepares --jq before a command runs (loaded only when they are given). */
-export const JSON_OUTPUT_MODULE = () => import('../cli/json-output.js');
-
 const dateRange = [
   { flags: '--from <date>', description: 'check-in, car-local: "YYYY-MM-DD HH:MM", "tomorrow 10:00", "+3d 10:00"' },
   { flags: '--to <date>', description: 'check-out, car-local, in the same forms as --from' },
