@@ -26,6 +26,7 @@ export default {
     'src/text/sanitize.ts',
     'src/text/json-text.ts',
     'src/input/dates.ts',
+    'src/render/dates.ts',
     'src/render/money.ts',
     // The MCP tool layer's write path only (its reads are tested end to end, against dist/):
     // the reserve and cancel_reservation tools, and callTool's resume step.

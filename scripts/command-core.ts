@@ -11,6 +11,7 @@ import '../src/api/page-walk.js';
 import '../src/input/parse.js';
 import '../src/cmdkit/trip-dates.js';
 import '../src/input/dates.js';
+import '../src/render/dates.js';
 import '../src/render/money.js';
 import '../src/render/jq.js';
 import '../src/store/atomic-file.js';

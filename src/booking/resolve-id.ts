@@ -4,7 +4,7 @@
 import type { Api } from '../api/endpoints.js';
 import type { Invoice, Trip } from '../api/schemas.js';
 import { CliError, usageError } from '../errors.js';
-import { formatLocal } from '../input/dates.js';
+import { formatLocal } from '../render/dates.js';
 import { clean } from '../text/sanitize.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,7 +8,7 @@ import type { InputOf } from '../cmdkit/command-specs.js';
 import type { Context } from '../session/context.js';
 import { requireKey, services } from '../session/services.js';
 import { CliError } from '../errors.js';
-import { formatLocal } from '../input/dates.js';
+import { formatLocal } from '../render/dates.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';

@@ -6,7 +6,7 @@ import type { Invoice, Trip } from '../api/schemas.js';
 import type { InputOf } from '../cmdkit/command-specs.js';
 import type { Context } from '../session/context.js';
 import { requireKey, services } from '../session/services.js';
-import { formatLocal } from '../input/dates.js';
+import { formatLocal } from '../render/dates.js';
 import { formatCents } from '../render/money.js';
 import { clean } from '../text/sanitize.js';
 import { cliPrefix } from '../cmdkit/confirm.js';

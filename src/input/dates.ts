@@ -1,5 +1,5 @@
-// Car-local dates are wall-clock strings in the car's city zone and are never converted;
-// we only label them. Invoice created_at is UTC.
+// Dates a person types, read into the API's car-local form (wall-clock strings in the car's
+// city zone, never converted). Showing one is src/render/dates.ts's.
 import { CITY_TIME_ZONES, type City } from '../api/enums.js';
 import { usageError } from '../errors.js';
 
@@ -8,19 +8,6 @@ const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/;
 export function zoneOf(city: string | null | undefined): string | undefined {
   // hasOwn, not `in`: "toString" is no city.
   return city && Object.hasOwn(CITY_TIME_ZONES, city) ? CITY_TIME_ZONES[city as City] : undefined;
-}
-
-/** "2026-12-01T10:00" + "la" -> "2026-12-01 10:00 America/Los_Angeles". */
-export function formatLocal(value: string | null | undefined, city?: string | null): string {
-  if (!value) return '';
-  const zone = zoneOf(city);
-  const text = value.replace('T', ' ');
-  return zone ? `${text} ${zone}` : `${text} (car-local)`;
-}
-
-/** Invoice created_at: "2026-12-01T10:00" -> "2026-12-01 10:00 UTC". */
-export function formatUtc(value: string | null | undefined): string {
-  return value ? `${value.replace('T', ' ')} UTC` : '';
 }
 
 function isRealDate(y: number, m: number, d: number): boolean {

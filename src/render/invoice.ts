@@ -2,7 +2,7 @@
 // where it says something else (on a reservation detail a HOLD reads as PAID there). A
 // HOLD is a card authorisation, not a charge. Amounts keep the ledger sign.
 import type { Invoice } from '../api/schemas.js';
-import { formatUtc } from '../input/dates.js';
+import { formatUtc } from './dates.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
 import { clean } from '../text/sanitize.js';

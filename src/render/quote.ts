@@ -1,7 +1,8 @@
 // A quote as a person reads it (a table of its lines, the total, the deposit) or, in a pipe,
 // a value per field: printed by `quote`, and by `reserve` before it asks to book.
 import type { Car, Quote, QuoteRequest } from '../api/schemas.js';
-import { formatLocal, zoneOf } from '../input/dates.js';
+import { zoneOf } from '../input/dates.js';
+import { formatLocal } from './dates.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
 

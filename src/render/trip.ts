@@ -3,7 +3,8 @@
 // cancellation does not mean money was returned.
 import { cell, NOT_STATED, stated, type TableLayout } from './table.js';
 import type { CancellationOutcome, PaymentStatus, Trip } from '../api/schemas.js';
-import { formatLocal, formatUtc, zoneOf } from '../input/dates.js';
+import { zoneOf } from '../input/dates.js';
+import { formatLocal, formatUtc } from './dates.js';
 import { invoiceNotes, invoiceRecords, renderInvoiceTable } from './invoice.js';
 import { formatCents, formatCentsOrUnknown } from './money.js';
 import type { Output } from './output.js';

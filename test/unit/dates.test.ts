@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { daysUntil, formatLocal, formatUtc, parseDateRange, parseLocalDateTime, zoneOf } from '../../src/input/dates.js';
+import { daysUntil, parseDateRange, parseLocalDateTime, zoneOf } from '../../src/input/dates.js';
+import { formatLocal, formatUtc } from '../../src/render/dates.js';
 import { usageError } from '../helpers/failure.js';
 
 const usage = usageError;
