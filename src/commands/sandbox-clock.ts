@@ -6,20 +6,9 @@ import type { Context } from '../session/context.js';
 import { output } from '../session/services.js';
 import { usageError } from '../errors.js';
 import { adminTarget } from '../cmdkit/sandbox-admin.js';
+import { parseDuration } from '../input/duration.js';
 
 export type ClockInput = InputOf<'sandbox clock'>;
-
-const UNIT_SECONDS: Record<string, number> = { w: 604_800, d: 86_400, h: 3_600, m: 60, s: 1 };
-
-/** `2d`, `1d12h`, `90m`, `-3h`: seconds. */
-export function parseDuration(text: string): number {
-  const m = /^(-?)((?:\d+[wdhms])+)$/.exec(text.trim());
-  if (!m) throw usageError(`a duration is a number and a unit (w, d, h, m, s), e.g. 2d or 1d12h; got "${text}"`);
-  let seconds = 0;
-  for (const [, n, unit] of m[2].matchAll(/(\d+)([wdhms])/g)) seconds += Number(n) * UNIT_SECONDS[unit];
-  if (seconds > 10 * 365 * 86_400) throw usageError(`${text} is more than ten years`);
-  return m[1] ? -seconds : seconds;
-}
 
 export async function run(input: ClockInput, ctx: Context): Promise<number> {
   const action = input.action ?? 'show';
