@@ -1,34 +1,16 @@
 // Reservation and invoice uuids on the command line: a whole uuid, or a unique prefix of
 // one (as git takes a short hash), resolved against the customer's own reservations. The
-// shape is checked before any request; a whole uuid is used as typed, with no request.
+// shape is checked before any request (src/input/uuid-ref.ts); a whole uuid is used as
+// typed, with no request.
 import type { Api } from '../api/endpoints.js';
 import type { Invoice, Trip } from '../api/schemas.js';
 import { CliError, usageError } from '../errors.js';
 import { formatLocal } from '../render/dates.js';
 import { clean } from '../text/sanitize.js';
+import type { UuidRef } from '../input/uuid-ref.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A prefix shorter than this matches too much to be worth a lookup. */
-export const MIN_PREFIX = 4;
-const PREFIX_RE = /^[0-9a-f][0-9a-f-]*$/i;
 /** Reservations whose invoices are read at once while resolving an invoice prefix. */
 const INVOICE_READS_AT_ONCE = 4;
-
-/** What the user typed: a whole uuid, or a prefix still to resolve. */
-export interface UuidRef {
-  text: string;
-  whole: boolean;
-  /** "the reservation uuid", for messages. */
-  what: string;
-}
-
-/** Checks the shape (a usage error, exit 2, before any request). */
-export function parseUuidRef(value: string | undefined, what: string): UuidRef {
-  if (!value) throw usageError(`${what} is required`);
-  if (UUID_RE.test(value)) return { text: value.toLowerCase(), whole: true, what };
-  if (PREFIX_RE.test(value) && value.length >= MIN_PREFIX && value.length < 36) return { text: value.toLowerCase(), whole: false, what };
-  throw usageError(`${what} must be a UUID or a unique prefix of one (at least ${MIN_PREFIX} characters), got "${clean(value)}"`);
-}
 
 interface Candidate {
   uuid: string;

@@ -9,7 +9,8 @@ import type { Context } from '../session/context.js';
 import { sandboxStatePath, stateError } from '../session/embedded-sandbox.js';
 import { CliError, kindForStatus, usageError } from '../errors.js';
 import { parseIntOption } from '../input/parse.js';
-import { pick, type UuidRef } from '../booking/resolve-id.js';
+import { pick } from '../booking/resolve-id.js';
+import type { UuidRef } from '../input/uuid-ref.js';
 
 export interface AdminTarget {
   /** The running server's origin, or null for the embedded state. */

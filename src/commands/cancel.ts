@@ -19,7 +19,8 @@ import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js
 import { parseWriteKey } from '../input/parse.js';
 import { cancelCommand, commitCancel, planCancel } from '../booking/reservations.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cmdkit/dry-run.js';
-import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
+import { resolveReservation } from '../booking/resolve-id.js';
+import { parseUuidRef } from '../input/uuid-ref.js';
 import { inquirerPrompter, type Prompter } from '../cmdkit/reserve-prompts.js';
 
 export type CancelInput = InputOf<'cancel'>;

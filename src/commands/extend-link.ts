@@ -23,7 +23,8 @@ import { NOT_STATED, renderPairs, stated } from '../render/table.js';
 import { printAction } from '../render/action.js';
 import { cliPrefix } from '../cmdkit/confirm.js';
 import { LINK_NOTE, previewOf, printDryRun, tripFromList } from '../cmdkit/dry-run.js';
-import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
+import { resolveReservation } from '../booking/resolve-id.js';
+import { parseUuidRef } from '../input/uuid-ref.js';
 import { readReservation } from '../booking/read.js';
 import { checkPartialDates, clockNow, refusePast, zoneOrRefuse } from '../cmdkit/trip-dates.js';
 

@@ -5,7 +5,8 @@ import type { Context } from '../session/context.js';
 import { services } from '../session/services.js';
 import { invoiceNotes, renderInvoice } from '../render/invoice.js';
 import { cliPrefix } from '../cmdkit/confirm.js';
-import { parseUuidRef, resolveInvoice } from '../booking/resolve-id.js';
+import { resolveInvoice } from '../booking/resolve-id.js';
+import { parseUuidRef } from '../input/uuid-ref.js';
 
 export async function run(input: InputOf<'invoice'>, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the invoice uuid');

@@ -6,7 +6,8 @@ import type { Context } from '../session/context.js';
 import { services } from '../session/services.js';
 import { invoiceNotes, renderInvoiceTable } from '../render/invoice.js';
 import { cliPrefix } from '../cmdkit/confirm.js';
-import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
+import { resolveReservation } from '../booking/resolve-id.js';
+import { parseUuidRef } from '../input/uuid-ref.js';
 
 export async function run(input: InputOf<'invoices'>, ctx: Context): Promise<number> {
   const ref = parseUuidRef(input.uuid, 'the reservation uuid');

@@ -21,7 +21,8 @@ import { depositState } from '../render/trip-booking.js';
 import { cliPrefix } from '../cmdkit/confirm.js';
 import { LINK_NOTE, previewOf, printDryRun } from '../cmdkit/dry-run.js';
 import { parseSeconds } from '../input/parse.js';
-import { parseUuidRef, resolveReservation } from '../booking/resolve-id.js';
+import { resolveReservation } from '../booking/resolve-id.js';
+import { parseUuidRef } from '../input/uuid-ref.js';
 import { askedWaitMs, readReservation } from '../booking/read.js';
 
 export type PayLinkInput = InputOf<'pay-link'>;

@@ -8,7 +8,7 @@ import { isRelativeDate, resolveDateInput } from '../input/dates.js';
 import { formatCents } from '../render/money.js';
 import { cliPrefix } from '../cmdkit/confirm.js';
 import { adminTarget, findReservation } from '../cmdkit/sandbox-admin.js';
-import { parseUuidRef } from '../booking/resolve-id.js';
+import { parseUuidRef } from '../input/uuid-ref.js';
 import { checkPartialDates, zoneOrRefuse } from '../cmdkit/trip-dates.js';
 
 export type ExtendInput = InputOf<'sandbox extend'>;

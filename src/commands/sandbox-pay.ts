@@ -8,7 +8,7 @@ import { usageError } from '../errors.js';
 import { formatCents } from '../render/money.js';
 import { cliPrefix } from '../cmdkit/confirm.js';
 import { adminTarget, findReservation } from '../cmdkit/sandbox-admin.js';
-import { parseUuidRef } from '../booking/resolve-id.js';
+import { parseUuidRef } from '../input/uuid-ref.js';
 
 export type PayInput = InputOf<'sandbox pay'>;
 

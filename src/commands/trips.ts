@@ -13,7 +13,8 @@ import { clean } from '../text/sanitize.js';
 import { describePaymentStatus, groupByZone, renderTripDetail, TRIP_HEADERS, TRIP_LAYOUT, TRIP_PIPE_FIELDS, tripPipeRow, tripRow } from '../render/trip.js';
 import { cliPrefix } from '../cmdkit/confirm.js';
 import { parseSeconds } from '../input/parse.js';
-import { parseUuidRef, resolveReservation, type UuidRef } from '../booking/resolve-id.js';
+import { resolveReservation } from '../booking/resolve-id.js';
+import { parseUuidRef, type UuidRef } from '../input/uuid-ref.js';
 
 export type TripsInput = InputOf<'trips'>;
 

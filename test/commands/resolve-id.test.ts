@@ -2,7 +2,7 @@
 // (or the invoices of them): against the real sandbox for each command that takes one, and
 // against a scripted server for what the sandbox's random uuids cannot arrange (ambiguity).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseUuidRef } from '../../src/booking/resolve-id.js';
+import { parseUuidRef } from '../../src/input/uuid-ref.js';
 import { CliError } from '../../src/errors.js';
 import { runCommand, TestHome, type RunOpts } from '../helpers/cli.js';
 import { rawGet } from '../helpers/raw-api.js';
