@@ -6,23 +6,25 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
 import { GLOBAL_OPTIONS, HELP_FLAGS, VERSION_FLAGS } from '../../src/cmdkit/global-options.js';
 
-// The import layers of issue 26, checked statically over src/: every import, export-from and
+// The import layers of issues 26 and 37, checked statically over src/: every import, export-from and
 // dynamic import() (type-only imports included: a type that reaches up a layer is a dependency
 // all the same), resolved to the src file it names.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
 
-// A rule: files under `from` must not import anything under one of `notTo`.
+/**
+ * A rule: files under `from` may import only what is under `may` (a layer below, named),
+ * or, for the layers at the top, anything but what is under `notTo`.
+ */
 interface Rule {
   name: string;
   from: string;
-  notTo: string[];
+  may?: string[];
+  notTo?: string[];
   /** "importer -> imported" pairs the design allows (each says why). */
   except?: string[];
 }
-
-const FRONT_ENDS = ['src/commands', 'src/cli', 'src/mcp'];
 
 /** Every top-level folder and file of src/ but the given ones, folders first. */
 function everythingBut(...kept: string[]): string[] {
@@ -32,20 +34,41 @@ function everythingBut(...kept: string[]): string[] {
     .filter((path) => !kept.includes(path));
 }
 
+// The layers of issue 37, top to bottom (docs/development.md draws them). Each folder names
+// what it may import besides itself; anything else of src/ is refused, so a new folder is
+// refused by every layer below the commands until a rule lets it in (and it needs a rule of
+// its own: see below).
+const ROOT_MODULES = ['src/text', 'src/errors.ts'];
 const RULES: Rule[] = [
-  { name: 'the transport imports no renderer and no front end', from: 'src/api', notTo: ['src/render', ...FRONT_ENDS] },
-  { name: 'renderers import no front end', from: 'src/render', notTo: FRONT_ENDS },
-  { name: 'mcp does not import commands', from: 'src/mcp', notTo: ['src/commands'] },
+  // the entry and the command tree: main.ts, program.ts and the loaders (src/cli/commands.ts)
+  { name: 'the command tree may import anything below it', from: 'src/cli', notTo: [] },
   // `carrental mcp` is a command like any other: its module is the one door from the commands
   // into mcp, and it opens on mcp's entry only (src/mcp never imports src/commands).
-  { name: 'commands do not import mcp', from: 'src/commands', notTo: ['src/mcp'], except: ['src/commands/mcp.ts -> src/mcp/server.ts'] },
-  { name: 'the booking core imports no front end', from: 'src/booking', notTo: FRONT_ENDS },
-  { name: 'the input parsers import no front end', from: 'src/input', notTo: ['src/booking', 'src/render', ...FRONT_ENDS] },
+  {
+    name: 'commands import the kit and what is below it, never the tree, and mcp only through mcp.ts',
+    from: 'src/commands',
+    notTo: ['src/cli', 'src/mcp'],
+    except: ['src/commands/mcp.ts -> src/mcp/server.ts'],
+  },
+  { name: 'the MCP server imports nothing of the CLI (tree, kit, commands)', from: 'src/mcp', may: ['src/session', 'src/booking', 'src/input', 'src/render', 'src/api', 'src/store', ...ROOT_MODULES] },
+  {
+    name: 'the command kit imports no front end',
+    from: 'src/cmdkit',
+    may: ['src/session', 'src/booking', 'src/contract', 'src/sandbox', 'src/input', 'src/render', 'src/api', 'src/store', ...ROOT_MODULES],
+  },
+  { name: 'the session both front ends share imports neither front end nor the kit', from: 'src/session', may: ['src/sandbox', 'src/input', 'src/render', 'src/api', 'src/store', ...ROOT_MODULES] },
+  { name: 'the booking core imports no front end, kit or session', from: 'src/booking', may: ['src/input', 'src/render', 'src/api', 'src/store', ...ROOT_MODULES] },
+  { name: 'the contract check imports only the transport', from: 'src/contract', may: ['src/api', ...ROOT_MODULES] },
+  { name: 'the sandbox imports no client code above the transport', from: 'src/sandbox', may: ['src/input', 'src/render', 'src/api', 'src/store', ...ROOT_MODULES] },
+  { name: 'renderers import no front end, core or store', from: 'src/render', may: ['src/input', 'src/api', ...ROOT_MODULES] },
+  { name: 'the input parsers import no renderer, core or front end', from: 'src/input', may: ['src/api', 'src/store', ...ROOT_MODULES] },
+  { name: 'the store imports only the transport', from: 'src/store', may: ['src/api', ...ROOT_MODULES] },
+  { name: 'the transport imports no renderer, store or front end', from: 'src/api', may: ROOT_MODULES },
   // src/text is the bottom layer (terminal sanitising, secret scrubbing, JSON text): everyone
   // may import it, and it imports nothing else of src/.
-  { name: 'the text helpers import nothing above them', from: 'src/text', notTo: everythingBut('src/text') },
+  { name: 'the text helpers import nothing above them', from: 'src/text', may: [] },
   // src/errors.ts is the root: everything may import it, it imports no other module of src/.
-  { name: 'the root module imports nothing above it', from: 'src/errors.ts', notTo: everythingBut('src/errors.ts', 'src/text') },
+  { name: 'the root module imports nothing above it', from: 'src/errors.ts', may: ['src/text'] },
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -69,6 +92,12 @@ function importsOf(file: string, text = readFileSync(file, 'utf8')): string[] {
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
+const refuses = (rule: Rule, imported: string) =>
+  rule.may ? !rule.may.some((layer) => under(imported, layer)) : (rule.notTo ?? []).some((layer) => under(imported, layer));
+
+/** What a rule refuses among today's folders of src/, and a folder added tomorrow for a `may` rule. */
+const refusedBy = (rule: Rule) => (rule.may ? [...everythingBut(rule.from, ...rule.may), 'src/newfolder'] : (rule.notTo ?? []));
+
 /** "importer -> imported" for every import in `graph` (importer -> the src files it imports) that breaks a rule. */
 function violationsIn(graph: Map<string, string[]>): string[] {
   const found: string[] = [];
@@ -76,7 +105,7 @@ function violationsIn(graph: Map<string, string[]>): string[] {
     for (const imported of imports) {
       for (const rule of RULES) {
         const edge = `${importer} -> ${imported}`;
-        if (imported !== importer && under(importer, rule.from) && rule.notTo.some((layer) => under(imported, layer)) && !rule.except?.includes(edge)) {
+        if (imported !== importer && under(importer, rule.from) && !under(imported, rule.from) && refuses(rule, imported) && !rule.except?.includes(edge)) {
           found.push(edge);
         }
       }
@@ -120,12 +149,78 @@ describe('import layers', () => {
     expect(violationsIn(new Map([['src/commands/cars.ts', ['src/mcp/server.ts']]]))).toEqual(['src/commands/cars.ts -> src/mcp/server.ts']);
   });
 
-  it.each(RULES.map((rule) => [rule.name, rule] as const))('the rule "%s" catches an import that breaks it', (_name, rule) => {
+  it.each(RULES.filter((rule) => refusedBy(rule).length).map((rule) => [rule.name, rule] as const))('the rule "%s" catches an import that breaks it', (_name, rule) => {
     const importer = rule.from.endsWith('.ts') ? rule.from : `${rule.from}/probe.ts`;
-    const imported = `${rule.notTo[0]}/probe.ts`;
-    expect(violationsIn(new Map([[importer, [imported]]]))).toEqual([`${importer} -> ${imported}`]);
-    // and the same file importing inside its own layer is fine
+    for (const layer of refusedBy(rule)) {
+      const imported = layer.endsWith('.ts') ? layer : `${layer}/probe.ts`;
+      expect(violationsIn(new Map([[importer, [imported]]]))).toEqual([`${importer} -> ${imported}`]);
+    }
+    // and the same file importing inside its own layer, or a layer it may import, is fine
     expect(violationsIn(new Map([[importer, [importer === rule.from ? importer : `${rule.from}/other.ts`]]]))).toEqual([]);
+    for (const layer of rule.may ?? []) expect(violationsIn(new Map([[importer, [layer.endsWith('.ts') ? layer : `${layer}/probe.ts`]]]))).toEqual([]);
+  });
+
+  it('every folder and file at the top of src/ has a rule, and every layer below the commands names what it may import', () => {
+    expect(RULES.map((rule) => rule.from).sort()).toEqual(everythingBut().sort());
+    expect(RULES.filter((rule) => !rule.may).map((rule) => rule.from)).toEqual(['src/cli', 'src/commands']);
+    // a folder added tomorrow is outside every `may` list: refused until a rule lets it in
+    expect(violationsIn(new Map([['src/mcp/probe.ts', ['src/newfolder/x.ts']]]))).toEqual(['src/mcp/probe.ts -> src/newfolder/x.ts']);
+  });
+
+  it('nothing but the launcher imports the command tree (src/cli)', () => {
+    const importers = [...srcGraph()].flatMap(([importer, imports]) => (!under(importer, 'src/cli') && imports.some((i) => under(i, 'src/cli')) ? [importer] : []));
+    expect(importers).toEqual([]);
+    expect(RULES.filter((rule) => rule.from !== 'src/cli' && !refusedBy(rule).includes('src/cli')).map((rule) => rule.name)).toEqual([]);
+    expect(violationsIn(new Map([['src/cmdkit/probe.ts', ['src/cli/main.ts']]]))).toEqual(['src/cmdkit/probe.ts -> src/cli/main.ts']);
+  });
+});
+
+/** The top-level folder (or file) of src/ a path is in. */
+const layerOf = (path: string) => path.split('/').slice(0, 2).join('/');
+
+/** The circles in the graph of imports between top-level folders (a circle inside one folder is not one), each as "a -> b -> a". */
+function folderCircles(graph: Map<string, string[]>): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const [importer, imports] of graph) {
+    for (const imported of imports) {
+      const [from, to] = [layerOf(importer), layerOf(imported)];
+      if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  const circles = new Set<string>();
+  const walk = (node: string, path: string[]) => {
+    for (const next of [...(edges.get(node) ?? [])].sort()) {
+      const at = path.indexOf(next);
+      if (at >= 0) {
+        // one name per circle: start it at its smallest folder
+        const circle = path.slice(at);
+        const first = circle.indexOf([...circle].sort()[0]);
+        const turned = [...circle.slice(first), ...circle.slice(0, first)];
+        circles.add([...turned, turned[0]].join(' -> '));
+      } else walk(next, [...path, next]);
+    }
+  };
+  for (const start of [...edges.keys()].sort()) walk(start, [start]);
+  return [...circles].sort();
+}
+
+describe('the folders of src/, drawn with their imports', () => {
+  it('show no circle', () => {
+    expect(folderCircles(srcGraph())).toEqual([]);
+  });
+
+  it('a circle between two folders, or through three, is found; one inside a folder is not', () => {
+    expect(folderCircles(new Map([['src/a/x.ts', ['src/b/y.ts']], ['src/b/y.ts', ['src/a/z.ts']]]))).toEqual(['src/a -> src/b -> src/a']);
+    expect(
+      folderCircles(
+        new Map([
+          ['src/c/x.ts', ['src/a/y.ts']],
+          ['src/a/y.ts', ['src/b/z.ts']],
+          ['src/b/z.ts', ['src/c/w.ts', 'src/errors.ts']],
+        ]),
+      ),
+    ).toEqual(['src/a -> src/b -> src/c -> src/a']);
+    expect(folderCircles(new Map([['src/a/x.ts', ['src/a/y.ts']], ['src/a/y.ts', ['src/a/x.ts', 'src/b/z.ts']]]))).toEqual([]);
   });
 });
 
