@@ -2,7 +2,7 @@
 // The launcher: the only place that sets the process's exit status. It is CommonJS
 // (bin/package.json) so that `--version` is answered from package.json without starting
 // node's ES-module loader; everything else loads the command tree (dist/cli.js), which
-// imports a command's module only when that command runs (docs/development.md, start-up).
+// imports a command's module only when that command runs (docs/performance.md, start-up).
 'use strict';
 
 const argv = process.argv.slice(2);

@@ -13,7 +13,7 @@
 // that load on first use (scripts/lazy/), one loads zod on first use
 // (scripts/zod-on-first-use.ts), and one pass over the output makes V8 compile the module
 // wrappers at load (scripts/eager-wrappers.mjs);
-// docs/development.md ("What start-up costs") says what each saves. The output is plain
+// docs/performance.md ("What start-up costs") says what each saves. The output is plain
 // JavaScript for every Node of the engines range, the same from every build.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -11,7 +11,7 @@
 // with TypeScript's parser (no pattern matching of text): a wrapper is the only argument of a
 // call that initialises a top-level `var`/`let`/`const`, an arrow function with a block body.
 // An arrow that reads `this`, `arguments`, `new.target` or `super` of its surroundings, or is
-// async, is left as it is: a function would have its own. docs/development.md ("What
+// async, is left as it is: a function would have its own. docs/performance.md ("What
 // start-up costs") has what it saves; test/unit/eager-wrappers.test.ts pins the pass.
 import ts from 'typescript';
 

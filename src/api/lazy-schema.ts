@@ -1,4 +1,4 @@
-// A start-up trick (docs/development.md, "What start-up costs"): the API's zod schemas are
+// A start-up trick (docs/performance.md, "What start-up costs"): the API's zod schemas are
 // built on first use instead of at import. Building all of them costs ~6 ms of CPU on every
 // command that loads src/api/schemas.ts, while a command uses a handful (`cars --json`
 // builds only Car). The schemas stay described once, where they are: `lazy(() => z.…)`

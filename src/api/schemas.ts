@@ -4,7 +4,7 @@
 // payload as the server sent it.
 //
 // zod/mini, not the classic API: the same validation core, but a fifth of the code to
-// load and cheap schema objects, which is ~12 ms of every command's start-up (docs/development.md).
+// load and cheap schema objects, which is ~12 ms of every command's start-up (docs/performance.md).
 // Schemas still have .parse() and .safeParse(); wrappers are functions (z.optional(x)).
 // Every schema is built on first use, `lazy(() => …)` (src/api/lazy-schema.ts says why), and
 // zod itself is set up then too (src/api/zod.ts).

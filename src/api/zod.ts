@@ -6,7 +6,7 @@
 // The build puts scripts/zod-on-first-use.ts in this module's place for every other module:
 // it loads this one, and with it zod, the first time a member of `z` is read rather than when
 // the client loads, so a command that builds no schema never runs zod's module bodies
-// (`cars --json` checks its page without zod: ~4 ms of CPU on Node 22, docs/development.md).
+// (`cars --json` checks its page without zod: ~4 ms of CPU on Node 22, docs/performance.md).
 import * as mini from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 

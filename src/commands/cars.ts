@@ -26,7 +26,7 @@ export const MAX_PAGE_CONCURRENCY = 4;
 /**
  * The fields the spec documents for a car, offered by `--json <fields>` even when absent.
  * Asked for only when fields are selected: reading them builds the Car schema, which a
- * plain `cars --json` never needs (start-up, docs/development.md).
+ * plain `cars --json` never needs (start-up, docs/performance.md).
  */
 const carFields = (): readonly string[] => Object.keys(S.Car.shape);
 

@@ -2,7 +2,7 @@
 // Whether colour is on is decided once, in resolveGlobals (--no-color, NO_COLOR,
 // FORCE_COLOR, a TTY). Written here rather than taken from chalk, whose colour detection
 // and style tables run when it is loaded, on every command, even with colour off
-// (docs/development.md, "What start-up costs"); test/unit/style.test.ts holds the output
+// (docs/performance.md, "What start-up costs"); test/unit/style.test.ts holds the output
 // to chalk's, byte for byte.
 
 export interface Style {

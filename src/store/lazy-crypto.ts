@@ -1,5 +1,5 @@
 // node:crypto for the journal, loaded on first use. The commands that talk to the API share
-// one chunk (docs/development.md, start-up item 2), and every ES import in it loads when any
+// one chunk (docs/performance.md, item 2), and every ES import in it loads when any
 // of them runs: an `import ... from 'node:crypto'` here made every read command load crypto
 // and, through the module namespace node builds for an ES import of a builtin, webcrypto
 // (~2 ms of `cars --json` on Node 22). Only a create or a cancel hashes or draws a key.

@@ -1,6 +1,6 @@
 // The edges of the write path's pure rules: each expectation sits on a boundary that a
 // one-character change (`>=` for `>`, `<` for `<=`) would move (mutation testing,
-// docs/development.md "Mutation testing").
+// docs/mutation-testing.md "Mutation testing").
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_WRITE_RETRIES,

@@ -1,5 +1,5 @@
 // The write path's promises that no other test looked at (found by mutation testing,
-// docs/development.md "Mutation testing"): a final 5xx keeps the key for the rerun, and
+// docs/mutation-testing.md "Mutation testing"): a final 5xx keeps the key for the rerun, and
 // what a person at a terminal sees while a create or cancel is retried or resumed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

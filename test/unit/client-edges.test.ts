@@ -1,4 +1,4 @@
-// The request sender's edges that mutation testing found unpinned (docs/development.md,
+// The request sender's edges that mutation testing found unpinned (docs/mutation-testing.md,
 // "Mutation testing"): what an error, a retry and a trace say exactly, which bytes are
 // refused before reading, what a caller's headers become, and the loopback rule's anchors.
 import { createServer, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// Journal behaviour that mutation testing found unpinned (docs/development.md, "Mutation
+// Journal behaviour that mutation testing found unpinned (docs/mutation-testing.md, "Mutation
 // testing"): which calls write the file and which leave it alone, what touch, complete and
 // settle do with an absent entry, clear's filters, the messages people read, the option
 // checks, and the stable credential fingerprint.

@@ -1,6 +1,6 @@
 // What the journal accepts from disk, how it names a command, and which read errors it
 // refuses to mistake for "no journal yet". Each of these was a change to journal.ts that
-// no test caught (mutation testing, docs/development.md "Mutation testing").
+// no test caught (mutation testing, docs/mutation-testing.md "Mutation testing").
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // Edges of redaction, sanitising, safe JSON text and date ranges that a one-character
-// change to the code slipped past (mutation testing, docs/development.md "Mutation testing").
+// change to the code slipped past (mutation testing, docs/mutation-testing.md "Mutation testing").
 import { describe, expect, it } from 'vitest';
 import { holdsSecret, maskSecrets, redactHeader, scrubSecrets } from '../../src/text/redact.js';
 import { isRelativeDate, parseDateRange, resolveDateInput } from '../../src/input/dates.js';

@@ -1,4 +1,4 @@
-// carrental reaches into undici's private files, for start-up time (docs/development.md):
+// carrental reaches into undici's private files, for start-up time (docs/performance.md):
 // src/api/transport.ts imports the Agent, EnvHttpProxyAgent, the request and connect API,
 // the Dispatcher base and the redirect and decompress interceptors from lib/ instead of
 // the package entry (which loads fetch, WebSocket, caches and mocks too), and
