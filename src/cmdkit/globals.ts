@@ -2,7 +2,7 @@
 // command gets (src/session/context.ts): what the command line says, so the CLI's kit, not
 // the session both front ends share.
 import { usageError } from '../errors.js';
-import { parseJsonFields } from '../render/json-select.js';
+import { parseJsonFields } from '../input/json-fields.js';
 import type { Globals, IO } from '../session/context.js';
 import { agentName, isAccessible } from './agent.js';
 import type { OptionsInput } from './command-types.js';

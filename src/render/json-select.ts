@@ -3,17 +3,6 @@
 // `active` and `history`; only the items are cut down.
 import { usageError } from '../errors.js';
 
-const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export function parseJsonFields(text: string): string[] {
-  const fields = text.split(',').map((f) => f.trim());
-  const bad = fields.find((f) => !FIELD_RE.test(f));
-  if (bad !== undefined) {
-    throw usageError(`--json takes a comma-separated list of field names, got "${text.replace(/[^\x20-\x7e]/g, '?')}"`, 'for example `cars --json car_alias,name` (arguments such as a uuid go before --json); --jq reaches anything deeper');
-  }
-  return [...new Set(fields)];
-}
-
 export interface SelectOptions {
   /** Members of an object payload that are lists of items (a page's `cars`). */
   lists?: readonly string[];

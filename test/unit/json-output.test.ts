@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { arrayElements, arrayElementsAt, memberSpan, reindent, rootSpan } from '../../src/text/json-scan.js';
 import { rawPayload } from '../../src/text/raw-json.js';
-import { parseJsonFields, selectFields } from '../../src/render/json-select.js';
+import { parseJsonFields } from '../../src/input/json-fields.js';
+import { selectFields } from '../../src/render/json-select.js';
 import { prepareJq, runJq } from '../../src/render/jq.js';
 import { usageError } from '../helpers/failure.js';
 
