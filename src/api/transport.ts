@@ -210,7 +210,7 @@ function proxyClient(origin: URL, opts: { connect: buildConnector.connector }): 
 
 /** The proxy closed the connection without answering the CONNECT request. */
 export class ProxyClosed extends Error {
-  readonly code = 'CARRENTAL_PROXY_CLOSED';
+  readonly code = 'ERR_PROXY_CLOSED'; // not CARRENTAL_-prefixed: that prefix names environment variables
   constructor(cause: unknown) {
     super('the proxy closed the connection without answering the tunnel request', { cause });
     this.name = 'ProxyClosed';

@@ -14,8 +14,8 @@ const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** The set-up: from the top to the paragraph that starts describing the tool. */
 const setup = readme.slice(0, readme.indexOf('**carrental** searches'));
 
-/** Programs of Debian's essential set (always there) and the toolchain itself: not listed. */
-const ESSENTIAL = new Set(['bash', 'sh', 'cat', 'mkdir', 'mkfifo', 'readlink', 'mount', 'umount', 'runuser', 'apt-get', 'npm', 'node', 'env', 'sleep', 'stty', 'more']);
+/** Programs of Debian's essential set (always there), the toolchain and carrental itself: not listed. */
+const ESSENTIAL = new Set(['carrental', 'bash', 'sh', 'cat', 'mkdir', 'mkfifo', 'readlink', 'mount', 'umount', 'runuser', 'apt-get', 'npm', 'node', 'env', 'sleep', 'stty', 'more']);
 /** A program the tests start → the Debian package that has it. */
 const PACKAGE_OF: Record<string, string> = { ps: 'procps', chromium: 'chromium' };
 

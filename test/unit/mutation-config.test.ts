@@ -1,5 +1,5 @@
 // stryker.config.mjs mutates the MCP write path by line ranges; this keeps them on the
-// functions they are meant for when tools.ts or server.ts change.
+// functions they are meant for when src/mcp/tools/booking.ts or server.ts change.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs config without types
