@@ -5,11 +5,11 @@
 // store is bounded (MAX_RESERVATIONS). It goes when Node 20 does (docs/sandbox.md, "The state file").
 import * as fs from 'node:fs';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
+import { apiError } from './errors.js';
 import { seedState } from './fixtures.js';
 import {
   type ResolvedStoreOptions,
   StateFileError,
-  StateWriteError,
   type Store,
   backupPathFor,
   checkExpected,
@@ -146,11 +146,13 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   }
   checkExpected(path, state!, opts);
 
-  /** A write past the bound: one line naming the way out; the state is left as it was. */
+  /**
+   * A write past the bound: one line naming the way out; the state is left as it was. An
+   * API error (409 sandbox_state_full), so a server answers it as a refusal and the CLI
+   * exits 5 without leaving the create pending.
+   */
   const full = (count: number) =>
-    new StateWriteError(
-      `sandbox state file ${path}: it holds ${count} reservations, the most the Node 20 store keeps (${bound}); no reservation was added: ${NEEDS_22}`,
-    );
+    apiError('sandbox_state_full', `sandbox state file ${path}: it holds ${count} reservations, the most the Node 20 store keeps (${bound}); no reservation was added: ${NEEDS_22}`);
 
   let queue: Promise<unknown> = Promise.resolve();
   const serialize = <T>(task: () => T | Promise<T>): Promise<T> => {

@@ -3,15 +3,18 @@
 // naming Node 22.13+ and `carrental sandbox reset`, and below it a create stays cheap.
 // Runs on any Node (the JSON store is forced).
 import { randomUUID } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/sandbox/config.js';
 import { fleetOf } from '../../src/sandbox/context.js';
 import { licenceState } from '../../src/sandbox/facts.js';
+import type { ApiError } from '../../src/sandbox/errors.js';
 import { MAX_RESERVATIONS } from '../../src/sandbox/json-store.js';
 import { cancelReservation, createReservation, payRentInvoice } from '../../src/sandbox/rules.js';
 import { anchorDay, type SandboxState } from '../../src/sandbox/state.js';
+import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { type Store, openStore } from '../../src/sandbox/store.js';
 import { FIXED_NOW, tempDir } from './harness.js';
 
@@ -88,11 +91,11 @@ describe("the Node 20 store's bound", () => {
       () => null,
       (err: Error) => err,
     );
-    expect(refused).toMatchObject({ name: 'StateWriteError' });
-    expect(refused?.message).toBe(
+    expect(refused).toMatchObject({ code: 'sandbox_state_full', status: 409 });
+    expect((refused as ApiError).description).toBe(
       `sandbox state file ${statePath}: it holds ${bound} reservations, the most the Node 20 store keeps (${bound}); no reservation was added: run it with Node 22.13 or later, or \`carrental sandbox reset -y\` to discard it and re-seed`,
     );
-    expect(refused?.message).not.toContain('\n');
+    expect((refused as ApiError).description).not.toContain('\n');
     // nothing was written, in memory or on disk
     expect(readFileSync(statePath, 'utf8')).toBe(file);
     expect(count(store)).toBe(bound);
@@ -108,7 +111,7 @@ describe("the Node 20 store's bound", () => {
     await store.close();
     // another process opening it sees the same bound
     const again = await open(statePath);
-    await expect(again.transact((d) => book(d, 60))).rejects.toMatchObject({ name: 'StateWriteError' });
+    await expect(again.transact((d) => book(d, 60))).rejects.toMatchObject({ code: 'sandbox_state_full' });
     await again.close();
   });
 
@@ -129,8 +132,29 @@ describe("the Node 20 store's bound", () => {
     console.log(`CPU per create at ${MAX_RESERVATIONS - 5}: ${costs.join(', ')} ms`);
     expect(costs[2], `CPU per create (ms): ${costs.join(', ')}`).toBeLessThan(150);
     expect(count(store)).toBe(MAX_RESERVATIONS);
-    await expect(store.transact((d) => book(d, 2000))).rejects.toThrow(/holds \d+ reservations, the most the Node 20 store keeps .*Node 22\.13 or later.*carrental sandbox reset -y/);
+    await expect(store.transact((d) => book(d, 2000))).rejects.toHaveProperty('description', expect.stringMatching(/holds \d+ reservations, the most the Node 20 store keeps .*Node 22\.13 or later.*carrental sandbox reset -y/));
     expect(count(store)).toBe(MAX_RESERVATIONS);
     await store.close();
+  }, 60_000);
+
+  // the CLI chooses its store by the Node it runs on: the JSON store only where there is no node:sqlite
+  it.skipIf(loadSqlite() !== null)('the CLI (built dist/): a refused reserve is one error line naming Node 22.13+ and `sandbox reset`, exit 5, and nothing is left pending', () => {
+    const env = {
+      PATH: process.env.PATH,
+      HOME: join(dir, 'home'),
+      CARRENTAL_CONFIG_DIR: join(dir, 'home', 'c'),
+      CARRENTAL_STATE_DIR: join(dir, 'home', 's'),
+      CARRENTAL_DATA_DIR: join(dir, 'home', 'd'),
+      CARRENTAL_SANDBOX_STATE: join(dir, 'state.json'),
+      CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS: '10', // the seed's trips: full from the start
+    };
+    const cli = (...args: string[]) => spawnSync(process.execPath, [join(process.cwd(), 'bin/carrental.js'), '--sandbox', ...args], { cwd: dir, encoding: 'utf8', env });
+    const r = cli('reserve', 'toyota-camry-1001', '--from', '2027-02-10 10:00', '--days', '2', '--yes');
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error:'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^error: The sandbox state is full: sandbox state file .*: it holds 10 reservations, the most the Node 20 store keeps \(10\); no reservation was added: run it with Node 22\.13 or later, or `carrental sandbox reset -y` .*\(sandbox_state_full, request req_\w+\)$/);
+    expect(r.status).toBe(5);
+    expect(cli('pending').stderr).toContain('no pending reserve or cancel commands');
+    expect(cli('trips', '--json').status).toBe(0);
   }, 60_000);
 });
