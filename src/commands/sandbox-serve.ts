@@ -74,7 +74,8 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
   }
   ctx.onCleanup(() => sandbox.close());
   if (sandbox.store === 'json') {
-    out.warn(`Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change. Node 22.13 or later keeps it in an SQLite database.`);
+    // 500: MAX_RESERVATIONS of src/sandbox/json-store.ts (written out: this module loads no store; the test compares the two)
+    out.warn(`Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change, and holds at most 500 reservations. Node 22.13 or later keeps it in an SQLite database.`);
   }
 
   const info = { base_url: sandbox.baseUrl, app_url: sandbox.appUrl, keys: sandbox.keys };

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CarsPage } from '../../src/api/schemas.js';
 import type { InStream } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
+import { MAX_RESERVATIONS } from '../../src/sandbox/json-store.js';
 import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { FakeOut, runCommand, TestHome } from '../helpers/cli.js';
 
@@ -85,7 +86,7 @@ describe('sandbox serve', () => {
     expect(await s.stop()).toBe(0);
     const notices = s.stderr.text().split('\n').filter((l) => l.includes('node:sqlite'));
     if (loadSqlite()) expect(notices).toEqual([]);
-    else expect(notices).toEqual([`warning: Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change. Node 22.13 or later keeps it in an SQLite database.`]);
+    else expect(notices).toEqual([`warning: Node ${process.versions.node} has no node:sqlite: the state is one JSON document, rewritten whole on every change, and holds at most ${MAX_RESERVATIONS} reservations. Node 22.13 or later keeps it in an SQLite database.`]);
   });
 
   it('hidden --fleet-size, --seed and --no-rate-limit reach the sandbox; --reset re-seeds', async () => {
