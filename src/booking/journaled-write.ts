@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { isCertificateError, type Failure, type RetryPolicy } from '../api/client.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../render/output.js';
-import { rerunCommand, SANDBOX_JOURNAL_URL, tripsCommand } from './rerun.js';
+import { SANDBOX_JOURNAL_URL } from './journal-url.js';
 import {
   credentialFingerprint,
   SentElsewhere,
@@ -189,11 +189,25 @@ export function journalBaseUrl(target: Pick<WriteTarget, 'sandbox' | 'baseUrl'>)
   return target.sandbox ? SANDBOX_JOURNAL_URL : target.baseUrl;
 }
 
-/** What a front end adds, in its own words, to the lines a write prints. */
+/**
+ * What a front end adds, in its own words, to the lines a write prints: the core names no
+ * command of either front end (the CLI's words are src/cmdkit/rerun.ts's cliWriteWords).
+ */
 export interface WriteWords {
   /** After "replaying idempotency key K" of a create: how to book another instead (the CLI names its flag). */
   bookAnother?: string;
+  /** What the embedded sandbox is called where a refusal says a write went (default "the embedded sandbox"). */
+  sandbox?: string;
+  /** How to finish a write whose outcome is unknown, after "finish it where it was sent" (the CLI: its `pending` line). */
+  finishPending?: (entry: JournalEntry) => string;
+  /**
+   * What shows a reservation (or, without a uuid, the reservations): "X shows it". `sentTo`
+   * is the journal entry of a write sent to another address, whose API the answer names.
+   */
+  seeReservation?: (uuid: string | undefined, sentTo?: Pick<JournalEntry, 'baseUrl' | 'profile'>) => string;
 }
+
+const seeDefault = () => 'the list of trips';
 
 export class JournaledWrite {
   private announced?: string;
@@ -249,24 +263,25 @@ export class JournaledWrite {
   private reword(err: unknown): never {
     if (!(err instanceof SentElsewhere)) throw err;
     const e = err.entry;
-    const where = e.baseUrl === SANDBOX_JOURNAL_URL ? 'the embedded sandbox (--sandbox)' : e.baseUrl;
+    const where = e.baseUrl === SANDBOX_JOURNAL_URL ? (this.words.sandbox ?? 'the embedded sandbox') : e.baseUrl;
+    const see = this.words.seeReservation ?? seeDefault;
     const create = e.operation === 'createReservation';
     const another = create ? `; ${this.words.bookAnother ?? 'a create with fresh books another'} anyway` : '';
     const now = this.ctx.now().getTime();
     if (e.state === 'pending') {
-      const rerun = rerunCommand(e);
+      const finish = this.words.finishPending?.(e);
       throw new CliError(
         'usage',
         `an identical ${NOUN[e.operation]} was sent to ${where} ${formatAge(now - Date.parse(e.createdAt))} ago and its outcome is not known yet (idempotency key ${e.key}): nothing was sent`,
         {
-          hint: `it is the same request with the same API key, whatever the address: finish it where it was sent, as \`carrental pending\` shows${rerun ? ` (\`${rerun}\`)` : ''}${another}`,
+          hint: `it is the same request with the same API key, whatever the address: finish it where it was sent${finish ? `, ${finish}` : ''}${another}`,
         },
       );
     }
     const age = formatAge(now - Date.parse(e.doneAt!));
     if (!create) throw new CliError('usage', `already cancelled by this same command through ${where} ${age} ago: nothing was sent`);
     throw new CliError('usage', `already reserved by this same command through ${where} ${age} ago${e.result ? `: ${e.result}` : ''}; nothing was sent`, {
-      hint: `${e.result ? `\`${tripsCommand(e, e.result)}\` shows it` : 'check `carrental trips`'}${another}`,
+      hint: `${e.result ? `${see(e.result, e)} shows it` : `check ${see(undefined, e)}`}${another}`,
     });
   }
 
@@ -382,7 +397,7 @@ export class JournaledWrite {
     const uuid = entry.operation === 'createReservation' ? entry.result : entry.target;
     const kind = err instanceof CliError && err.kind === 'interrupted' ? 'interrupted' : 'unavailable';
     return new CliError(kind, `this same ${noun} ${what} ${age} ago; replaying its answer failed (${cause}), and nothing new was done`, {
-      hint: `\`carrental trips${uuid ? ` ${uuid}` : ''}\` shows it; rerunning replays the same answer (idempotency key ${entry.key})`,
+      hint: `${(this.words.seeReservation ?? seeDefault)(uuid ?? undefined)} shows it; rerunning replays the same answer (idempotency key ${entry.key})`,
       cause: err,
     });
   }

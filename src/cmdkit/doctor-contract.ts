@@ -22,7 +22,7 @@ import { credentialFingerprint } from '../store/journal.js';
 import { stateDir } from '../store/paths.js';
 import { requireConfirmable } from './confirm.js';
 import { formatAge, journalBaseUrl, JournaledWrite } from '../booking/journaled-write.js';
-import { BOOK_ANOTHER } from './hints.js';
+import { cliWriteWords } from './rerun.js';
 import { clockNow } from './trip-dates.js';
 import { inquirerPrompter, type Prompter } from './reserve-prompts.js';
 
@@ -136,7 +136,7 @@ class Ledger {
 
 /** Create and cancel through the journal, as `reserve` and `cancel` do: a crash mid-way is finished by a rerun. */
 function journaledWrites(ctx: Context, out: Output, target: Parameters<typeof requireKey>[0] & ConstructorParameters<typeof JournaledWrite>[2]): WriteFlow & { recover(): Promise<void> } {
-  const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
+  const writer = new JournaledWrite(ctx, out, target, undefined, cliWriteWords({ create: true }));
   const ledger = new Ledger(join(stateDir(ctx.env), 'contract-writes.json'));
   const api = journalBaseUrl(target);
   const credential = credentialFingerprint(target.apiKey ?? '');

@@ -13,7 +13,7 @@ import type { Output } from '../render/output.js';
 import { rawPayload } from '../text/raw-json.js';
 import { clean, cleanText } from '../text/sanitize.js';
 import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
-import { BOOK_ANOTHER } from '../cmdkit/hints.js';
+import { cliWriteWords } from '../cmdkit/rerun.js';
 import { parseWriteKey } from '../input/parse.js';
 import { decisionKey, journalDecision, printDryRun, refuseReadOnly } from '../cmdkit/dry-run.js';
 import { walkPages } from '../api/page-walk.js';
@@ -202,7 +202,7 @@ async function journaledWrite(
     const uuid = decodeURIComponent(req.path.split(/[?#]/)[0].replace(/\/+$/, '').split('/').pop()!).toLowerCase();
     command = { operation: 'cancelReservation', target: uuid, request: { uuid }, key };
   }
-  const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
+  const writer = new JournaledWrite(ctx, out, target, undefined, cliWriteWords({ create: true }));
   if (req.input.dryRun) {
     refuseReadOnly(target);
     const journal = journalDecision(await writer.pending(command, { readOnly: true }), ctx.now(), key);

@@ -16,6 +16,7 @@ import { renderCancellationOutcome } from '../render/trip.js';
 import type { JournalEntry } from '../store/journal.js';
 import { cliPrefix, requireConfirmable } from '../cmdkit/confirm.js';
 import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
+import { cliWriteWords } from '../cmdkit/rerun.js';
 import { parseWriteKey } from '../input/parse.js';
 import { cancelCommand, commitCancel, planCancel } from '../booking/reservations.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cmdkit/dry-run.js';
@@ -60,7 +61,7 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   requireKey(target);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));
-  const writer = new JournaledWrite(ctx, out, target);
+  const writer = new JournaledWrite(ctx, out, target, undefined, cliWriteWords({ create: false }));
   if (input.dryRun) return dryCancel(ctx, uuid, key, await writer.pending(cancelCommand(uuid, key), { readOnly: true }));
   const deps = { api, writer, out, now: () => ctx.now() };
   const plan = await planCancel(deps, uuid, key);

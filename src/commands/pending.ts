@@ -11,9 +11,9 @@ import { inquirerPrompter, type Prompter } from '../cmdkit/reserve-prompts.js';
 
 const VERB = { createReservation: 'reserve', cancelReservation: 'cancel' } as const;
 
-// The rerun line of an entry is the booking core's (a refusal names it too): re-exported.
-export { rerunCommand, requestProblem, shellWord } from '../booking/rerun.js';
-import { rerunCommand, requestProblem } from '../booking/rerun.js';
+// The rerun line of an entry is the kit's (a refusal of reserve/cancel names it too): re-exported.
+export { rerunCommand, requestProblem, shellWord } from '../cmdkit/rerun.js';
+import { rerunCommand, requestProblem } from '../cmdkit/rerun.js';
 
 /**
  * The fingerprint of the key this profile would send (flags, environment, profile, the

@@ -15,7 +15,7 @@ import { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { cliPrefix, requireConfirmable } from '../cmdkit/confirm.js';
 import { formatAge, isDefinitiveRefusal, JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
-import { BOOK_ANOTHER } from '../cmdkit/hints.js';
+import { cliWriteWords } from '../cmdkit/rerun.js';
 import { createCommand, createReservation } from '../booking/reservations.js';
 import { decisionKey, journalDecision, previewOf, printDryRun, refuseReadOnly, tripFromList } from '../cmdkit/dry-run.js';
 import { parseAlias, parseWriteKey } from '../input/parse.js';
@@ -163,7 +163,7 @@ async function book(
   let complete = settled.choice;
   let body = buildCreateRequest(complete);
   let command = createCommand(body, { key, fresh });
-  const writer = new JournaledWrite(ctx, out, target, undefined, { bookAnother: BOOK_ANOTHER });
+  const writer = new JournaledWrite(ctx, out, target, undefined, cliWriteWords({ create: true }));
 
   let resuming = await writer.pending(command, { readOnly: !!dry });
   const talk = stderrOutput(ctx);

@@ -177,7 +177,7 @@ export async function runMcpServer(input: McpInput, ctx: Context): Promise<numbe
     target,
     out,
     now: () => ctx.now(),
-    writer: writes.ok ? new JournaledWrite(quiet, out, target) : undefined,
+    writer: writes.ok ? new JournaledWrite(quiet, out, target, undefined, { seeReservation: () => 'list_trips' }) : undefined,
     confirmations: writes.ok ? new Confirmations(secret, () => ctx.now()) : undefined,
     requireCustomer: !!input.requireCustomer,
   };

@@ -61,6 +61,8 @@ export const ERROR_CATALOG = {
   car_not_available: { status: 409, error: 'Car not available for these dates' },
   driver_not_approved: { status: 409, error: 'Driver not approved to drive' },
   payment_in_progress: { status: 500, error: 'A payment is in progress' },
+  // a definite refusal (nothing was created), so a 4xx: a 5xx would leave the create pending as of unknown outcome
+  sandbox_state_full: { status: 409, error: 'The sandbox state is full' },
   sandbox_state_unavailable: { status: 503, error: 'The sandbox state file cannot be used' },
   internal_error: { status: 500, error: 'Internal error' },
 } as const satisfies Record<string, ErrorDef>;

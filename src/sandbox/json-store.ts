@@ -1,10 +1,11 @@
 // The Node 20 store, and the in-memory one: the whole state as one JSON document (the
 // version 1 format), read again when another process replaced it, and written whole and
 // atomically (temp file, fsync, rename) under the file lock, so every guarantee of the
-// SQLite store holds except scale: a write costs the size of the whole state. It goes
-// when Node 20 does (docs/sandbox.md, "The state file").
+// SQLite store holds except scale: a write costs the size of the whole state, so the
+// store is bounded (MAX_RESERVATIONS). It goes when Node 20 does (docs/sandbox.md, "The state file").
 import * as fs from 'node:fs';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
+import { apiError } from './errors.js';
 import { seedState } from './fixtures.js';
 import {
   type ResolvedStoreOptions,
@@ -22,6 +23,21 @@ import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import type { SandboxState } from './state.js';
 
 const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -y` to discard it and re-seed';
+
+/**
+ * The most reservations this store keeps. Every change parses and stringifies the whole
+ * document, so its CPU and the server's memory grow with the history: at this bound a create
+ * costs about 50 ms of CPU and the server stays well under 300 MB (Node 20.20.2, figures in
+ * docs/sandbox.md, "Node 20's bound"); at 10,000 it was 1 s and 1.4 GB. Past it a write that
+ * adds a reservation is refused; reads, cancels and every other write keep working.
+ * CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS overrides it, for tests only (undocumented).
+ */
+export const MAX_RESERVATIONS = 500;
+
+const maxReservations = () => {
+  const env = Number(process.env.CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS);
+  return Number.isInteger(env) && env > 0 ? env : MAX_RESERVATIONS;
+};
 
 /** `path` as the user gave it (messages name it); `real` through its links (every file operation and lock uses it). */
 export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null, real: string | null): Promise<Store> {
@@ -44,8 +60,8 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
       throw err;
     }
   };
-  const write = (next: SandboxState) => {
-    const t = JSON.stringify(next);
+  /** `t` is `next` stringified (compact): the caller has it already, and a stringify is most of a write's cost. */
+  const write = (next: SandboxState, t = JSON.stringify(next)) => {
     // to the real path: through a symbolic link to its target, never over the link
     try {
       writeFileAtomicSync(file, t, { mode: 0o600 });
@@ -130,6 +146,14 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   }
   checkExpected(path, state!, opts);
 
+  /**
+   * A write past the bound: one line naming the way out; the state is left as it was. An
+   * API error (409 sandbox_state_full), so a server answers it as a refusal and the CLI
+   * exits 5 without leaving the create pending.
+   */
+  const full = (count: number) =>
+    apiError('sandbox_state_full', `sandbox state file ${path}: it holds ${count} reservations, the most the Node 20 store keeps (${bound}); no reservation was added: ${NEEDS_22}`);
+
   let queue: Promise<unknown> = Promise.resolve();
   const serialize = <T>(task: () => T | Promise<T>): Promise<T> => {
     const run = queue.then(task);
@@ -137,6 +161,8 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
     return run;
   };
   let checkedThisTurn = false;
+  const bound = maxReservations();
+  const countOf = (s: SandboxState) => Object.keys(s.reservations).length;
 
   return {
     path,
@@ -156,11 +182,16 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
       serialize(async () => {
         const apply = () => {
           if (path !== null) refresh();
+          // The draft is a copy (nothing is kept if fn throws); `text` is the committed state,
+          // so this parse is the only one, and the one stringify below serves both the
+          // "changed?" check and the write.
           const draft = JSON.parse(text) as SandboxState;
           const result = fn(draft);
           const after = JSON.stringify(draft);
           if (after !== text) {
-            if (path !== null) write(draft);
+            const count = countOf(draft);
+            if (path !== null && count > bound && count > countOf(state)) throw full(countOf(state));
+            if (path !== null) write(draft, after);
             else text = after;
             state = draft;
           }

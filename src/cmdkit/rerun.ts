@@ -1,11 +1,12 @@
 // The command line that finishes a journal entry (same profile, same API, same request):
 // what `carrental pending` prints, and what a refusal names when the same command was
-// sent to another address.
+// sent to another address. It is the CLI's wording, so it lives in the kit: the booking
+// core takes it as WriteWords (cliWriteWords below), and MCP words its own.
 import type { ReservationCreateRequest } from '../api/schemas.js';
+import { SANDBOX_JOURNAL_URL } from '../booking/journal-url.js';
+import type { WriteWords } from '../booking/journaled-write.js';
 import type { JournalEntry } from '../store/journal.js';
-
-/** What the journal records as the API: the embedded sandbox gets a fresh port every run, so it is just "sandbox". */
-export const SANDBOX_JOURNAL_URL = 'sandbox';
+import { BOOK_ANOTHER } from './hints.js';
 
 /** Quotes a word for a POSIX shell only when it needs it. */
 export function shellWord(word: string): string {
@@ -67,4 +68,22 @@ function prefixWords(entry: Pick<JournalEntry, 'baseUrl' | 'profile'>): string[]
 /** `carrental --base-url <its API> trips <uuid>`: where a finished create can be seen. */
 export function tripsCommand(entry: Pick<JournalEntry, 'baseUrl' | 'profile'>, uuid: string): string {
   return [...prefixWords(entry), 'trips', uuid].map(shellWord).join(' ');
+}
+
+/**
+ * What the CLI adds to the lines a journaled write prints: its flag for booking another,
+ * its name for the sandbox, the `pending` line that finishes a write, the `trips` line
+ * that shows a reservation. `create` says whether the command books (reserve, api, the
+ * contract check) or cancels (cancel): only a create has another to book.
+ */
+export function cliWriteWords(opts: { create: boolean }): WriteWords {
+  return {
+    ...(opts.create ? { bookAnother: BOOK_ANOTHER } : {}),
+    sandbox: 'the embedded sandbox (--sandbox)',
+    finishPending: (entry) => {
+      const rerun = rerunCommand(entry);
+      return `as \`carrental pending\` shows${rerun ? ` (\`${rerun}\`)` : ''}`;
+    },
+    seeReservation: (uuid, sentTo) => `\`${sentTo && uuid ? tripsCommand(sentTo, uuid) : `carrental trips${uuid ? ` ${shellWord(uuid)}` : ''}`}\``,
+  };
 }

@@ -1,0 +1,160 @@
+// Node 20's store is bounded (issue 35): every change parses and stringifies the whole JSON
+// document, so past MAX_RESERVATIONS a write that adds a reservation is refused in one line
+// naming Node 22.13+ and `carrental sandbox reset`, and below it a create stays cheap.
+// Runs on any Node (the JSON store is forced).
+import { randomUUID } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/sandbox/config.js';
+import { fleetOf } from '../../src/sandbox/context.js';
+import { licenceState } from '../../src/sandbox/facts.js';
+import type { ApiError } from '../../src/sandbox/errors.js';
+import { MAX_RESERVATIONS } from '../../src/sandbox/json-store.js';
+import { cancelReservation, createReservation, payRentInvoice } from '../../src/sandbox/rules.js';
+import { anchorDay, type SandboxState } from '../../src/sandbox/state.js';
+import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
+import { type Store, openStore } from '../../src/sandbox/store.js';
+import { FIXED_NOW, tempDir } from './harness.js';
+
+const now = () => FIXED_NOW;
+const config = resolveConfig({ maxActiveReservations: 1e9 });
+const envOf = (draft: SandboxState) => ({ now: new Date(FIXED_NOW.getTime() + draft.clockOffsetMs), newId: randomUUID, config, fleet: fleetOf(draft), anchorDay: anchorDay(draft) });
+const day = (d: number) => new Date(FIXED_NOW.getTime() + d * 86_400_000).toISOString().slice(0, 10);
+
+/** Books one trip through the rules, as `POST /my/reservation` does; `i` spreads cars and dates. */
+function book(draft: SandboxState, i: number): string {
+  const env = envOf(draft);
+  const drivers = draft.customers.filter((c) => licenceState(c, env.now).approved);
+  const customer = drivers[i % drivers.length];
+  const car = env.fleet.cars[i % env.fleet.cars.length];
+  const d = 20 + (i % 300);
+  const body = { car_alias: car.car_alias, date_checkin: `${day(d)}T10:00`, date_checkout: `${day(d + 2)}T10:00`, options: { protection_plan: 'minimum', mileage_type: 'limited', delivery_type: 'pickup' } };
+  const uuid = createReservation(draft, env, customer, body);
+  const key = randomUUID();
+  draft.idempotency[`${customer.id}:${key}`] = { operation: 'createReservation', fingerprint: key, status: 200, body: JSON.stringify({ data: uuid }), created_at: env.now.toISOString() };
+  return uuid;
+}
+
+/**
+ * Grows the history to `count` reservations the way a CI job leaves it (paid, cancelled,
+ * with invoices and idempotency records): one is booked through the rules, the rest are
+ * copies of it under new ids (booking thousands through the rules would take minutes).
+ */
+async function grow(store: Store, count: number) {
+  await store.transact((draft) => {
+    const env = envOf(draft);
+    const uuid = book(draft, 0);
+    payRentInvoice(draft, env, uuid);
+    cancelReservation(draft, env, draft.customers.find((c) => c.id === draft.reservations[uuid].customer_id)!, uuid);
+    const rec = draft.reservations[uuid];
+    const invoices = Object.values(draft.invoices).filter((v) => v.reservation_uuid === uuid);
+    const idem = Object.entries(draft.idempotency).find(([, v]) => v.body.includes(uuid))!;
+    for (let n = Object.keys(draft.reservations).length; n < count; n++) {
+      const id = randomUUID();
+      draft.reservations[id] = { ...structuredClone(rec), uuid: id };
+      for (const inv of invoices) {
+        const iid = `${inv.id}-${n}`;
+        draft.invoices[iid] = { ...structuredClone(inv), id: iid, reservation_uuid: id };
+      }
+      draft.idempotency[`${idem[0]}-${n}`] = { ...idem[1], body: JSON.stringify({ data: id }) };
+    }
+  });
+}
+
+describe("the Node 20 store's bound", () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDir());
+  });
+  afterEach(() => {
+    delete process.env.CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS;
+    cleanup();
+  });
+  const open = (statePath: string) => openStore({ statePath, now, kind: 'json' });
+  const count = (store: Store) => Object.keys(store.read().reservations).length;
+
+  it('past the bound a create is refused in one line naming Node 22.13+ and `sandbox reset`; reads and other writes keep working', async () => {
+    const statePath = join(dir, 'state.json');
+    const seeded = await open(statePath);
+    const bound = count(seeded) + 2; // the seed's trips and two more
+    await seeded.close();
+    process.env.CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS = String(bound);
+    const store = await open(statePath);
+    const booked: string[] = [];
+    for (let i = 0; i < 2; i++) booked.push(await store.transact((d) => book(d, i)));
+    expect(count(store)).toBe(bound);
+    const file = readFileSync(statePath, 'utf8');
+    const refused = await store.transact((d) => book(d, 50)).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(refused).toMatchObject({ code: 'sandbox_state_full', status: 409 });
+    expect((refused as ApiError).description).toBe(
+      `sandbox state file ${statePath}: it holds ${bound} reservations, the most the Node 20 store keeps (${bound}); no reservation was added: run it with Node 22.13 or later, or \`carrental sandbox reset -y\` to discard it and re-seed`,
+    );
+    expect((refused as ApiError).description).not.toContain('\n');
+    // nothing was written, in memory or on disk
+    expect(readFileSync(statePath, 'utf8')).toBe(file);
+    expect(count(store)).toBe(bound);
+    // reads, and writes that add no reservation (a cancel, the promo bookkeeping), still work
+    const uuid = booked[0];
+    await store.transact((d) => {
+      cancelReservation(d, envOf(d), d.customers.find((c) => c.id === d.reservations[uuid].customer_id)!, uuid);
+    });
+    await store.transact((d) => {
+      d.usedPromos.somebody = ['X'];
+    });
+    expect(store.read().reservations[uuid].status).toBe('cancelled');
+    await store.close();
+    // another process opening it sees the same bound
+    const again = await open(statePath);
+    await expect(again.transact((d) => book(d, 60))).rejects.toMatchObject({ code: 'sandbox_state_full' });
+    await again.close();
+  });
+
+  it(`at the real bound (${MAX_RESERVATIONS}) a create is refused, one below it a create costs at most 50 ms of CPU (with headroom for a loaded machine)`, async () => {
+    const statePath = join(dir, 'state.json');
+    const store = await open(statePath);
+    await grow(store, MAX_RESERVATIONS - 5);
+    // the cost of a create near the bound, the median of 5 in this process
+    const costs: number[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const t = process.cpuUsage();
+      await store.transact((d) => book(d, 1000 + i));
+      const u = process.cpuUsage(t);
+      costs.push((u.user + u.system) / 1000);
+    }
+    costs.sort((a, b) => a - b);
+    // 50 ms on a quiet machine; 3x for a machine shared by a dozen test runs
+    console.log(`CPU per create at ${MAX_RESERVATIONS - 5}: ${costs.join(', ')} ms`);
+    expect(costs[2], `CPU per create (ms): ${costs.join(', ')}`).toBeLessThan(150);
+    expect(count(store)).toBe(MAX_RESERVATIONS);
+    await expect(store.transact((d) => book(d, 2000))).rejects.toHaveProperty('description', expect.stringMatching(/holds \d+ reservations, the most the Node 20 store keeps .*Node 22\.13 or later.*carrental sandbox reset -y/));
+    expect(count(store)).toBe(MAX_RESERVATIONS);
+    await store.close();
+  }, 60_000);
+
+  // the CLI chooses its store by the Node it runs on: the JSON store only where there is no node:sqlite
+  it.skipIf(loadSqlite() !== null)('the CLI (built dist/): a refused reserve is one error line naming Node 22.13+ and `sandbox reset`, exit 5, and nothing is left pending', () => {
+    const env = {
+      PATH: process.env.PATH,
+      HOME: join(dir, 'home'),
+      CARRENTAL_CONFIG_DIR: join(dir, 'home', 'c'),
+      CARRENTAL_STATE_DIR: join(dir, 'home', 's'),
+      CARRENTAL_DATA_DIR: join(dir, 'home', 'd'),
+      CARRENTAL_SANDBOX_STATE: join(dir, 'state.json'),
+      CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS: '10', // the seed's trips: full from the start
+    };
+    const cli = (...args: string[]) => spawnSync(process.execPath, [join(process.cwd(), 'bin/carrental.js'), '--sandbox', ...args], { cwd: dir, encoding: 'utf8', env });
+    const r = cli('reserve', 'toyota-camry-1001', '--from', '2027-02-10 10:00', '--days', '2', '--yes');
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error:'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^error: The sandbox state is full: sandbox state file .*: it holds 10 reservations, the most the Node 20 store keeps \(10\); no reservation was added: run it with Node 22\.13 or later, or `carrental sandbox reset -y` .*\(sandbox_state_full, request req_\w+\)$/);
+    expect(r.status).toBe(5);
+    expect(cli('pending').stderr).toContain('no pending reserve or cancel commands');
+    expect(cli('trips', '--json').status).toBe(0);
+  }, 60_000);
+});
