@@ -39,6 +39,16 @@ const commandCoreImporters = new Set(
     ...['index', 'admin', 'pages', 'openapi'].map((name) => `src/sandbox/${name}.ts`),
     // --json FIELDS / --jq, loaded by the tree before such a command runs
     'src/cli/json-output.ts',
+    // loaded lazily, but only inside a command that has loaded the core (doctor --contract,
+    // the MCP server over HTTP, the embedded sandbox's start and its reset), and sharing
+    // modules with it (the journal, the paths, the tables): without the import each such
+    // module became a chunk of its own that `cars --json` read too
+    'src/cmdkit/doctor-contract.ts',
+    'src/mcp/http.ts',
+    'src/session/embedded-sandbox.ts',
+    // the tables: Output renders them in every command; the tree loads the module itself
+    // only to fold an error's text on a terminal
+    'src/render/table.ts',
   ].map(source),
 );
 const commandCore = {

@@ -22,10 +22,10 @@ import { dirname } from 'node:path';
 import { fsyncDirSync } from '../store/atomic-file.js';
 import { seedState } from './fixtures.js';
 import type { SharedCounts } from './ratelimit.js';
-import { type SqliteDatabase, loadSqlite } from './sqlite-load.js';
-import { type Meta, type Statements, SCHEMA, SCHEMA_OBJECTS, metaOf, openDatabase, prepare, putMeta, writeState } from './sqlite-schema.js';
+import { type SqliteDatabase, type SqliteStatement, loadSqlite } from './sqlite-load.js';
+import { type Meta, type Statements, SCHEMA, SCHEMA_OBJECTS, metaOf, openDatabase, prepare, putMeta, putRecord, writeState } from './sqlite-schema.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
-import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex, tagsOf } from './state.js';
+import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex } from './state.js';
 import {
   type ResolvedStoreOptions,
   StateBusyError,
@@ -496,7 +496,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
   const sharedCounts: SharedCounts = {
     spend(name, window, limit) {
       if (spendStmt === null) {
-        counts = open(real, busyMs);
+        counts = openDatabase(real, busyMs);
         counts.exec('PRAGMA synchronous = OFF');
         // plain `?` only: Node 22.13's node:sqlite binds no positional value to a numbered
         // `?2` (it counts as named) and fails "column index out of range"

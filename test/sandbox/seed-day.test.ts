@@ -10,7 +10,7 @@ import { isAvailable } from '../../src/sandbox/availability.js';
 import { parseLocal } from '../../src/sandbox/clock.js';
 import { fleetOf } from '../../src/sandbox/context.js';
 import { seedAnchor, seedDay, seedState } from '../../src/sandbox/fixtures.js';
-import { extractExamples } from '../readme/examples.js';
+import { extractExamples } from '../readme/extract.js';
 import { PAGES } from '../readme/pages.js';
 import { ROOT } from '../helpers/bin.js';
 

@@ -74,8 +74,13 @@ function readModule(file: string, text: string): Module {
       }
       return; // the specifier is a module name, not a path the test reads
     }
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) {
       if (BUILD_PATH.test(node.text)) needs.push(`names ${JSON.stringify(node.text)}`);
+    }
+    // after an interpolation, a path goes on with a slash (`${ROOT}/dist/...`); a bare `.tmp`
+    // there ends a file's name (`state.json.${pid}.tmp`), not a path into .tmp/
+    if ((ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) && node.text.startsWith('/') && BUILD_PATH.test(node.text)) {
+      needs.push(`names ${JSON.stringify(node.text)}`);
     }
     ts.forEachChild(node, visit);
   };
@@ -132,6 +137,7 @@ describe('tests that need the build are `.e2e.`', () => {
           "expect(pkg.bin).toEqual({ carrental: 'bin/carrental.js' });",
           "readFileSync(join(ROOT, 'package.json'));",
           "writeFileSync(join(dir, 'journal.json.4242.7.tmp'), '');",
+          'writeFileSync(join(dir, `journal.json.${pid}.7.tmp`), `${x}.tmp`);',
           "packageDir('node_modules/@inquirer/core/dist/index.js');",
         ].join('\n'),
       }),
