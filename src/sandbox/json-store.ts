@@ -21,10 +21,14 @@ import {
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import type { SandboxState } from './state.js';
 
-const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -y` to discard it and re-seed';
+export const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -y` to discard it and re-seed';
 
-/** `path` as the user gave it (messages name it); `real` through its links (every file operation and lock uses it). */
-export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null, real: string | null): Promise<Store> {
+/**
+ * `path` as the user gave it (messages name it); `real` through its links (every file
+ * operation and lock uses it). Without a path, in memory: `initial` (a dry run's copy of a
+ * state file), else a freshly seeded state.
+ */
+export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null, real: string | null, initial?: SandboxState): Promise<Store> {
   const file = real ?? (path as string);
   let text = '';
   let state: SandboxState;
@@ -93,7 +97,7 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   };
 
   if (path === null) {
-    state = seeded();
+    state = initial ?? seeded();
     text = JSON.stringify(state);
   } else {
     // The usual case, a file this store wrote, opens without the lock; anything else is settled under it.
