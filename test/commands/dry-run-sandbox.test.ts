@@ -82,7 +82,7 @@ describe('--sandbox --dry-run writes nothing (issue 35)', () => {
     // what a killed Node 20 write leaves (pid 999999999 runs nowhere): a real command sweeps it, a dry run must not
     writeFileSync(join(home.dir, 'data', 'sandbox-state.json.999999999.1.tmp'), '{');
     const before = snapshot(home.dir);
-    for (const args of dryRuns(uuid)) {
+    for (const args of [...dryRuns(uuid), ['extend-link', uuid, '--to', '+6d 10:00', '--dry-run']]) {
       const r = await cli(args);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('dry run: nothing was sent and nothing was written');
