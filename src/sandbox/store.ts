@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { writeTarget } from '../store/atomic-file.js';
 import { NEEDS_22, openJsonStore } from './json-store.js';
 import { loadSqlite } from './sqlite-load.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { openSqliteStore, readSqliteState } from './sqlite-store.js';
 import type { SharedCounts } from './ratelimit.js';
 import type { SandboxState } from './state.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
@@ -338,8 +338,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
 /**
  * The state a dry run reads: what is at the path, read once into memory, with no lock, no
- * sweep, no folder or file created. An SQLite database (Node 22) is still opened as itself:
- * nothing reads one into memory yet, so a dry run's reads go to it as any command's would.
+ * sweep, no folder or file created; an SQLite database (Node 22) is read whole on a
+ * read-only connection.
  */
 async function openSnapshot(opts: ResolvedStoreOptions, path: string): Promise<Store> {
   const real = realStatePath(path);
@@ -348,7 +348,9 @@ async function openSnapshot(opts: ResolvedStoreOptions, path: string): Promise<S
   if (kind === 'foreign') throw new StateFileError(path, 'not a carrental sandbox state');
   if (kind === 'sqlite') {
     if (!loadSqlite()) throw new StateFileError(path, `an SQLite database, which needs Node 22.13 or later (this is Node ${process.versions.node})`, NEEDS_22);
-    return openSqliteStore(opts, path, real);
+    const state = readSqliteState(path, real);
+    checkExpected(path, state, opts);
+    return openJsonStore(opts, null, null, state);
   }
   let state: SandboxState;
   try {

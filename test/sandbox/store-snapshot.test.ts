@@ -64,4 +64,27 @@ describe('openStore({ snapshot: true })', () => {
     await expect(openStore({ statePath: path, now, snapshot: true })).rejects.toThrow(/needs Node 22\.13 or later/);
     expect(listing()).toEqual(['state.json']);
   });
+
+  it.skipIf(loadSqlite() === null)('an SQLite database: read whole on a read-only connection; no -wal or -shm created, bytes and mtime kept; a live writer\'s -wal is read through', async () => {
+    const path = join(dir, 'state.db');
+    const real = await openStore({ statePath: path, now, kind: 'sqlite' });
+    await real.transact((s) => void (s.clockOffsetMs = 3_600_000));
+    await real.close();
+    const bytes = readFileSync(path);
+    const mtime = statSync(path).mtimeMs;
+    expect(listing()).toEqual(['state.db']);
+    const store = await openStore({ statePath: path, now, snapshot: true });
+    expect(store.kind).toBe('memory');
+    expect(store.read().clockOffsetMs).toBe(3_600_000);
+    await store.close();
+    expect(listing()).toEqual(['state.db']);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(mtime);
+    // a server left running: its last commit may sit in the -wal only
+    const live = await openStore({ statePath: path, now, kind: 'sqlite' });
+    await live.transact((s) => void (s.clockOffsetMs = 7_200_000));
+    const seen = await openStore({ statePath: path, now, snapshot: true });
+    expect(seen.read().clockOffsetMs).toBe(7_200_000);
+    await live.close();
+  });
 });
