@@ -132,7 +132,7 @@ export async function run(input: ApiInput, ctx: Context): Promise<number> {
   if (input.paginate && method !== 'GET') throw usageError('--paginate follows the pages of a GET (for example GET /cars)');
   if (input.dryRun && (method === 'GET' || method === 'HEAD')) throw usageError(`--dry-run is for writes: a ${method} changes nothing, so send it`);
 
-  const { client, out, target } = await services(ctx);
+  const { client, out, target } = await services(ctx, { dryRun: input.dryRun });
   // the spec: anonymous operations take no credentials, none are sent on them
   const anonymous = input.anonymous || operation?.auth === 'none';
   const withKey = !anonymous && client.hasKey;

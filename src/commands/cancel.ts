@@ -57,7 +57,7 @@ export async function cancel(input: CancelInput, ctx: Context, prompter: Prompte
   const key = parseWriteKey(input.idempotencyKey);
   if (!input.dryRun) requireConfirmable(ctx, 'cancel');
 
-  const { api, out, target } = await services(ctx);
+  const { api, out, target } = await services(ctx, { dryRun: input.dryRun });
   requireKey(target);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));

@@ -13,7 +13,7 @@ import { LINK_NOTE, previewOf, printDryRun } from '../cmdkit/dry-run.js';
 
 export async function run(input: InputOf<'card-link'>, ctx: Context): Promise<number> {
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');
-  const { api, out, target } = await services(ctx);
+  const { api, out, target } = await services(ctx, { dryRun: input.dryRun });
   if (input.dryRun) return printDryRun(out, { command: 'card-link', request: await previewOf(api, (a) => a.cardAddLink()), notes: [LINK_NOTE] });
   const res = await api.cardAddLink();
   let opened: boolean | string | undefined;

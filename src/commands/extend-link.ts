@@ -71,7 +71,7 @@ export async function run(input: ExtendLinkInput, ctx: Context): Promise<number>
   let to = input.to !== undefined ? checkPartialDates({ to: input.to }).to : undefined;
   if (input.dryRun && input.open) throw usageError('--dry-run creates no link, so there is nothing to --open');
 
-  const { api, out, target } = await services(ctx);
+  const { api, out, target } = await services(ctx, { dryRun: input.dryRun });
   requireKey(target);
   // the server's clock only when there is a date to read (on loopback it may be asked for)
   const now = to ? await clockNow(ctx, target) : ctx.now();

@@ -58,7 +58,7 @@ export async function run(input: PayLinkInput, ctx: Context): Promise<number> {
   if (timeoutS !== undefined && !input.wait) throw usageError('--wait-timeout goes with --wait');
   if (input.dryRun && (input.open || input.wait)) throw usageError(`--dry-run creates no link, so there is nothing to ${input.open ? '--open' : '--wait'} for`);
 
-  const { api, out, target } = await services(ctx);
+  const { api, out, target } = await services(ctx, { dryRun: input.dryRun });
   requireKey(target);
   // a prefix becomes the one reservation of the customer it names, before anything else
   const uuid = await resolveReservation(api, ref, cliPrefix(ctx));

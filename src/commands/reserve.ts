@@ -103,7 +103,7 @@ export async function reserve(input: ReserveInput, ctx: Context, prompter: Promp
   if (!input.dryRun) requireConfirmable(ctx, 'reserve');
   const dry = input.dryRun ? { quote: input.quote !== false } : undefined;
 
-  const { api, out, target } = await services(ctx);
+  const { api, out, target } = await services(ctx, { dryRun: input.dryRun });
   requireKey(target);
 
   let car: Car;

@@ -36,6 +36,8 @@ export interface SandboxOptions {
   reset?: boolean;
   /** Check the whole state file when opening (a long-running server does). */
   verify?: boolean;
+  /** Read the state file, never write it or beside it (a `--dry-run`): see StoreOptions.snapshot. */
+  snapshot?: boolean;
   /** The store of a state file: default SQLite where node:sqlite exists (Node 22.13+), else the JSON document (tests force either). */
   store?: 'sqlite' | 'json';
   /** Rate budgets, max active reservations, operating hours, promo switch, ... (over CARRENTAL_SANDBOX_CONFIG). */
@@ -90,7 +92,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const config = resolveConfig(opts.config);
   const clock = baseClock(opts.now);
   const faults = createFaultRegistry([...faultsFromEnv(), ...(opts.faults ?? [])]);
-  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify, kind: opts.store });
+  const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify, kind: opts.store, snapshot: opts.snapshot });
   const ctx = createContext({
     store,
     config,

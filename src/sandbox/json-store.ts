@@ -22,7 +22,7 @@ import {
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import type { SandboxState } from './state.js';
 
-const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -y` to discard it and re-seed';
+export const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -y` to discard it and re-seed';
 
 /**
  * The most reservations this store keeps. Every change parses and stringifies the whole
@@ -30,7 +30,7 @@ const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -
  * costs about 50 ms of CPU and the server stays well under 300 MB (Node 20.20.2, figures in
  * docs/sandbox.md, "Node 20's bound"); at 10,000 it was 1 s and 1.4 GB. Past it a write that
  * adds a reservation is refused; reads, cancels and every other write keep working.
- * CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS overrides it, for tests only (undocumented).
+ * CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS lowers it, for tests only (docs/configuration.md says so).
  */
 export const MAX_RESERVATIONS = 500;
 
@@ -39,8 +39,12 @@ const maxReservations = () => {
   return Number.isInteger(env) && env > 0 ? env : MAX_RESERVATIONS;
 };
 
-/** `path` as the user gave it (messages name it); `real` through its links (every file operation and lock uses it). */
-export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null, real: string | null): Promise<Store> {
+/**
+ * `path` as the user gave it (messages name it); `real` through its links (every file
+ * operation and lock uses it). Without a path, in memory: `initial` (a dry run's copy of a
+ * state file), else a freshly seeded state.
+ */
+export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null, real: string | null, initial?: SandboxState): Promise<Store> {
   const file = real ?? (path as string);
   let text = '';
   let state: SandboxState;
@@ -109,7 +113,7 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   };
 
   if (path === null) {
-    state = seeded();
+    state = initial ?? seeded();
     text = JSON.stringify(state);
   } else {
     // The usual case, a file this store wrote, opens without the lock; anything else is settled under it.

@@ -15,7 +15,7 @@ export interface SqliteDatabase {
 }
 
 export interface SqliteModule {
-  DatabaseSync: new (path: string, options?: { open?: boolean; readOnly?: boolean }) => SqliteDatabase;
+  DatabaseSync: new (path: string | URL, options?: { open?: boolean; readOnly?: boolean }) => SqliteDatabase;
 }
 
 let loaded: SqliteModule | null | undefined;

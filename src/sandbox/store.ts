@@ -6,11 +6,12 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeTarget } from '../store/atomic-file.js';
-import { openJsonStore } from './json-store.js';
+import { NEEDS_22, openJsonStore } from './json-store.js';
 import { loadSqlite } from './sqlite-load.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { openSqliteStore, readSqliteState } from './sqlite-store.js';
 import type { SharedCounts } from './ratelimit.js';
 import type { SandboxState } from './state.js';
+import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 
 export interface StoreOptions {
   /** State file; omitted = in memory only. */
@@ -29,6 +30,11 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /** Force the Node 20 store (tests run the contract suite on both). */
   kind?: StoreKind;
+  /**
+   * Never write the file or anything beside it (a `--dry-run`): no file yet is a freshly
+   * seeded state in memory, a JSON or log state a copy in memory; changes stay in this process.
+   */
+  snapshot?: boolean;
 }
 
 export type StoreKind = 'sqlite' | 'json';
@@ -322,9 +328,38 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   if (!Number.isInteger(fleetSize) || fleetSize < 1) throw new Error(`sandbox fleetSize must be a positive integer, got ${fleetSize}`);
   const resolved = { ...opts, useSeed: seed, useFleetSize: fleetSize };
   if (!opts.statePath) return openJsonStore(resolved, null, null);
+  if (opts.snapshot) return openSnapshot(resolved, opts.statePath);
   const real = realStatePath(opts.statePath);
   sweepLeftovers(real);
   checkWritable(opts.statePath, real);
   const kind = opts.kind ?? (loadSqlite() ? 'sqlite' : 'json');
   return kind === 'sqlite' ? openSqliteStore(resolved, opts.statePath, real) : openJsonStore(resolved, opts.statePath, real);
+}
+
+/**
+ * The state a dry run reads: what is at the path, read once into memory, with no lock, no
+ * sweep, no folder or file created; an SQLite database (Node 22) is read whole on a
+ * read-only connection.
+ */
+async function openSnapshot(opts: ResolvedStoreOptions, path: string): Promise<Store> {
+  const real = realStatePath(path);
+  const kind = sniff(real);
+  if (kind === 'missing' || kind === 'empty') return openJsonStore(opts, null, null);
+  if (kind === 'foreign') throw new StateFileError(path, 'not a carrental sandbox state');
+  if (kind === 'sqlite') {
+    if (!loadSqlite()) throw new StateFileError(path, `an SQLite database, which needs Node 22.13 or later (this is Node ${process.versions.node})`, NEEDS_22);
+    const state = readSqliteState(path, real);
+    checkExpected(path, state, opts);
+    return openJsonStore(opts, null, null, state);
+  }
+  let state: SandboxState;
+  try {
+    const text = fs.readFileSync(real, 'utf8');
+    state = kind === 'log' ? parseLogState(text) : parseJsonState(text);
+  } catch (err) {
+    if (err instanceof ImportError) throw new StateFileError(path, err.message);
+    throw err;
+  }
+  checkExpected(path, state, opts);
+  return openJsonStore(opts, null, null, state);
 }

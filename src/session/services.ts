@@ -65,14 +65,19 @@ export function noSuchProfile(name: string, config: ConfigStore): CliError {
   );
 }
 
+/** What a command asks of its services: `dryRun`, an embedded sandbox that writes nothing. */
+export interface ServiceOptions {
+  dryRun?: boolean;
+}
+
 /** Resolves base URL and key: flags, then environment, then the profile; the sandbox when asked. */
-export async function resolveTarget(ctx: Context, config: ConfigStore): Promise<Target> {
+export async function resolveTarget(ctx: Context, config: ConfigStore, opts: ServiceOptions = {}): Promise<Target> {
   const { globals, env } = ctx;
   const profileData = config.profile(globals.profile);
   const configured = globals.baseUrl ?? profileData.base_url;
   const envKey = env.CARRENTAL_API_KEY || undefined;
   if (globals.sandbox || configured === 'sandbox') {
-    const { running, embedded } = await startEmbeddedSandbox(env, ctx.onCleanup);
+    const { running, embedded } = await startEmbeddedSandbox(env, ctx.onCleanup, { dryRun: opts.dryRun });
     // a profile's key belongs to the API its base URL names; only a sandbox profile's key is sent here
     const profileKey = profileData.base_url === 'sandbox' ? profileData.api_key : undefined;
     const apiKey = envKey ?? profileKey ?? running.keys.booking_write;
@@ -154,14 +159,17 @@ export function makeClient(ctx: Context, target: { baseUrl: string; apiKey?: str
   return client;
 }
 
-/** Everything a command that talks to the API needs, built once per command run. */
-export function services(ctx: Context): Promise<Services> {
+/**
+ * Everything a command that talks to the API needs, built once per command run: the first
+ * call's options hold for the run, so a dry run asks with `dryRun` before anything else does.
+ */
+export function services(ctx: Context, opts: ServiceOptions = {}): Promise<Services> {
   let pending = cache.get(ctx);
   if (!pending) {
     pending = (async () => {
       const out = output(ctx);
       const config = openConfig(ctx);
-      const target = await resolveTarget(ctx, config);
+      const target = await resolveTarget(ctx, config, opts);
       out.setSecrets([target.apiKey]);
       const client = makeClient(ctx, target, out);
       return { config, target, client, api: new Api(client, `carrental/${ctx.version}`), out };

@@ -1,0 +1,90 @@
+// openStore({ snapshot: true }), what a `--dry-run` on the embedded sandbox opens (issue 35):
+// it reads what is at the path into memory and writes nothing there or beside it, whatever
+// it finds (nothing, a state, a damaged or foreign file, a database this Node cannot read).
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
+import { openStore } from '../../src/sandbox/store.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'carrental-snapshot-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const now = () => new Date('2026-11-28T09:00:00Z');
+const listing = () => readdirSync(dir, { recursive: true }).map(String).sort();
+
+describe('openStore({ snapshot: true })', () => {
+  it('no file yet: a freshly seeded state in memory; neither the file nor its folder is created', async () => {
+    const store = await openStore({ statePath: join(dir, 'sub', 'state.json'), now, snapshot: true });
+    expect(store.kind).toBe('memory');
+    expect(store.read().fleetSize).toBe(300);
+    await store.transact((s) => void (s.clockOffsetMs = 1234));
+    await store.close();
+    expect(listing()).toEqual([]);
+  });
+
+  it('a JSON state: read as it is (its clock offset too), changes stay in memory, the file keeps its bytes and mtime, no lock', async () => {
+    const path = join(dir, 'state.json');
+    const real = await openStore({ statePath: path, now, kind: 'json' });
+    await real.transact((s) => void (s.clockOffsetMs = 86_400_000));
+    await real.close();
+    const bytes = readFileSync(path);
+    const mtime = statSync(path).mtimeMs;
+    const store = await openStore({ statePath: path, now, snapshot: true });
+    expect(store.read().clockOffsetMs).toBe(86_400_000);
+    await store.transact((s) => void (s.clockOffsetMs = 0));
+    expect(store.read().clockOffsetMs).toBe(0);
+    await store.close();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(mtime);
+    expect(listing()).toEqual(['state.json']);
+  });
+
+  it('a damaged or foreign file, or one seeded otherwise: the error a real open gives, nothing moved or created', async () => {
+    const path = join(dir, 'state.json');
+    writeFileSync(path, '{"format":');
+    await expect(openStore({ statePath: path, now, snapshot: true })).rejects.toMatchObject({ name: 'StateFileError' });
+    writeFileSync(path, 'hello');
+    await expect(openStore({ statePath: path, now, snapshot: true })).rejects.toThrow(/not a carrental sandbox state/);
+    expect(listing()).toEqual(['state.json']);
+    rmSync(path);
+    const real = await openStore({ statePath: path, now, kind: 'json', seed: 7 });
+    await real.close();
+    await expect(openStore({ statePath: path, now, snapshot: true, seed: 1 })).rejects.toThrow(/seeded with seed 7/);
+  });
+
+  it.skipIf(loadSqlite() !== null)('an SQLite database on a Node without node:sqlite: said so, no lock folder created', async () => {
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'state.json');
+    writeFileSync(path, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(84)]));
+    await expect(openStore({ statePath: path, now, snapshot: true })).rejects.toThrow(/needs Node 22\.13 or later/);
+    expect(listing()).toEqual(['state.json']);
+  });
+
+  it.skipIf(loadSqlite() === null)('an SQLite database: read whole on a read-only connection; no -wal or -shm created, bytes and mtime kept; a live writer\'s -wal is read through', async () => {
+    const path = join(dir, 'state.db');
+    const real = await openStore({ statePath: path, now, kind: 'sqlite' });
+    await real.transact((s) => void (s.clockOffsetMs = 3_600_000));
+    await real.close();
+    const bytes = readFileSync(path);
+    const mtime = statSync(path).mtimeMs;
+    expect(listing()).toEqual(['state.db']);
+    const store = await openStore({ statePath: path, now, snapshot: true });
+    expect(store.kind).toBe('memory');
+    expect(store.read().clockOffsetMs).toBe(3_600_000);
+    await store.close();
+    expect(listing()).toEqual(['state.db']);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(mtime);
+    // a server left running: its last commit may sit in the -wal only
+    const live = await openStore({ statePath: path, now, kind: 'sqlite' });
+    await live.transact((s) => void (s.clockOffsetMs = 7_200_000));
+    const seen = await openStore({ statePath: path, now, snapshot: true });
+    expect(seen.read().clockOffsetMs).toBe(7_200_000);
+    await live.close();
+  });
+});
