@@ -86,6 +86,9 @@ describe('every column of every command is a plain value in a pipe', () => {
     const cards = await walk(['cards']);
     expect(cards).toHaveLength(1);
     await walk(['pending']);
+    await walk(['auth', 'status']);
+    await walk(['card-link']);
+    await walk(['pay-link', trips.find((f) => f[1] === 'active')![0]!]);
     const reserved = await cli(['reserve', alias, '--from', FROM, '--to', TO, '-y', '--json', 'uuid']);
     const uuid = (JSON.parse(reserved.stdout) as { uuid: string }).uuid;
     await walk(['trips', uuid]);
