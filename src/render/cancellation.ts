@@ -119,7 +119,20 @@ export function renderCancellationMoney(out: Output, trip: Trip, outcome: Cancel
     renderCancellationOutcome(out, outcome, trip.car?.city ?? undefined);
     return;
   }
-  const invoices = trip.invoices ?? [];
+  if (trip.invoices === undefined) {
+    // without the invoices nothing says what was owed or paid: "none" would be a guess
+    out.section('Cancelled: what was owed, held and paid, and what happens to each');
+    out.pairs([
+      ['rent owed', 'not stated'],
+      ['cancellation fee', 'not stated'],
+      ...depositPairs(trip, [], outcome.hold_release?.status),
+      ['paid', 'not stated'],
+      ['refund review', outcome.refund_review?.status ?? 'not_reported', null],
+    ]);
+    out.info(`note: the API sent no invoices; \`trips ${trip.uuid ?? '<uuid>'}\` shows what it has.`);
+    return;
+  }
+  const invoices = trip.invoices;
   const rent = invoices.filter(isRent);
   const fees = invoices.filter((i) => i.type === 'FEE_RENT');
   const paidCents = sum(rent.filter((i) => i.billing_status === 'PAID'));

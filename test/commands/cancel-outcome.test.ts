@@ -4,7 +4,10 @@
 // `trips` showed before, nothing in it contradicts those amounts. In a pipe each line is a
 // label and one plain value.
 import { describe, expect, it } from 'vitest';
-import { runCommand, type TestHome } from '../helpers/cli.js';
+import { PassThrough } from 'node:stream';
+import { FakeOut, runCommand, type TestHome } from '../helpers/cli.js';
+import { Output } from '../../src/render/output.js';
+import { renderCancellationMoney } from '../../src/render/cancellation.js';
 import { SANDBOX_NOW, sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
 
 let sb: TestSandbox;
@@ -110,5 +113,19 @@ describe('cancel says what was owed, held and paid, and what happens to each', (
     expect(value('refund due')).toBe(value('paid'));
     expect(value('refund state')).toBe('recorded_unconfirmed');
     expect(value('refund expected')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+describe('a reservation read without its invoices', () => {
+  it('says the rent, the fee and the payments are not stated, never "none" or "nothing was paid"', () => {
+    const stdout = new FakeOut(true);
+    const stderr = new FakeOut(true);
+    const out = new Output({ io: { stdin: new PassThrough() as never, stdout, stderr }, globals: { json: false, color: false, wide: false, accessible: false } });
+    renderCancellationMoney(out, { uuid: '00000000-0000-4000-8000-000000000000' }, { status: 'cancelled', hold_release: { status: 'released' }, refunds: [] });
+    const text = stdout.text().replace(/\s+/g, ' ');
+    expect(text).toMatch(/rent owed not stated/);
+    expect(text).toMatch(/cancellation fee not stated/);
+    expect(text).toMatch(/paid not stated/);
+    expect(text).not.toMatch(/nothing was paid|fee none/);
   });
 });
