@@ -8,6 +8,7 @@ import { formatCents } from './money.js';
 import type { Output } from './output.js';
 import { renderCancellationOutcome } from './trip.js';
 import { cell } from './table.js';
+import { zoneOf } from '../input/dates.js';
 
 type Invoice = NonNullable<Trip['invoices']>[number];
 type Pair = [label: string, value: unknown, shown?: unknown];
@@ -96,7 +97,7 @@ function paidPairs(trip: Trip, outcome: CancellationOutcome, paidCents: number, 
     const refund = formatCents(refunds.reduce((s, r) => s + (r.amount_cents ?? 0), 0));
     const states = [...new Set(refunds.map((r) => r.status))];
     const state = states.length === 1 ? states[0]! : 'mixed';
-    shown = `${refund} is ${REFUND_SHOWN[state] ?? `refunded in parts (${states.join(', ')})`}${date ? `, expected by ${date}` : ''}`;
+    shown = `${refund} is ${REFUND_SHOWN[state] ?? `refunded in parts (${states.join(', ')})`}${date ? `, expected by ${date} ${zoneOf(trip.car?.city) ?? '(car-local)'}` : ''}`;
     pairs.push(['refund due', refund, null], ['refund state', state, null]);
     if (date) pairs.push(['refund expected', date, null]);
     // the records themselves, one id a line, for `trips <uuid>` and the support desk

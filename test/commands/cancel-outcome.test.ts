@@ -62,7 +62,7 @@ describe('cancel says what was owed, held and paid, and what happens to each', (
     expect(text).toMatch(/rent owed \$[\d,]+\.\d\d, paid/);
     const paid = money(text, 'paid');
     expect(paid).toBeDefined();
-    expect(text).toMatch(new RegExp(`paid \\${paid}: \\${paid} is to be refunded \\(recorded, not confirmed\\), expected by \\d{4}-\\d{2}-\\d{2}`));
+    expect(text).toMatch(new RegExp(`paid \\${paid}: \\${paid} is to be refunded \\(recorded, not confirmed\\), expected by \\d{4}-\\d{2}-\\d{2} America\\/Los_Angeles`));
     expect(text).toMatch(/deposit \$[\d,]+\.\d\d, never held on the card: nothing to release, and no longer owed/);
   });
 
