@@ -48,7 +48,8 @@ function print(status: Status, out: Output, json: boolean): void {
     ['customer', who?.uuid ?? '', who ? `${stated(who.first_name)} (${stated(who.uuid)})` : null],
     ['first name', who?.first_name ?? '', null],
     ['approved to drive', who?.is_approved_to_drive === undefined ? '' : who.is_approved_to_drive ? 'yes' : 'no', who ? stated(who.is_approved_to_drive, (yes) => (yes ? 'yes' : 'no')) : null],
-    ['saved card', card ? `${card.card_brand ?? ''} ${card.last4 ?? ''}`.trim() : who?.payment_methods ? 'none' : '', who ? stated(who.payment_methods, ([c]) => (c ? `${c.card_brand} ending ${c.last4}` : 'none')) : null],
+    // the card's id, as `profile` gives it: brand and digits together would be two values in one column
+    ['saved card', card ? (card.id ?? '') : who?.payment_methods ? 'none' : '', who ? stated(who.payment_methods, ([c]) => (c ? `${c.card_brand} ending ${c.last4}` : 'none')) : null],
   ]);
 }
 

@@ -12,7 +12,7 @@ import { formatLocal } from '../render/dates.js';
 import type { Output } from '../render/output.js';
 import { clean } from '../text/sanitize.js';
 import { NOT_STATED, renderPairs, stated } from '../render/table.js';
-import { renderCancellationOutcome } from '../render/trip.js';
+import { renderCancellationMoney } from '../render/cancellation.js';
 import type { JournalEntry } from '../store/journal.js';
 import { cliPrefix, requireConfirmable } from '../cmdkit/confirm.js';
 import { JournaledWrite, type WriteCommand } from '../booking/journaled-write.js';
@@ -48,7 +48,7 @@ function printOutcome(out: Output, res: ApiResponse<Trip>, uuid: string): void {
   }
   const trip = res.data;
   out.pairs([['reservation', trip.uuid ?? uuid], ['trip status', stated(trip.status, clean)]]);
-  if (trip.cancellation_outcome) renderCancellationOutcome(out, trip.cancellation_outcome, trip.car?.city ?? undefined);
+  if (trip.cancellation_outcome) renderCancellationMoney(out, trip, trip.cancellation_outcome);
   else out.info('the API reported no cancellation outcome for this reservation');
 }
 

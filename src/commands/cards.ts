@@ -17,11 +17,17 @@ export async function run(_input: unknown, ctx: Context): Promise<number> {
     return 0;
   }
   const now = ctx.now();
-  out.table(
-    ['BRAND', 'NUMBER', 'EXPIRES', 'ID'],
-    res.data.map((card) => [card.card_brand, `•••• ${card.last4}`, `${formatExpiry(card)}${cardExpired(card, now) ? ' (expired)' : ''}`, card.id]),
-    { ids: [3] },
-  );
+  if (out.tty) {
+    out.table(
+      ['BRAND', 'NUMBER', 'EXPIRES', 'ID'],
+      res.data.map((card) => [card.card_brand, `•••• ${card.last4}`, `${formatExpiry(card)}${cardExpired(card, now) ? ' (expired)' : ''}`, card.id]),
+      { ids: [3] },
+    );
+  } else {
+    // a pipe gets one value a column: the last four digits bare, and whether the card expired
+    // in a column of its own, after the id so `cut -f4` still gives the id
+    out.table(['BRAND', 'LAST4', 'EXPIRES', 'ID', 'EXPIRED'], res.data.map((card) => [card.card_brand, card.last4, formatExpiry(card), card.id, cardExpired(card, now) ? 'yes' : 'no']));
+  }
   for (const card of res.data) {
     if (cardExpired(card, now)) out.warn(`the card ending ${card.last4} expired (${formatExpiry(card)}); replace it with \`${cliPrefix(ctx)} card-link\``);
   }

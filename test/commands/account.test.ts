@@ -114,7 +114,8 @@ describe('cards', () => {
     const card = (await raw('/my/billing/cards')).body.data[0];
     const r = await run(['cards']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${card.card_brand}\t•••• ${card.last4}\t${String(card.exp_month).padStart(2, '0')}/${card.exp_year}\t${card.id}\n`);
+    // in a pipe the four digits bare, and whether it expired in a column of its own
+    expect(r.stdout).toBe(`${card.card_brand}\t${card.last4}\t${String(card.exp_month).padStart(2, '0')}/${card.exp_year}\t${card.id}\tno\n`);
   });
 
   it('says "no saved card" on stderr and prints nothing on stdout', async () => {
