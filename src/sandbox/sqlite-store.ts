@@ -19,7 +19,6 @@
 // and compared at the end: what changed is written, everything in one commit.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { fsyncDirSync } from '../store/atomic-file.js';
 import { seedState } from './fixtures.js';
 import type { SharedCounts } from './ratelimit.js';
@@ -48,18 +47,18 @@ import {
 const CACHE_LIMIT = 10_000;
 
 /** SQLite's primary result code of an error thrown by node:sqlite. */
-const sqliteCode = (err: unknown): number | undefined => {
+export const sqliteCode = (err: unknown): number | undefined => {
   const code = (err as { errcode?: unknown } | null)?.errcode;
   return typeof code === 'number' ? code & 0xff : undefined;
 };
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
+export const SQLITE_BUSY = 5;
+export const SQLITE_LOCKED = 6;
 const SQLITE_READONLY = 8;
 const SQLITE_IOERR = 10;
-const SQLITE_CORRUPT = 11;
+export const SQLITE_CORRUPT = 11;
 const SQLITE_FULL = 13;
 const SQLITE_CANTOPEN = 14;
-const SQLITE_NOTADB = 26;
+export const SQLITE_NOTADB = 26;
 
 /** No free block left where the file lives (SQLite says "disk I/O error" when the -shm or an fsync meets a full disk). */
 function noSpaceAt(file: string): boolean {
@@ -573,58 +572,4 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
       db.close();
     },
   };
-}
-
-/**
- * The whole state of the database at `real`, read on a read-only connection into memory (a
- * dry run's copy, store.ts openSnapshot). Without a -wal beside it, opened immutable: a
- * read-only connection alone would still create a -wal and -shm. With one (a process has it
- * open, or a killed one left it), read through it as SQLite's readers do, creating nothing.
- * `path` names it in errors.
- */
-export function readSqliteState(path: string, real: string): SandboxState {
-  const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
-  let db: SqliteDatabase;
-  try {
-    const url = pathToFileURL(real);
-    if (!fs.existsSync(`${real}-wal`)) url.searchParams.set('immutable', '1');
-    try {
-      db = new DatabaseSync(url, { readOnly: true });
-    } catch (err) {
-      // a Node 22 whose node:sqlite takes no URL: read-only still, though SQLite may leave a -wal and -shm
-      if (!(err instanceof TypeError)) throw err;
-      db = new DatabaseSync(real, { readOnly: true });
-    }
-  } catch (err) {
-    throw new StateFileError(path, `cannot be read (${(err as Error).message})`);
-  }
-  try {
-    db.exec('PRAGMA busy_timeout = 5000');
-    db.exec('BEGIN');
-    const m = Object.fromEntries(db.prepare('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
-    const doc: Record<string, unknown> = {
-      format: m.format,
-      version: m.version,
-      seed: Number(m.seed),
-      fleetSize: Number(m.fleet_size),
-      anchor: m.anchor,
-      clockOffsetMs: Number(m.clock_offset_ms),
-      customers: typeof m.customers === 'string' ? JSON.parse(m.customers) : undefined,
-    };
-    for (const coll of COLLECTIONS) doc[coll] = {};
-    for (const row of db.prepare('SELECT collection, key, json FROM records').all()) {
-      const coll = doc[row.collection as string] as Record<string, unknown> | undefined;
-      if (coll) coll[row.key as string] = JSON.parse(row.json as string);
-    }
-    db.exec('COMMIT');
-    return parseJsonState(JSON.stringify(doc));
-  } catch (err) {
-    if (err instanceof ImportError) throw new StateFileError(path, err.message, 'run one command on it without --dry-run first (it converts it), or `carrental sandbox reset -y`');
-    const code = sqliteCode(err);
-    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) throw new StateFileError(path, `damaged (${(err as Error).message})`);
-    if (code === SQLITE_BUSY || code === SQLITE_LOCKED) throw new StateBusyError(path, 5000);
-    throw new StateFileError(path, `cannot be read (${(err as Error).message})`);
-  } finally {
-    db.close();
-  }
 }
