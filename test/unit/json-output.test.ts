@@ -24,11 +24,8 @@ describe('json scanner', () => {
     expect(slice('{"d\\u0061ta":[1]}', memberSpan('{"d\\u0061ta":[1]}', rootSpan('{"d\\u0061ta":[1]}'), 'data'))).toBe('[1]');
   });
 
-  it('finds the top-level value from its ends, without reading it through (the text passed JSON.parse)', () => {
-    for (const text of ['{"a":1}', ' \t\r\n[1, 2] \n', '"x"', ' 12 ', 'null\n']) expect(slice(text, rootSpan(text))).toBe(text.trim());
-    // a value it would have to read through to find its end: the middle is never looked at
-    const long = `{"data":"${'\\"'.repeat(3)}${'"'.repeat(2)}}`;
-    expect(rootSpan(` ${long}\n`)).toEqual({ start: 1, end: long.length + 1 });
+  it('finds the top-level value without the whitespace around it', () => {
+    for (const text of ['{"a":1}', ' \t\r\n[1, 2] \n', '"x"', ' 12 ', 'null\n', '{"a":"]}"} ']) expect(slice(text, rootSpan(text))).toBe(text.trim());
   });
 
   it('a bare payload (the invoice list) is the whole body', () => {
