@@ -6,8 +6,8 @@
 import type { CancellationOutcome, Trip } from '../api/schemas.js';
 import { formatCents } from './money.js';
 import type { Output } from './output.js';
-import { renderCancellationOutcome } from './trip.js';
 import { cell } from './table.js';
+import { formatUtc } from './dates.js';
 import { zoneOf } from '../input/dates.js';
 
 type Invoice = NonNullable<Trip['invoices']>[number];
@@ -117,7 +117,7 @@ function paidPairs(trip: Trip, outcome: CancellationOutcome, paidCents: number, 
  */
 export function renderCancellationMoney(out: Output, trip: Trip, outcome: CancellationOutcome): void {
   if (outcome.status !== 'cancelled') {
-    renderCancellationOutcome(out, outcome, trip.car?.city ?? undefined);
+    renderNotCancelled(out, outcome);
     return;
   }
   if (trip.invoices === undefined) {
@@ -146,4 +146,49 @@ export function renderCancellationMoney(out: Output, trip: Trip, outcome: Cancel
     ...paidPairs(trip, outcome, paidCents, feeKept),
   ]);
   out.info('note: "cancelled" records the cancellation; money is returned only as the refunds above say.');
+}
+
+/** A reservation that is not cancelled, or whose records cannot tell. */
+function renderNotCancelled(out: Output, outcome: CancellationOutcome): void {
+  out.section('Cancellation');
+  if (outcome.status === 'unknown') {
+    out.pairs([['cancellation', 'unknown', 'unknown (the records cannot establish the outcome, e.g. a cancellation recorded before it was tracked)']]);
+    out.info('note: whether money is owed or will be returned cannot be read from the cancellation records; check the payment status.');
+    return;
+  }
+  out.pairs([['cancellation', 'not cancelled']]);
+}
+
+const REFUND_STATUS: Record<string, string> = {
+  confirmed: 'confirmed',
+  recorded_unconfirmed: 'recorded, not confirmed',
+  failed: 'failed',
+  unknown: 'unknown',
+};
+
+/**
+ * A refund's confirmed_at is a record time like an invoice's created_at: `YYYY-MM-DDTHH:MM`
+ * in UTC (the spec leaves its zone open; the sandbox documents UTC). Other forms, such as a
+ * full ISO instant, name their own zone and are shown as sent.
+ */
+function formatRecordTime(value: string): string {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? formatUtc(value) : value;
+}
+
+/** Each refund record (`trips <uuid>`, for the support desk): its id, amount, state and when it was confirmed. */
+export function renderRefundRecords(out: Output, refunds: NonNullable<CancellationOutcome['refunds']>): void {
+  if (!refunds.length) return;
+  const rows = refunds.map((r) => [
+    r.id,
+    cell(r.amount_cents, formatCents),
+    // in a pipe the API's value, one word
+    cell(r.status, (st) => (out.tty ? (REFUND_STATUS[st] ?? st) : st)),
+    // null: recorded, not (yet) confirmed
+    r.confirmed_at === null ? '' : cell(r.confirmed_at, formatRecordTime),
+  ]);
+  // in a pipe, a record line each, named by its first field: refund, id, amount, status, confirmed
+  if (out.tty) {
+    out.line();
+    out.table(['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows, { alignRight: [1], ids: [0], text: [2] });
+  } else out.table(['', 'REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows.map((r) => ['refund', ...r]));
 }

@@ -2,14 +2,15 @@
 // is the current record, not a final cost; a null total is "unknown", never $0.00; a
 // cancellation does not mean money was returned.
 import { cell, NOT_STATED, stated, type TableLayout } from './table.js';
-import type { CancellationOutcome, PaymentStatus, Trip } from '../api/schemas.js';
+import type { PaymentStatus, Trip } from '../api/schemas.js';
 import { zoneOf } from '../input/dates.js';
-import { formatLocal, formatUtc } from './dates.js';
+import { formatLocal } from './dates.js';
 import { invoiceNotes, invoiceRecords, renderInvoiceTable } from './invoice.js';
 import { formatCents, formatCentsOrUnknown } from './money.js';
 import type { Output } from './output.js';
 import { clean } from '../text/sanitize.js';
 import { renderBooking } from './trip-booking.js';
+import { renderCancellationMoney, renderRefundRecords } from './cancellation.js';
 
 type FinancialSummary = NonNullable<Trip['financial_summary']>;
 
@@ -111,82 +112,6 @@ export function renderFinancialSummary(out: Output, fs: FinancialSummary): void 
   ]);
 }
 
-const HOLD_RELEASE: Record<string, string> = {
-  // the deposit shown as "due" before was never held on the card: nothing to release, and
-  // the cancelled trip no longer owes it (read with the amounts `trips` showed a minute ago)
-  not_required: 'nothing was held on the card, so nothing is released; a deposit that was still due is no longer owed',
-  pending: 'the deposit held on the card is not released yet (it is not charged)',
-  released: 'the deposit held on the card was released, not charged',
-  manual_review: 'the deposit hold is in manual review',
-  unknown: 'the records cannot tell',
-};
-
-const REFUND_REVIEW: Record<string, string> = {
-  not_required: 'no refund review is needed',
-  pending: 'a refund review is open',
-  closed: 'the refund review is closed',
-  unknown: 'the records cannot tell',
-};
-
-const REFUND_STATUS: Record<string, string> = {
-  confirmed: 'confirmed',
-  recorded_unconfirmed: 'recorded, not confirmed',
-  failed: 'failed',
-  unknown: 'unknown',
-};
-
-const explain = (value: string, meanings: Record<string, string>) => (meanings[value] ? `${value} (${meanings[value]})` : value);
-
-/**
- * The cancellation outcome, with hold release, refund review and known refunds. Reminds on
- * stderr that "cancelled" is not "money returned". `city` is the car's city: the outcome
- * carries no car-local time today, and the parameter keeps callers ready for one.
- */
-export function renderCancellationOutcome(out: Output, outcome: CancellationOutcome, city?: string): void {
-  out.section('Cancellation');
-  if (outcome.status === 'not_cancelled') {
-    out.pairs([['cancellation', 'not cancelled']]);
-    return;
-  }
-  if (outcome.status === 'unknown') {
-    out.pairs([['cancellation', 'unknown', 'unknown (the records cannot establish the outcome, e.g. a cancellation recorded before it was tracked)']]);
-    out.info('note: whether money is owed or will be returned cannot be read from the cancellation records; check the payment status.');
-    return;
-  }
-  const refunds = outcome.refunds ?? [];
-  const hold = outcome.hold_release?.status;
-  const review = outcome.refund_review?.status;
-  out.pairs([
-    ['cancellation', 'cancelled'],
-    ['deposit hold', hold ?? 'not reported', hold ? explain(hold, HOLD_RELEASE) : undefined],
-    ['refund review', review ?? 'not reported', review ? explain(review, REFUND_REVIEW) : undefined],
-    ['refunds', refunds.length, refunds.length ? `${refunds.length} known` : 'none known (this does not mean none is owed)'],
-  ]);
-  if (refunds.length) {
-    const rows = refunds.map((r) => [
-      r.id,
-      cell(r.amount_cents, formatCents),
-      // in a pipe the API's value, one word
-      cell(r.status, (st) => (out.tty ? (REFUND_STATUS[st] ?? st) : st)),
-      // null: recorded, not (yet) confirmed
-      r.confirmed_at === null ? '' : cell(r.confirmed_at, formatRecordTime),
-    ]);
-    // in a pipe, a record line each, named by its first field: refund, id, amount, status, confirmed
-    if (out.tty) out.table(['REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows, { alignRight: [1], ids: [0], text: [2] });
-    else out.table(['', 'REFUND', 'AMOUNT', 'STATUS', 'CONFIRMED'], rows.map((r) => ['refund', ...r]));
-  }
-  out.info('note: "cancelled" records the cancellation; it does not mean money was returned. Only the refunds listed are known.');
-}
-
-/**
- * A refund's confirmed_at is a record time like an invoice's created_at: `YYYY-MM-DDTHH:MM`
- * in UTC (the spec leaves its zone open; the sandbox documents UTC). Other forms, such as a
- * full ISO instant, name their own zone and are shown as sent.
- */
-function formatRecordTime(value: string): string {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? formatUtc(value) : value;
-}
-
 /**
  * The whole reservation: trip, payment status, financial summary, invoices, cancellation.
  * `cli` is how the next-step hint spells the command (e.g. `carrental --sandbox`);
@@ -234,7 +159,9 @@ export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental', req
   }
   if (trip.cancellation_outcome) {
     if (out.tty) out.line();
-    renderCancellationOutcome(out, trip.cancellation_outcome, city ?? undefined);
+    // worded as `cancel` words it (one wording for one thing), then each refund as a record
+    renderCancellationMoney(out, trip, trip.cancellation_outcome);
+    if (trip.cancellation_outcome.status === 'cancelled') renderRefundRecords(out, trip.cancellation_outcome.refunds ?? []);
   }
   if (trip.payment_status?.type === 'to_pay' && uuid !== undefined) {
     out.info(`next: the customer pays on the page from \`${cli} pay-link ${uuid}\`; then re-read with \`${cli} trips ${uuid}\`.`);

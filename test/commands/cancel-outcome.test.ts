@@ -116,6 +116,25 @@ describe('cancel says what was owed, held and paid, and what happens to each', (
   });
 });
 
+describe('`trips <uuid>` of a cancelled trip words the outcome as `cancel` did', () => {
+  it('the same section, the same sentences, and the refunds as records', async () => {
+    const uuid = await reserve(60);
+    await pay(uuid, 'rent');
+    const cancelled = await cancelOnTerminal(uuid);
+    const r = await cli(['trips', uuid], true);
+    expect(r.code, r.stderr).toBe(0);
+    const shown = r.stdout.replace(/\s+/g, ' ');
+    // the money section, from its title to the next block ("reservation ..." after `cancel`)
+    const section = (text: string) => /Cancelled: what was owed, held and paid.*?(?= reservation | note: | REFUND |$)/.exec(text)?.[0];
+    expect(section(cancelled)).toMatch(/is to be refunded/);
+    // the money section of `trips` is the one `cancel` printed, word for word
+    expect(section(shown)).toBe(section(cancelled));
+    expect(shown).not.toMatch(/deposit hold +not_required/);
+    // each refund also as a record: its id, amount and state
+    expect(shown).toMatch(/rfd_\w+ +\$[\d,]+\.\d\d +recorded, not confirmed/);
+  });
+});
+
 describe('a reservation read without its invoices', () => {
   it('says the rent, the fee and the payments are not stated, never "none" or "nothing was paid"', () => {
     const stdout = new FakeOut(true);

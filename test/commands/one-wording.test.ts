@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, formatErrorLine } from '../../src/errors.js';
 import { ERROR_CATALOG } from '../../src/sandbox/errors.js';
-import { renderCancellationOutcome } from '../../src/render/trip.js';
+import { renderCancellationMoney } from '../../src/render/cancellation.js';
 import { Output } from '../../src/render/output.js';
 import { FakeOut, runCommand, type TestHome } from '../helpers/cli.js';
 import { sandboxPerTest, TestSandbox } from '../helpers/sandbox-admin.js';
@@ -83,9 +83,11 @@ describe('a cancellation, read after the amounts shown before', () => {
     const stderr = new FakeOut(true);
     const stdin = new PassThrough() as never;
     const out = new Output({ io: { stdin, stdout, stderr }, globals: { json: false, color: false, wide: false, accessible: false } });
-    renderCancellationOutcome(out, { status: 'cancelled', hold_release: { status: 'not_required' }, refund_review: { status: 'not_required' }, refunds: [] });
+    const deposit = { id: '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', created_at: '2027-02-20T09:30', currency: 'USD', type: 'DEPOSIT', amount: 25000, billing_status: 'CANCELLED', line_items: [] };
+    const trip = { uuid: '00000000-0000-4000-8000-000000000000', financial_summary: { currency: 'USD', trip_total_cents: 0, deposit_cents: 25000 }, invoices: [deposit] };
+    renderCancellationMoney(out, trip as never, { status: 'cancelled', hold_release: { status: 'not_required' }, refund_review: { status: 'not_required' }, refunds: [] });
     const text = (stdout.text() + stderr.text()).replace(/\s+/g, ' ');
-    expect(text).toMatch(/nothing was held on the card/);
-    expect(text).toMatch(/a deposit that was still due is no longer owed/);
+    expect(text).toMatch(/deposit \$250\.00, never held on the card: nothing to release, and no longer owed/);
+    expect(text).not.toMatch(/not_required/);
   });
 });

@@ -5,7 +5,8 @@ import type { Invoice, Trip } from '../../src/api/schemas.js';
 import { printCar } from '../../src/commands/car.js';
 import { renderInvoice, renderInvoiceTable } from '../../src/render/invoice.js';
 import { cell, MISSING, renderTable, stated } from '../../src/render/table.js';
-import { formatTripDates, renderCancellationOutcome, renderTripDetail, tripRow, TRIP_HEADERS } from '../../src/render/trip.js';
+import { formatTripDates, renderTripDetail, tripRow, TRIP_HEADERS } from '../../src/render/trip.js';
+import { renderCancellationMoney, renderRefundRecords } from '../../src/render/cancellation.js';
 import { fakeOutput } from '../helpers/output.js';
 
 const PLACEHOLDERS = /undefined|NaN|null|\[object Object\]/;
@@ -45,9 +46,10 @@ describe('missing values', () => {
 
   it('a cancellation outcome with bare sub-objects and refunds', () => {
     const { out, stdout, stderr } = fakeOutput();
-    renderCancellationOutcome(out, { status: 'cancelled', hold_release: {}, refund_review: {}, refunds: [{}] });
-    expect(stdout()).toContain('deposit hold\tnot reported');
-    expect(stdout()).toContain('refund review\tnot reported');
+    renderCancellationMoney(out, { financial_summary: { currency: 'USD', trip_total_cents: null, deposit_cents: 5000 } }, { status: 'cancelled', hold_release: {}, refund_review: {}, refunds: [{}] });
+    renderRefundRecords(out, [{}]);
+    expect(stdout()).toContain('deposit hold\tnot_reported');
+    expect(stdout()).toContain('refund review\tnot_reported');
     expect(stdout()).toContain(`${MISSING}\t${MISSING}\t${MISSING}\t${MISSING}`);
     expect(stdout() + stderr()).not.toMatch(PLACEHOLDERS);
   });

@@ -5,7 +5,6 @@ import {
   describePaymentStatus,
   formatTripDates,
   groupByZone,
-  renderCancellationOutcome,
   renderFinancialSummary,
   renderTripDetail,
   TRIP_HEADERS,
@@ -14,6 +13,7 @@ import {
   tripPipeRow,
   tripRow,
 } from '../../src/render/trip.js';
+import { renderCancellationMoney, renderRefundRecords } from '../../src/render/cancellation.js';
 import { fakeOutput } from '../helpers/output.js';
 
 const car = {
@@ -132,53 +132,35 @@ describe('renderFinancialSummary', () => {
   });
 });
 
-describe('renderCancellationOutcome', () => {
+describe('a cancellation outcome other than cancelled, and the refund records', () => {
   it('prints not cancelled without a reminder', () => {
     const o = fakeOutput();
-    renderCancellationOutcome(o.out, { status: 'not_cancelled' });
+    renderCancellationMoney(o.out, {}, { status: 'not_cancelled' });
     expect(o.stdout()).toBe('cancellation\tnot cancelled\n');
     expect(o.stderr()).toBe('');
   });
 
   it('explains unknown', () => {
     const o = fakeOutput({ tty: true });
-    renderCancellationOutcome(o.out, { status: 'unknown' });
+    renderCancellationMoney(o.out, {}, { status: 'unknown' });
     expect(o.stdout()).toMatch(/cancellation +unknown \(the records cannot establish/);
     expect(o.stderr()).toContain('payment status');
   });
 
-  it('prints hold release, refund review, refunds and the reminder', () => {
-    const outcome: CancellationOutcome = {
-      status: 'cancelled',
-      hold_release: { status: 'released' },
-      refund_review: { status: 'pending' },
-      refunds: [
-        { id: 'rf_1', amount_cents: 34567, status: 'recorded_unconfirmed', confirmed_at: null },
-        { id: 'rf_2', amount_cents: 100, status: 'confirmed', confirmed_at: '2026-12-02T09:15' },
-      ],
-    };
+  it('lists each refund as a record: a pipe line named by its first field, a table on a terminal', () => {
+    const refunds: NonNullable<CancellationOutcome['refunds']> = [
+      { id: 'rf_1', amount_cents: 34567, status: 'recorded_unconfirmed', confirmed_at: null },
+      { id: 'rf_2', amount_cents: 100, status: 'confirmed', confirmed_at: '2026-12-02T09:15' },
+    ];
     const o = fakeOutput();
-    renderCancellationOutcome(o.out, outcome, 'la');
-    const text = o.stdout();
-    // in a pipe: one value a line, each refund a record line named by its first field
-    expect(text).toBe(
-      'cancellation\tcancelled\ndeposit hold\treleased\nrefund review\tpending\nrefunds\t2\n' +
-        'refund\trf_1\t345.67\trecorded_unconfirmed\t\nrefund\trf_2\t1.00\tconfirmed\t2026-12-02 09:15 UTC\n',
-    );
+    renderRefundRecords(o.out, refunds);
+    expect(o.stdout()).toBe('refund\trf_1\t345.67\trecorded_unconfirmed\t\nrefund\trf_2\t1.00\tconfirmed\t2026-12-02 09:15 UTC\n');
     const tty = fakeOutput({ tty: true });
-    renderCancellationOutcome(tty.out, outcome, 'la');
-    expect(tty.stdout()).toMatch(/^deposit hold +released \(the deposit held on the card was released, not charged\)$/m);
-    expect(tty.stdout()).toMatch(/^refund review +pending \(a refund review is open\)$/m);
-    expect(tty.stdout()).toMatch(/^refunds +2 known$/m);
+    renderRefundRecords(tty.out, refunds);
     expect(tty.stdout()).toMatch(/^rf_1 +\$345\.67 {2}recorded, not confirmed/m);
-    expect(o.stderr()).toContain('"cancelled" records the cancellation; it does not mean money was returned');
-  });
-
-  it('says an empty refund list is not "nothing owed"', () => {
-    const o = fakeOutput({ tty: true });
-    renderCancellationOutcome(o.out, { status: 'cancelled', hold_release: { status: 'manual_review' }, refund_review: { status: 'not_required' }, refunds: [] });
-    expect(o.stdout()).toMatch(/^refunds +none known \(this does not mean none is owed\)$/m);
-    expect(o.stdout()).toContain('manual_review (the deposit hold is in manual review)');
+    const none = fakeOutput();
+    renderRefundRecords(none.out, []);
+    expect(none.stdout()).toBe('');
   });
 });
 
