@@ -42,6 +42,12 @@ const HOLD_SHOWN: Record<string, string> = {
   unknown: 'the records cannot tell whether it was held or released',
 };
 
+const REVIEW_SHOWN: Record<string, string> = {
+  pending: 'a refund review is open',
+  closed: 'the refund review is closed',
+  unknown: 'the records cannot tell whether a refund review is open',
+};
+
 const REFUND_SHOWN: Record<string, string> = {
   confirmed: 'refunded (confirmed)',
   recorded_unconfirmed: 'to be refunded (recorded, not confirmed)',
@@ -84,8 +90,10 @@ function depositPairs(trip: Trip, deposits: Invoice[], hold: string | undefined)
 }
 
 function paidPairs(trip: Trip, outcome: CancellationOutcome, paidCents: number, feeKept: number): Pair[] {
-  // the API's word for the review, for scripts; a terminal reads it in the "paid" sentence
-  const review: Pair = ['refund review', outcome.refund_review?.status ?? 'not_reported', null];
+  // the API's word for the review, for scripts; a terminal reads an open or closed review
+  // (none needed says nothing a person needs)
+  const reviewStatus = outcome.refund_review?.status;
+  const review: Pair = ['refund review', reviewStatus ?? 'not_reported', (reviewStatus && REVIEW_SHOWN[reviewStatus]) ?? null];
   if (paidCents === 0) return [['paid', formatCents(0), 'nothing was paid, so nothing is refunded'], review];
   const paid = formatCents(paidCents);
   const refunds = (outcome.refunds ?? []).filter((r) => r.status !== 'failed');
