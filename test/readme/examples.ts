@@ -110,6 +110,18 @@ interface Ran {
   stderr: string;
 }
 
+/** A session's environment (PATH aside): the embedded sandbox in its home, at its clock. */
+function sessionEnv(home: TestHome, clock: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return home.env({
+    CARRENTAL_SANDBOX: '1',
+    CARRENTAL_SANDBOX_NOW: clock,
+    // the pages book more cars than the sandbox's default limit of active reservations
+    CARRENTAL_SANDBOX_CONFIG: JSON.stringify({ maxActiveReservations: 50 }),
+    LANG: 'C.UTF-8',
+    ...extra,
+  });
+}
+
 /** What the sessions of one test file share: the in-process `carrental`, and the built one's PATH shim. */
 class Runners {
   private inProcess?: Promise<InProcessCli>;
@@ -157,14 +169,7 @@ class Session {
     this.inProcess = await this.runners.cli();
     if (this.options.spawned || this.examples.some((e) => e.untilInterrupt)) assertBuilt();
     this.home = new TestHome();
-    // the pages book more cars than the sandbox's default limit of active reservations
-    this.env = this.home.env({
-      CARRENTAL_SANDBOX: '1',
-      CARRENTAL_SANDBOX_NOW: this.clock,
-      CARRENTAL_SANDBOX_CONFIG: JSON.stringify({ maxActiveReservations: 50 }),
-      LANG: 'C.UTF-8',
-      ...this.options.env,
-    });
+    this.env = sessionEnv(this.home, this.clock, this.options.env);
     // in-process, `carrental` is a function of the session's shell (inprocess-shim.ts)
     const spawned = !!this.options.spawned;
     this.shell = new LineShell({ env: this.envFor(spawned), cwd: this.home.dir, prelude: spawned ? undefined : this.inProcess.prelude() });
@@ -442,6 +447,18 @@ export async function runnableHelpGroups(): Promise<Array<{ name: string; exampl
  */
 export async function describeExamplesAt(shift: ClockShift): Promise<void> {
   const runners = fileRunners();
+  // the embedded sandbox reads its clock from the process's environment: in-process, the
+  // command's own (inprocess-shim.ts); were it the worker's, every clock would be today
+  it(`runs the sessions' commands at sandbox clock ${sandboxClock(shift)}`, async () => {
+    const home = new TestHome();
+    try {
+      const clock = sandboxClock(shift);
+      const r = await (await runners.cli()).run({ argv: ['--sandbox', 'sandbox', 'clock', 'show', '--jq', '.now'], env: sessionEnv(home, clock), cwd: home.dir });
+      expect(r.stdout.slice(0, 13), r.stderr).toBe(clock.slice(0, 13));
+    } finally {
+      home.cleanup();
+    }
+  });
   for (const page of PAGES) {
     const examples = examplesOf(page);
     if (examples.length) describeSession(`${page} examples`, page, examples, runners, shift);
