@@ -15,7 +15,8 @@
 // What is not the same: a wait (a --watch interval, a Retry-After) passes at once and the
 // time is counted as slept; output reaches the shell when the command ends, not as it is
 // written; stdin is read to its end before the command starts; there is no terminal and no
-// signal. Lines that need those run the built CLI (test/readme/examples.ts says which).
+// signal (a Ctrl-C is the command's signal aborted: interruptOnOutput). Lines that need
+// those run the built CLI (test/readme/examples.ts says which).
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -46,12 +47,16 @@ export interface InProcessRequest {
 class Captured extends Writable {
   readonly isTTY = false;
   private readonly chunks: Buffer[] = [];
+  /** Told of the first write. */
+  onWrite?: () => void;
   override _write(chunk: Buffer | string, _enc: BufferEncoding, cb: () => void): void {
-    this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    this.add(chunk);
     cb();
   }
   add(chunk: unknown): void {
     this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk instanceof Uint8Array ? chunk : String(chunk)));
+    this.onWrite?.();
+    this.onWrite = undefined;
   }
   bytes(): Buffer {
     return Buffer.concat(this.chunks);
@@ -75,6 +80,11 @@ export class InProcessCli {
   private queue: Promise<unknown> = Promise.resolve();
   /** The commands answered, for a test that wants to see they ran here. */
   answered = 0;
+  /**
+   * While set, a command is interrupted (its signal aborted, what main() does on Ctrl-C) as
+   * soon as it prints on stdout: for a line that runs until Ctrl-C (a server, a watch).
+   */
+  interruptOnOutput = false;
 
   private constructor(private readonly server: Server) {}
 
@@ -224,6 +234,7 @@ export class InProcessCli {
 
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), request.timeoutMs ?? 15_000);
+    if (this.interruptOnOutput) stdout.onWrite = () => controller.abort();
     const worker = { env: { ...process.env }, cwd: process.cwd(), out: process.stdout.write, err: process.stderr.write };
     replaceEnv(request.env, worker.env);
     process.chdir(request.cwd);

@@ -17,17 +17,18 @@
 // wait passes at once, output arrives when the command ends). A line costs milliseconds
 // instead of a Node start, which is what lets every example run at all three clocks. The
 // built CLI (bin/carrental.js) still runs: the README at today's clock (the newcomer's
-// path, SPAWNED_SESSIONS), every line that runs until interrupted, and the `sandbox serve`
-// that `--port 4780` lines act on; test/readme/inprocess-shim.e2e.test.ts holds the two to
-// the same output.
+// path, SPAWNED_SESSIONS), every line that runs until interrupted at today's clock (a real
+// SIGINT; at the later clocks, in-process, its signal is aborted once it printed), and the
+// `sandbox serve` that `--port 4780` lines act on; test/readme/inprocess-shim.e2e.test.ts
+// holds the two to the same output.
 //
 // Conventions for authors of the README, of docs/ and of the help examples:
 // - a line must exit 0, unless it ends with a comment `# exit N`;
 // - a line must work on any day: dates relative to the clock (`tomorrow`, `+10d`, `fri`),
 //   never a fixed date the clock will pass; a seeded car or trip named by its alias or
 //   uuid is placed relative to the sandbox clock (docs/sandbox.md, "The seeded world");
-// - a line whose comment says `until Ctrl-C` (e.g. `sandbox serve`) runs the built CLI, is
-//   started, must print something on stdout, and is then interrupted and must exit 0 or 130;
+// - a line whose comment says `until Ctrl-C` (e.g. `sandbox serve`) is started, must print
+//   something on stdout, and is then interrupted and must exit 0 or 130;
 // - placeholders are filled in with real sandbox values: `<alias>` a car free for every
 //   `--from/--to` pair written on `<alias>` lines of the page; `<uuid>` and
 //   `<reservation-uuid>` the reservation the last `reserve` line of the page printed (one is
@@ -100,8 +101,10 @@ export interface SessionOptions {
   ownTrip?: string[];
   /** More environment for every line. */
   env?: NodeJS.ProcessEnv;
-  /** Every line runs the built CLI (SPAWNED_SESSIONS); otherwise only those that run until interrupted. */
+  /** Every line runs the built CLI (SPAWNED_SESSIONS). */
   spawned?: boolean;
+  /** The lines that run until interrupted run the built CLI, interrupted by a SIGINT (at today's clock); else in-process. */
+  signals?: boolean;
 }
 
 interface Ran {
@@ -167,7 +170,7 @@ class Session {
 
   async start(): Promise<void> {
     this.inProcess = await this.runners.cli();
-    if (this.options.spawned || this.examples.some((e) => e.untilInterrupt)) assertBuilt();
+    if (this.options.spawned || (this.options.signals && this.examples.some((e) => e.untilInterrupt))) assertBuilt();
     this.home = new TestHome();
     this.env = sessionEnv(this.home, this.clock, this.options.env);
     // in-process, `carrental` is a function of the session's shell (inprocess-shim.ts)
@@ -317,11 +320,22 @@ class Session {
   /** Runs one example and checks its exit code; remembers the reservation a `reserve` printed. */
   async run(example: Example): Promise<void> {
     const command = await this.substitute(example.command);
-    // a line that runs until interrupted needs a process to interrupt: the built CLI's
-    const spawned = !!this.options.spawned || example.untilInterrupt;
-    // the shell kills a line after 20 s, inside the test's own timeout (an in-process command
-    // is interrupted sooner, by the worker: inprocess-shim.ts)
-    const r = example.untilInterrupt ? await this.runUntilInterrupted(command) : await this.shell.run(command);
+    // a line that runs until interrupted gets a real Ctrl-C (SIGINT) in the built CLI at
+    // today's clock; at the others, in-process, its signal is aborted once it printed
+    const signals = example.untilInterrupt && (!!this.options.spawned || !!this.options.signals);
+    const spawned = !!this.options.spawned || signals;
+    let r: Ran;
+    if (signals) r = await this.runUntilInterrupted(command);
+    else {
+      this.inProcess.interruptOnOutput = example.untilInterrupt;
+      try {
+        // the shell kills a line after 20 s, inside the test's own timeout (an in-process
+        // command is interrupted sooner, by the worker: inprocess-shim.ts)
+        r = await this.shell.run(command);
+      } finally {
+        this.inProcess.interruptOnOutput = false;
+      }
+    }
     const how = spawned ? 'the built CLI' : 'in-process';
     const detail = `${this.page}${example.line ? `:${example.line}` : ''} at sandbox clock ${this.clock} (${how})\n$ ${command}\n--- exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
     if (example.untilInterrupt) {
@@ -350,7 +364,7 @@ function describeSession(title: string, page: string, examples: Example[], runne
   const clock = sandboxClock(shift);
   const spawned = spawnedSession(page, shift);
   describe(`${title}, sandbox clock ${clock} (today + ${shift.days} days${spawned ? ', the built CLI' : ''})`, () => {
-    const session = new Session(page, examples, runners, clock, { ...options, spawned });
+    const session = new Session(page, examples, runners, clock, { ...options, spawned, signals: shift.days === 0 });
     beforeAll(() => session.start());
     afterAll(() => session.stop());
     it.each(examples.map((e) => [e.line ? `${page}:${e.line} $ ${e.command}` : `$ ${e.command}`, e] as const))('%s', async (_title, example) => {

@@ -126,6 +126,20 @@ describe('a line answered in-process', () => {
     expect(r.ms).toBeLessThan(5_000);
   });
 
+  it('interrupts a line that runs until Ctrl-C once it printed, when asked: a server stops and leaves no listener', async () => {
+    const s = session();
+    const listeners = process.listenerCount('SIGTERM');
+    cli.interruptOnOutput = true;
+    try {
+      const r = await bash('carrental sandbox serve --port 0 --json', s, 'in-process');
+      expect([0, 130], r.stderr).toContain(r.code);
+      expect(r.stdout).toMatch(/"base_url":"http:\/\/127\.0\.0\.1:\d+\//);
+    } finally {
+      cli.interruptOnOutput = false;
+    }
+    expect(process.listenerCount('SIGTERM')).toBe(listeners);
+  });
+
   it('interrupts a command that outlives its time, as Ctrl-C would (exit 130)', async () => {
     const s = session();
     const uuid = (await cli.run({ argv: ['--sandbox', 'trips', '--jq', '.active[0].uuid'], env: s.env, cwd: s.home.dir })).stdout.trim();
