@@ -1,16 +1,32 @@
-// The examples of README.md and of every page of docs/ are executed (by
-// readme-examples.e2e.test.ts, and the longest pages by a file each, so that they run on
-// both workers: see PAGES_OF_THEIR_OWN). Every fenced block with
-// the info string `console` is read; each `$ carrental ...` line in it (a trailing `\`
-// continues it on the next line) is run by bash, with the built CLI first on PATH, against
-// the embedded sandbox (a fresh temp home, CARRENTAL_SANDBOX=1, the sandbox clock set by
-// CARRENTAL_SANDBOX_NOW: see CLOCK_SHIFTS),
-// in page order, so state carries over from line to line as in a user's session. Each page
-// is its own session: a page's examples never depend on another page's. Output lines in the
-// block are illustration and are not compared.
+// The examples of README.md, of every page of docs/ and of every command's --help are
+// executed, each on a fresh sandbox at each of three sandbox clocks (CLOCK_SHIFTS: today,
+// +200 and +400 days), by one test file per clock (examples-<clock>.e2e.test.ts). Every
+// fenced block with the info string `console` is read; each `$ carrental ...` line in it (a
+// trailing `\` continues it on the next line) is run by bash against the embedded sandbox
+// (a fresh temp home, CARRENTAL_SANDBOX=1, the clock set by CARRENTAL_SANDBOX_NOW), in page
+// order, so state carries over from line to line as in a user's session. Each page (and
+// each command's help, with its subcommands') is its own session: its examples never
+// depend on another's. Output lines in the block are illustration and are not compared.
 //
-// Conventions for authors of the README and of docs/:
+// How a line runs: bash stays the shell (pipes, `| jq`, quoting, `$(...)`, `VAR=x` prefixes,
+// `# exit N`), each line in a subshell of its session's bash (test/helpers/line-shell.ts),
+// but `carrental` there is a bash function (and, for `exec` or `xargs`, a script on PATH)
+// that hands its argv, cwd, environment and stdin to the test worker, which runs the command
+// in-process on the real command tree and answers stdout, stderr and the exit code
+// (test/helpers/inprocess-shim.ts says what is the same as a spawned CLI and what is not: a
+// wait passes at once, output arrives when the command ends). A line costs milliseconds
+// instead of a Node start, which is what lets every example run at all three clocks. The
+// built CLI (bin/carrental.js) still runs: the README at today's clock (the newcomer's
+// path, SPAWNED_SESSIONS), every line that runs until interrupted at today's clock (a real
+// SIGINT; at the later clocks, in-process, its signal is aborted once it printed), and the
+// `sandbox serve` that `--port 4780` lines act on; test/readme/inprocess-shim.e2e.test.ts
+// holds the two to the same output.
+//
+// Conventions for authors of the README, of docs/ and of the help examples:
 // - a line must exit 0, unless it ends with a comment `# exit N`;
+// - a line must work on any day: dates relative to the clock (`tomorrow`, `+10d`, `fri`),
+//   never a fixed date the clock will pass; a seeded car or trip named by its alias or
+//   uuid is placed relative to the sandbox clock (docs/sandbox.md, "The seeded world");
 // - a line whose comment says `until Ctrl-C` (e.g. `sandbox serve`) is started, must print
 //   something on stdout, and is then interrupted and must exit 0 or 130;
 // - placeholders are filled in with real sandbox values: `<alias>` a car free for every
@@ -22,18 +38,23 @@
 // - pipelines run with `set -o pipefail`, so the exit code is carrental's when it fails
 //   (jq is installed by .ci/run for the `| jq ...` parts);
 // - blocks run with HOME in a temp directory: a `console` line must not need anything
-//   outside it. Install snippets that write to the user's dotfiles belong in `sh` blocks.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+//   outside it. Install snippets that write to the user's dotfiles belong in `sh` blocks;
+// - nothing else needs a real process: a line that needs a terminal or a signal is an `sh`
+//   block (pages) or listed in NEEDS_A_TERMINAL (help).
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ShimDir, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { assertBuilt, BIN, ROOT, ShimDir } from '../helpers/bin.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
+import { InProcessCli } from '../helpers/inprocess-shim.js';
+import { LineShell } from '../helpers/line-shell.js';
 import { COMMANDS, type CommandSpec } from '../../src/cmdkit/command-specs.js';
 import { rootHelpAfter } from '../../src/cli/help-text.js';
 import { sandboxKeys } from '../../src/sandbox/fixtures.js';
 
 import { type Example, extractExamples } from './extract.js';
+import { PAGES } from './pages.js';
 
 export { type Example, extractExamples };
 
@@ -46,6 +67,8 @@ export { type Example, extractExamples };
  * - +200 days at 06:30Z: late evening in Los Angeles, after midnight in Miami (the two
  *   cities on different dates);
  * - +400 days at 18:00Z: daytime in both.
+ * What the pages name with dates is also checked at every hour of 420 days in process,
+ * without running them (test/sandbox/seed-day.test.ts).
  */
 export const CLOCK_SHIFTS = [
   { days: 0, time: '03:30:00Z' },
@@ -53,17 +76,21 @@ export const CLOCK_SHIFTS = [
   { days: 400, time: '18:00:00Z' },
 ] as const;
 
-export function sandboxClock(shift: (typeof CLOCK_SHIFTS)[number], today = new Date()): string {
+export type ClockShift = (typeof CLOCK_SHIFTS)[number];
+
+export function sandboxClock(shift: ClockShift, today = new Date()): string {
   const day = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + shift.days));
   return `${day.toISOString().slice(0, 10)}T${shift.time}`;
 }
 
 /**
- * The pages run at today and +400 days: a third session of every page would cost the suite
- * more than its budget allows (each line is a process), and what the pages name with dates
- * is checked at every hour of 420 days in process (test/sandbox/seed-day.test.ts).
+ * The sessions whose every line runs the built CLI (bin/carrental.js, a Node start per
+ * `carrental`): the README at today's clock, the path a newcomer takes first. Every other
+ * session runs its lines in-process (test/helpers/inprocess-shim.ts).
  */
-const PAGE_CLOCKS = [CLOCK_SHIFTS[0], CLOCK_SHIFTS[2]].map((shift) => sandboxClock(shift));
+export const SPAWNED_SESSIONS = [{ page: 'README.md', days: 0 }];
+const spawnedSession = (page: string, shift: ClockShift) => SPAWNED_SESSIONS.some((s) => s.page === page && s.days === shift.days);
+
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const PLACEHOLDER_RE = /<(alias|uuid|reservation-uuid|invoice-uuid|serve-port|home)>/g;
 /** Dates for a reservation the test creates itself, away from the pages' own. */
@@ -74,6 +101,10 @@ export interface SessionOptions {
   ownTrip?: string[];
   /** More environment for every line. */
   env?: NodeJS.ProcessEnv;
+  /** Every line runs the built CLI (SPAWNED_SESSIONS). */
+  spawned?: boolean;
+  /** The lines that run until interrupted run the built CLI, interrupted by a SIGINT (at today's clock); else in-process. */
+  signals?: boolean;
 }
 
 interface Ran {
@@ -82,35 +113,73 @@ interface Ran {
   stderr: string;
 }
 
-/** One page's run: its own home (config, journal, sandbox state) and its own placeholder values. */
+/** A session's environment (PATH aside): the embedded sandbox in its home, at its clock. */
+function sessionEnv(home: TestHome, clock: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return home.env({
+    CARRENTAL_SANDBOX: '1',
+    CARRENTAL_SANDBOX_NOW: clock,
+    // the pages book more cars than the sandbox's default limit of active reservations
+    CARRENTAL_SANDBOX_CONFIG: JSON.stringify({ maxActiveReservations: 50 }),
+    LANG: 'C.UTF-8',
+    ...extra,
+  });
+}
+
+/** What the sessions of one test file share: the in-process `carrental`, and the built one's PATH shim. */
+class Runners {
+  private inProcess?: Promise<InProcessCli>;
+  private shim?: ShimDir;
+
+  cli(): Promise<InProcessCli> {
+    return (this.inProcess ??= InProcessCli.start());
+  }
+
+  built(): ShimDir {
+    return (this.shim ??= new ShimDir());
+  }
+
+  async close(): Promise<void> {
+    this.shim?.cleanup();
+    if (this.inProcess) await (await this.inProcess).close();
+  }
+}
+
+/** Declares the hooks that start and stop a file's runners. */
+function fileRunners(): Runners {
+  const runners = new Runners();
+  afterAll(() => runners.close());
+  return runners;
+}
+
+/** One session: its own home (config, journal, sandbox state) and its own placeholder values. */
 class Session {
   private home!: TestHome;
   private env!: NodeJS.ProcessEnv;
+  private inProcess!: InProcessCli;
+  private shell!: LineShell;
   private readonly values: { alias?: string; reservation?: string; invoice?: string } = {};
   private server?: { child: ChildProcess; port: Promise<string> };
 
   constructor(
     private readonly page: string,
     private readonly examples: Example[],
-    private readonly shim: () => ShimDir,
+    private readonly runners: Runners,
     private readonly clock: string,
     private readonly options: SessionOptions = {},
   ) {}
 
-  start(): void {
+  async start(): Promise<void> {
+    this.inProcess = await this.runners.cli();
+    if (this.options.spawned || (this.options.signals && this.examples.some((e) => e.untilInterrupt))) assertBuilt();
     this.home = new TestHome();
-    // the pages book more cars than the sandbox's default limit of active reservations
-    this.env = this.home.env({
-      PATH: this.shim().path(),
-      CARRENTAL_SANDBOX: '1',
-      CARRENTAL_SANDBOX_NOW: this.clock,
-      CARRENTAL_SANDBOX_CONFIG: JSON.stringify({ maxActiveReservations: 50 }),
-      LANG: 'C.UTF-8',
-      ...this.options.env,
-    });
+    this.env = sessionEnv(this.home, this.clock, this.options.env);
+    // in-process, `carrental` is a function of the session's shell (inprocess-shim.ts)
+    const spawned = !!this.options.spawned;
+    this.shell = new LineShell({ env: this.envFor(spawned), cwd: this.home.dir, prelude: spawned ? undefined : this.inProcess.prelude() });
   }
 
   stop(): void {
+    this.shell?.close();
     if (this.server) {
       try {
         process.kill(-this.server.child.pid!, 'SIGTERM');
@@ -121,10 +190,21 @@ class Session {
     this.home?.cleanup();
   }
 
-  /** A `sandbox serve` on this session's state, on a free port, for the lines that act on a running one. */
+  /** The session's environment with PATH finding the built `carrental`, or the in-process one. */
+  private envFor(spawned: boolean): NodeJS.ProcessEnv {
+    return { ...this.env, PATH: spawned ? this.runners.built().path() : this.inProcess.path() };
+  }
+
+  /** A `sandbox serve` of the built CLI on this session's state, on a free port, for the lines that act on a running one. */
   private servePort(): Promise<string> {
     if (this.server) return this.server.port;
-    const child = spawn('carrental', ['sandbox', 'serve', '--port', '0', '--json'], { env: this.env, cwd: this.home.dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    assertBuilt();
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--json'], {
+      env: this.envFor(true),
+      cwd: this.home.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const port = new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -139,8 +219,9 @@ class Session {
     return port;
   }
 
+  /** A command the runner needs for a placeholder's value: in-process, as the session's lines. */
   private async cli(argv: string[]): Promise<string> {
-    const r = await runBin(argv, { env: this.env });
+    const r = await this.inProcess.run({ argv, env: this.envFor(false), cwd: this.home.dir });
     if (r.code !== 0) throw new Error(`carrental ${argv.join(' ')} exited ${r.code}: ${r.stderr}`);
     return r.stdout;
   }
@@ -203,11 +284,12 @@ class Session {
     return result;
   }
 
-  private runLine(command: string, untilInterrupt: boolean): Promise<Ran> {
+  /** A line that runs until interrupted: the built CLI, in a bash of its own, interrupted (SIGINT) once it printed. */
+  private runUntilInterrupted(command: string): Promise<Ran> {
     return new Promise((resolve, reject) => {
       // its own process group, so a line that hangs is killed with everything it started
-      const child = spawn('bash', ['--noprofile', '--norc', '-o', 'pipefail', '-c', untilInterrupt ? `exec ${command}` : command], {
-        env: this.env,
+      const child = spawn('bash', ['--noprofile', '--norc', '-o', 'pipefail', '-c', `exec ${command}`], {
+        env: this.envFor(true),
         cwd: this.home.dir,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
@@ -224,7 +306,7 @@ class Session {
       }, 20_000);
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
         stdout += d;
-        if (untilInterrupt) child.kill('SIGINT');
+        child.kill('SIGINT');
       });
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       child.on('error', reject);
@@ -238,8 +320,24 @@ class Session {
   /** Runs one example and checks its exit code; remembers the reservation a `reserve` printed. */
   async run(example: Example): Promise<void> {
     const command = await this.substitute(example.command);
-    const r = await this.runLine(command, example.untilInterrupt);
-    const detail = `${this.page}${example.line ? `:${example.line}` : ''}\n$ ${command}\n--- exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+    // a line that runs until interrupted gets a real Ctrl-C (SIGINT) in the built CLI at
+    // today's clock; at the others, in-process, its signal is aborted once it printed
+    const signals = example.untilInterrupt && (!!this.options.spawned || !!this.options.signals);
+    const spawned = !!this.options.spawned || signals;
+    let r: Ran;
+    if (signals) r = await this.runUntilInterrupted(command);
+    else {
+      this.inProcess.interruptOnOutput = example.untilInterrupt;
+      try {
+        // the shell kills a line after 20 s, inside the test's own timeout (an in-process
+        // command is interrupted sooner, by the worker: inprocess-shim.ts)
+        r = await this.shell.run(command);
+      } finally {
+        this.inProcess.interruptOnOutput = false;
+      }
+    }
+    const how = spawned ? 'the built CLI' : 'in-process';
+    const detail = `${this.page}${example.line ? `:${example.line}` : ''} at sandbox clock ${this.clock} (${how})\n$ ${command}\n--- exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
     if (example.untilInterrupt) {
       expect(r.stdout, detail).not.toBe('');
       expect([0, 130], detail).toContain(r.code);
@@ -247,7 +345,7 @@ class Session {
       expect(r.code, detail).toBe(example.expectedCode);
     }
     // nothing crashed on the way, whatever the exit code
-    expect(r.stderr, detail).not.toMatch(/unexpected failure|\n\s+at .+:\d+:\d+\)?\n/);
+    expect(r.stderr, detail).not.toMatch(/unexpected failure|\n\s+at .+:\d+:\d+\)?\n|carrental \(in-process\)/);
     if (r.code === 0 && /^carrental\b[^|]*\sreserve\s/.test(command)) {
       const uuid = UUID_RE.exec(r.stdout)?.[0];
       if (uuid) {
@@ -258,35 +356,21 @@ class Session {
   }
 }
 
-
 /** A page's examples, read from the repository. */
 export const examplesOf = (page: string): Example[] => extractExamples(readFileSync(join(ROOT, page), 'utf8'));
 
-/**
- * The pages with the most examples, each run by a test file of its own
- * (`<name>-examples.e2e.test.ts` here) so that they run beside the others instead of one
- * file being the suite's long pole; readme-examples.e2e.test.ts runs every other page, so a
- * new page is run without being listed.
- */
-export const PAGES_OF_THEIR_OWN = ['docs/commands.md', 'docs/scripting.md'];
-
-/** Declares the runs of these pages' examples: each page at each sandbox clock is its own session. */
-export function describeExamples(pages: string[]): void {
-  let shim: ShimDir | undefined;
-  const sharedShim = () => (shim ??= new ShimDir());
-  afterAll(() => shim?.cleanup());
-  for (const [page, clock] of pages.flatMap((p) => PAGE_CLOCKS.map((c) => [p, c] as const))) {
-    const examples = examplesOf(page);
-    if (!examples.length) continue;
-    describe(`${page} examples, sandbox clock ${clock}`, () => {
-      const session = new Session(page, examples, sharedShim, clock);
-      beforeAll(() => session.start());
-      afterAll(() => session.stop());
-      it.each(examples.map((e) => [`${page}:${e.line} $ ${e.command}`, e] as const))('%s', async (_title, example) => {
-        await session.run(example);
-      });
+/** Declares one session of a page, or of a command's help: a fresh sandbox and home, its lines in order. */
+function describeSession(title: string, page: string, examples: Example[], runners: Runners, shift: ClockShift, options: SessionOptions = {}): void {
+  const clock = sandboxClock(shift);
+  const spawned = spawnedSession(page, shift);
+  describe(`${title}, sandbox clock ${clock} (today + ${shift.days} days${spawned ? ', the built CLI' : ''})`, () => {
+    const session = new Session(page, examples, runners, clock, { ...options, spawned, signals: shift.days === 0 });
+    beforeAll(() => session.start());
+    afterAll(() => session.stop());
+    it.each(examples.map((e) => [e.line ? `${page}:${e.line} $ ${e.command}` : `$ ${e.command}`, e] as const))('%s', async (_title, example) => {
+      await session.run(example);
     });
-  }
+  });
 }
 
 /**
@@ -347,51 +431,58 @@ export function helpExampleGroups(overview: string): HelpGroup[] {
 }
 
 /** What `carrental` alone prints: the overview, with its commands to try. */
-function overviewText(): string {
+async function overviewText(): Promise<string> {
   const home = new TestHome();
   try {
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'carrental.js')], { env: home.env({ LANG: 'C.UTF-8' }), encoding: 'utf8' });
+    const r = await runCommand([], { env: home.env({ LANG: 'C.UTF-8' }) });
     return r.stdout + r.stderr;
   } finally {
     home.cleanup();
   }
 }
 
-/**
- * What a help example reads of the sandbox's dated world: dates, a car, a reservation or an
- * invoice, the trips, the licence and card expiry, the clock. The others (config, auth,
- * completion, help, mcp, the server) read no date and run at today only.
- */
-export const READS_DATES = /--from|--to\b|-\d{4}\b|<[a-z-]+>|\b(?:trips|status|verification|cards|clock)\b/;
+/** The help examples as the runner runs them, by session: each top-level command with its subcommands, and the program's. */
+export async function runnableHelpGroups(): Promise<Array<{ name: string; examples: Example[] }>> {
+  return helpExampleGroups(await overviewText())
+    .map((group) => ({
+      name: group.name,
+      examples: group.written
+        .map((e, i) => [e, i + 1] as const)
+        .filter(([e]) => !NEEDS_A_TERMINAL.includes(e))
+        .map(([e, line]) => runnableHelpExample(e, line)),
+    }))
+    .filter((g) => g.examples.length > 0);
+}
 
 /**
- * Declares the runs of every command's help examples at one of CLOCK_SHIFTS: each
- * top-level command (with its subcommands) is a session of its own, on a fresh sandbox.
- * Today runs every example; the later clocks those that READS_DATES (the suite's budget).
+ * Declares the runs of every example at one of CLOCK_SHIFTS, each session on a fresh
+ * sandbox: every page of PAGES (the README and docs/), then every command's help examples.
+ * One test file per clock calls it.
  */
-export function describeHelpExamples(shift: (typeof CLOCK_SHIFTS)[number]): void {
-  const clock = sandboxClock(shift);
-  let shim: ShimDir | undefined;
-  const sharedShim = () => (shim ??= new ShimDir());
-  afterAll(() => shim?.cleanup());
-  for (const group of helpExampleGroups(overviewText())) {
-    const examples = group.written
-      .map((e, i) => [e, i + 1] as const)
-      .filter(([e]) => !NEEDS_A_TERMINAL.includes(e) && (shift.days === 0 || READS_DATES.test(e)))
-      .map(([e, line]) => runnableHelpExample(e, line));
-    if (!examples.length) continue;
-    describe(`${group.name} examples, sandbox clock ${clock} (today + ${shift.days} days)`, () => {
-      const session = new Session(group.name, examples, sharedShim, clock, {
-        // a trip that `extend-link <uuid> --to "+30d 10:00"` extends
-        ownTrip: ['--from', '+25d 10:00', '--days', '2'],
-        // --open runs `true` instead of a browser
-        env: { BROWSER: 'true', CARRENTAL_KEY: sandboxKeys().booking_write },
-      });
-      beforeAll(() => session.start());
-      afterAll(() => session.stop());
-      it.each(examples.map((e) => [`${e.command}`, e] as const))('$ %s', async (_title, example) => {
-        await session.run(example);
-      });
+export async function describeExamplesAt(shift: ClockShift): Promise<void> {
+  const runners = fileRunners();
+  // the embedded sandbox reads its clock from the process's environment: in-process, the
+  // command's own (inprocess-shim.ts); were it the worker's, every clock would be today
+  it(`runs the sessions' commands at sandbox clock ${sandboxClock(shift)}`, async () => {
+    const home = new TestHome();
+    try {
+      const clock = sandboxClock(shift);
+      const r = await (await runners.cli()).run({ argv: ['--sandbox', 'sandbox', 'clock', 'show', '--jq', '.now'], env: sessionEnv(home, clock), cwd: home.dir });
+      expect(r.stdout.slice(0, 13), r.stderr).toBe(clock.slice(0, 13));
+    } finally {
+      home.cleanup();
+    }
+  });
+  for (const page of PAGES) {
+    const examples = examplesOf(page);
+    if (examples.length) describeSession(`${page} examples`, page, examples, runners, shift);
+  }
+  for (const group of await runnableHelpGroups()) {
+    describeSession(`${group.name} examples`, group.name, group.examples, runners, shift, {
+      // a trip that `extend-link <uuid> --to "+30d 10:00"` extends
+      ownTrip: ['--from', '+25d 10:00', '--days', '2'],
+      // --open runs `true` instead of a browser
+      env: { BROWSER: 'true', CARRENTAL_KEY: sandboxKeys().booking_write },
     });
   }
 }

@@ -1,9 +1,12 @@
-// The examples of README.md and of docs/ (how they are run, and the conventions for authors
-// of the pages: test/readme/examples.ts): the reader of console blocks, and every page but
-// the longest, which have a file each (PAGES_OF_THEIR_OWN).
+// What the example runs read, without running anything (they are run by
+// examples-<clock>.e2e.test.ts; how, and the conventions for authors: ./examples.ts): the
+// reader of console blocks, the pages, and the help examples as the runner rewrites them.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeExamples, examplesOf, extractExamples, PAGES_OF_THEIR_OWN } from './examples.js';
+import { ROOT } from '../helpers/bin.js';
+import { extractExamples } from './extract.js';
 import { PAGES } from './pages.js';
 
 describe('extractExamples', () => {
@@ -35,7 +38,7 @@ describe('extractExamples', () => {
   });
 });
 
-const examples = new Map(PAGES.map((page) => [page, examplesOf(page)]));
+const examples = new Map(PAGES.map((page) => [page, extractExamples(readFileSync(join(ROOT, page), 'utf8'))]));
 
 describe('the pages to run', () => {
   it('are the README and the manual, and both have examples', () => {
@@ -45,15 +48,9 @@ describe('the pages to run', () => {
     expect(PAGES.filter((p) => p.startsWith('docs/')).some((p) => examples.get(p)!.length > 0)).toBe(true);
   });
 
-  it('include the pages that have a file of their own, with examples', () => {
-    for (const page of PAGES_OF_THEIR_OWN) expect(examples.get(page)?.length, page).toBeGreaterThan(0);
-  });
-
   if ([...examples.values()].flat().some((e) => /\|\s*jq\b/.test(e.command))) {
     it('jq is installed for the `| jq` examples (.ci/run installs it)', () => {
       expect(spawnSync('jq', ['--version']).status).toBe(0);
     });
   }
 });
-
-describeExamples(PAGES.filter((page) => !PAGES_OF_THEIR_OWN.includes(page)));

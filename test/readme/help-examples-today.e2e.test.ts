@@ -1,5 +1,0 @@
-// Every command's --help examples on a fresh sandbox, its clock today + 0 days (how they are
-// run: describeHelpExamples in ./examples.ts). One file per clock, so the three run at once.
-import { CLOCK_SHIFTS, describeHelpExamples } from './examples.js';
-
-describeHelpExamples(CLOCK_SHIFTS[0]);
