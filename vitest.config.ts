@@ -1,16 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/helpers/sequencer.js';
 
 /**
- * Test files that cannot share the machine: a real terminal (tmux), a real browser, and the
- * tests that hold a clock to a bound (a deadline, a retry's backoff, a lock's wait, a
- * process killed inside a latency window). They run one file at a time, after the rest.
+ * Test files that cannot share the machine: those that hold a clock to a bound (a
+ * deadline, a retry's backoff, a lock's wait, a process killed inside a latency window, a
+ * spinner's delay, a pause after a key, a page served for a grace period). They run one
+ * file at a time, after the rest. A terminal (tmux) or browser test that only waits for
+ * what it reads, with a generous deadline, shares the machine like any spawned test.
  */
 const ALONE = [
-  '**/*.tmux.test.ts',
-  '**/*.tmux.e2e.test.ts',
-  '**/*.browser.test.ts',
-  '**/*.browser.e2e.test.ts',
+  'test/commands/spinner-modes.tmux.e2e.test.ts',
+  'test/commands/pager.tmux.e2e.test.ts',
+  'test/booking/pay-link-served.browser.test.ts',
   'test/booking/crash.e2e.test.ts',
   'test/booking/concurrency.e2e.test.ts',
   'test/completion/complete-command.test.ts',
@@ -22,12 +24,34 @@ const ALONE = [
   'test/unit/client-edges.test.ts',
 ];
 
+/**
+ * Files that run the built CLI, a shell, a terminal or a browser: each in a fresh worker, as
+ * vitest does by default. Together with the files below, they are the isolated ones.
+ */
+const SPAWNED = ['test/**/*.e2e.test.ts', 'test/e2e/**/*.test.ts', 'test/readme/**/*.test.ts', 'test/**/*.tmux.test.ts', 'test/**/*.browser.test.ts'];
+/**
+ * In-process files that change what the process shares (vi.mock, a stubbed env or timer,
+ * process.env) or count what a module did since it was loaded (lazySchemaStats): they need
+ * a fresh module registry too.
+ */
+const OWN_MODULES = [
+  'test/completion/complete-command.test.ts',
+  'test/mcp/http-sessions.test.ts',
+  'test/sandbox/handler-transaction-json.test.ts',
+  'test/sandbox/store-json-bound.test.ts',
+  'test/store/atomic-file-edges.test.ts',
+  'test/unit/journal-durability.test.ts',
+  'test/unit/journal-lock-errors.test.ts',
+  'test/unit/lazy-schema.test.ts',
+];
+
 export default defineConfig({
   define: { __CARRENTAL_VERSION__: JSON.stringify(process.env.npm_package_version ?? '0.0.0-test') },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    sequence: { sequencer: LongestFirst },
     // CARRENTAL_TEST_REPORT=path: also a JSON report, from which .ci/run prints its summary line
     reporters: process.env.CARRENTAL_TEST_REPORT ? ['default', ['json', { outputFile: process.env.CARRENTAL_TEST_REPORT }]] : ['default'],
     projects: [
@@ -35,7 +59,22 @@ export default defineConfig({
         extends: true,
         // vitest's default is one worker fewer than the cores: one, on two. Most files
         // wait on child processes and sockets, so one per core keeps both busy.
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ALONE, maxWorkers: availableParallelism(), sequence: { groupOrder: 0 } },
+        test: { name: 'shared', include: [...SPAWNED, ...OWN_MODULES], exclude: ALONE, maxWorkers: availableParallelism(), sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        // The in-process files (commands on fake terminals against a loopback sandbox, the
+        // units): one worker runs many of them, loading src/ once instead of once per file
+        // (the import of src/cli and src/sandbox was most of a small file's time). Each
+        // file still makes its own sandbox and home; vitest restores spies between files.
+        test: {
+          name: 'pooled',
+          include: ['test/**/*.test.ts'],
+          exclude: [...ALONE, ...SPAWNED, ...OWN_MODULES],
+          isolate: false,
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 
 interface Served {
   proc: ChildProcess;

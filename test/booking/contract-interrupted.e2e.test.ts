@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 
 interface Trip {
   uuid: string;

@@ -8,7 +8,7 @@ import { beforeAll, test as base, describe, expect } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { Journal } from '../../src/store/journal.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { FROM, SANDBOX_NOW, TO, admin, faults, freeCars, requests, reservations } from './sandbox.js';
 
 

@@ -4,7 +4,7 @@
 // queued per operation and answered before the normal behaviour.
 import { randomUUID } from 'node:crypto';
 import { test as base } from 'vitest';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { StubServer, stubCar, type Recorded, type StubResponse } from '../helpers/stub-server.js';
 
 export const ALIAS = 'tesla-model-3-la-001';

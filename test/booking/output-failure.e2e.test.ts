@@ -2,12 +2,14 @@
 // (`carrental reserve … | false`) and a full disk (/dev/full). The booking must be named on
 // stderr, exit 7, and nothing left pending: the launcher's quiet exit on EPIPE (right for
 // `cars | head`) must not swallow it. The same for a cancellation: exit 7 naming the
-// reservation, cancelled, its journal entry completed.
+// reservation, cancelled, its journal entry completed. Only the command whose stdout fails
+// is spawned; what sets it up and reads the outcome after runs in-process, on the same home
+// (the same embedded sandbox state and journal).
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { BIN } from '../helpers/bin.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
 
 let home: TestHome;
 beforeEach(() => {
@@ -16,6 +18,13 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 const UUID = /reserved ([0-9a-f-]{36}), but printing the result failed/;
+
+/** `carrental --sandbox <argv>` in-process, in the test's home: its stdout, trimmed. */
+async function sandbox(argv: string[]): Promise<string> {
+  const r = await runCommand(['--sandbox', ...argv], { env: home.env() });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
 
 function spawnWith(stdout: 'closed-pipe' | number, argv: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -30,15 +39,11 @@ function spawnWith(stdout: 'closed-pipe' | number, argv: string[]): Promise<{ co
 }
 
 async function anAlias(): Promise<string> {
-  const r = await runBin(['--sandbox', 'cars', '--city', 'la', '--limit', '1', '--jq', '.cars[0].car_alias'], { env: home.env() });
-  expect(r.code, r.stderr).toBe(0);
-  return r.stdout.trim();
+  return sandbox(['cars', '--city', 'la', '--limit', '1', '--jq', '.cars[0].car_alias']);
 }
 
 async function pending(): Promise<string> {
-  const r = await runBin(['--sandbox', 'pending', '--json'], { env: home.env() });
-  expect(r.code, r.stderr).toBe(0);
-  return r.stdout;
+  return sandbox(['pending', '--json']);
 }
 
 describe('reserve with a stdout that fails', () => {
@@ -64,11 +69,6 @@ describe('reserve with a stdout that fails', () => {
   });
 });
 
-async function sandbox(argv: string[]): Promise<string> {
-  const r = await runBin(['--sandbox', ...argv], { env: home.env() });
-  expect(r.code, r.stderr).toBe(0);
-  return r.stdout.trim();
-}
 
 /** A fresh reservation in the embedded sandbox of the test's home. */
 async function reserved(from: string): Promise<string> {

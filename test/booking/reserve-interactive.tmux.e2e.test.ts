@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { freeCars, reservations, resetSandbox } from './sandbox.js';
 
 // The CLI in the pane runs on this machine's clock (env -i: nothing pins it), so the sandbox

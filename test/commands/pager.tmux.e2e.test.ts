@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-pager-${process.pid}`;

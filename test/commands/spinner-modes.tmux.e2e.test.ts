@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { SPINNER_DELAY_MS } from '../../src/render/spinner.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-spinner-modes-${process.pid}`;

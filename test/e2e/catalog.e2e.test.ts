@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 
 interface Served {
   base_url: string;

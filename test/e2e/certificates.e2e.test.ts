@@ -7,7 +7,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { makeCertificates, serveHttps, startProxy, type Listening } from '../helpers/network.js';
 import { TestSandbox } from '../helpers/sandbox-admin.js';
 

@@ -3,7 +3,7 @@
 // (NODE_EXTRA_CA_CERTS, read by node at start: only a spawned run can show it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { makeCertificates, serveHttps, startProxy, type Listening } from '../helpers/network.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; engines: { node: string } };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, ROOT, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { serveHttp } from '../helpers/network.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 // @ts-expect-error: a plain ES module of the build, without types
@@ -22,8 +22,9 @@ const DIST = join(ROOT, 'dist');
 interface Metafile {
   outputs: Record<string, { inputs: Record<string, unknown>; imports: Array<{ path: string; kind: string }> }>;
 }
-/** esbuild's metafile of the last build (the output is minified: it says which modules each file holds). */
-const metafile = () => JSON.parse(readFileSync(join(ROOT, '.tmp', 'metafile.json'), 'utf8')) as Metafile;
+/** esbuild's metafile of the last build (the output is minified: it says which modules each file holds); read once, the build precedes the suite. */
+let parsed: Metafile | undefined;
+const metafile = () => (parsed ??= JSON.parse(readFileSync(join(ROOT, '.tmp', 'metafile.json'), 'utf8')) as Metafile);
 /** The modules a dist file holds, as paths under node_modules/ or src/. */
 const holds = (file: string) => Object.keys(metafile().outputs[file]?.inputs ?? {}).map((m) => m.replace(/^.*?(node_modules\/|src\/)/, '$1'));
 const HEAVY = ['zod', 'undici', 'conf', 'ajv', '@inquirer', 'chalk', 'cli-table3', 'proper-lockfile', 'write-file-atomic', 'open', 'jq-wasm'];

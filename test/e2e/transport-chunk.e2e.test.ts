@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, ROOT, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { StubServer, stubCar } from '../helpers/stub-server.js';
 
 const RECORDER = join(ROOT, 'test', 'fixtures', 'record-loads.cjs');

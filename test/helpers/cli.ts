@@ -1,10 +1,11 @@
 // Runs a command in-process with fake terminal streams, the way gh tests its commands.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
 import type { InStream, IO } from '../../src/session/context.js';
+
+// TestHome lives apart so that a spawned test, which needs a home and no in-process CLI,
+// does not load src/ for it
+export { TestHome } from './home.js';
 
 export class FakeOut extends Writable {
   chunks: string[] = [];
@@ -40,27 +41,6 @@ export interface RunOpts {
   now?: () => Date;
   signal?: AbortSignal;
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** A temp home for config, state and data; `env()` points carrental at it. */
-export class TestHome {
-  readonly dir = mkdtempSync(join(tmpdir(), 'carrental-test-'));
-  env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-    return {
-      PATH: process.env.PATH,
-      HOME: this.dir,
-      CARRENTAL_CONFIG_DIR: join(this.dir, 'config'),
-      CARRENTAL_STATE_DIR: join(this.dir, 'state'),
-      CARRENTAL_DATA_DIR: join(this.dir, 'data'),
-      CARRENTAL_SANDBOX_STATE: join(this.dir, 'data', 'sandbox-state.json'),
-      // no fixed port in tests: parallel runs, and links that point at their own server
-      CARRENTAL_SANDBOX_PORT: '0',
-      ...extra,
-    };
-  }
-  cleanup() {
-    rmSync(this.dir, { recursive: true, force: true });
-  }
 }
 
 export async function runCommand(argv: string[], opts: RunOpts = {}): Promise<RunResult> {

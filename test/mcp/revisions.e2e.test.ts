@@ -8,7 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { assertBuilt, BIN, ROOT } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 
 let home: TestHome;
 const cleanups: Array<() => Promise<unknown> | void> = [];

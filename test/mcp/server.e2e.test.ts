@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/api/operations.js';
 import { BIN } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { connect, daysAhead, Serve, text, type Session } from './harness.js';
 
 const READ_TOOLS = [
@@ -39,6 +39,7 @@ beforeAll(async () => {
   serve = await Serve.start(home);
 });
 afterAll(async () => {
+  await readOnly?.close().catch(() => undefined);
   await serve.stop();
   home.cleanup();
 });
@@ -59,6 +60,17 @@ async function start(opts: { key?: string; allowBooking?: boolean; extra?: strin
   return s;
 }
 
+/**
+ * The default server (read-only, the booking_write key), started once and shared by the
+ * tests that need nothing else of it: each start is a node process loading the MCP bundle.
+ * The sandbox behind it is reset before every test all the same.
+ */
+let readOnly: Session | undefined;
+async function shared(): Promise<Session> {
+  readOnly ??= await connect(['--base-url', serve.info.base_url, 'mcp'], home.env({ CARRENTAL_API_KEY: serve.info.keys.booking_write }));
+  return readOnly;
+}
+
 async function freeCar(s: Session): Promise<string> {
   const page = await s.call('search_cars', { city: 'la', date_from: FROM, date_to: TO, limit: 50, order_by: 'price_asc' });
   const cars = (page.structuredContent as { cars: Array<{ car_alias: string; is_available: boolean }> }).cars;
@@ -67,7 +79,7 @@ async function freeCar(s: Session): Promise<string> {
 
 describe('registration', () => {
   it('is read-only by default: the 15 read tools, each annotated readOnlyHint, with an input schema', async () => {
-    const s = await start();
+    const s = await shared();
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
     for (const t of tools) {
@@ -132,7 +144,7 @@ describe('registration', () => {
 
 describe('read tools', () => {
   it('search_cars, get_car and quote: compact, integer cents once, car-local dates with their zone named', async () => {
-    const s = await start();
+    const s = await shared();
     const page = await s.call('search_cars', { city: 'la', date_from: FROM, date_to: TO, limit: 3 });
     expect(page.isError).toBeFalsy();
     const p = page.structuredContent as any;
@@ -159,7 +171,7 @@ describe('read tools', () => {
   });
 
   it('search_cars pages with next_offset until has_more is false, never listing a car twice', async () => {
-    const s = await start();
+    const s = await shared();
     const seen: string[] = [];
     let offset: number | undefined = 0;
     let total = 0;
@@ -175,7 +187,7 @@ describe('read tools', () => {
   });
 
   it('account and trip tools, and the three link tools with their reminder and X-Agent-Client naming the host', async () => {
-    const s = await start();
+    const s = await shared();
     const profile = (await s.call('get_profile')).structuredContent as any;
     expect(profile.first_name).toBeTruthy();
     const verification = (await s.call('get_verification')).structuredContent as any;
@@ -344,7 +356,7 @@ describe('booking', () => {
 
 describe('errors', () => {
   it('a bad date is a tool error that says what to fix, and no request is sent', async () => {
-    const s = await start();
+    const s = await shared();
     await serve.admin('DELETE', '/requests');
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ['quote', { car_alias: 'x', date_checkin: '2026-02-30T10:00', date_checkout: '2026-03-04T10:00' }, /date_checkin is not a real date/],
@@ -369,7 +381,7 @@ describe('errors', () => {
   });
 
   it('API errors carry the error_code, the description and the next step; 503 the wait', async () => {
-    const s = await start();
+    const s = await shared();
     const missing = await s.call('get_trip', { reservation_uuid: '00000000-0000-4000-8000-000000000000' });
     expect(missing.isError).toBe(true);
     expect(text(missing)).toMatch(/reservation_not_found/);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, ShimDir } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 
 /** The first ```sh block after the heading. */
 export function smokeJob(markdown: string): string {

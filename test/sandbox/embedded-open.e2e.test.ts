@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, assertBuilt, runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 
 const RECORDER = join(ROOT, 'test', 'fixtures', 'record-loads.cjs');

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/sandbox/store.js';
 import { BIN, assertBuilt } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 
 let home: TestHome;
 let child: ChildProcess | null = null;

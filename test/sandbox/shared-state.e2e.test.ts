@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/cli.js';
+import { TestHome } from '../helpers/home.js';
 import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { tripBody } from './harness.js';
 import { type Serve as Served, type Session, Serve, connect, daysAhead, text } from '../mcp/harness.js';
