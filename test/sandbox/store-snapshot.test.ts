@@ -1,7 +1,7 @@
 // openStore({ snapshot: true }), what a `--dry-run` on the embedded sandbox opens (issue 35):
 // it reads what is at the path into memory and writes nothing there or beside it, whatever
 // it finds (nothing, a state, a damaged or foreign file, a database this Node cannot read).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -87,4 +87,49 @@ describe('openStore({ snapshot: true })', () => {
     expect(seen.read().clockOffsetMs).toBe(7_200_000);
     await live.close();
   });
+
+  /**
+   * What a writer killed after a commit leaves: the database, and its -wal holding that
+   * commit (and the -shm, unless `withShm` is false), with no process on them. Made by
+   * copying the three files of a live store aside before it closes (closing checkpoints).
+   */
+  async function killedWriter(into: string, withShm: boolean): Promise<string> {
+    const live = join(dir, 'live.db');
+    const store = await openStore({ statePath: live, now, kind: 'sqlite' });
+    await store.transact((s) => void (s.clockOffsetMs = 5_400_000));
+    expect(statSync(`${live}-wal`).size).toBeGreaterThan(0);
+    mkdirSync(into, { recursive: true });
+    const path = join(into, 'state.db');
+    for (const ext of withShm ? ['', '-wal', '-shm'] : ['', '-wal']) copyFileSync(`${live}${ext}`, `${path}${ext}`);
+    await store.close();
+    return path;
+  }
+  const contents = (folder: string) => Object.fromEntries(readdirSync(folder).map((n) => [n, readFileSync(join(folder, n)).toString('base64')]));
+
+  for (const withShm of [true, false]) {
+    it.skipIf(loadSqlite() === null)(`a killed writer's -wal${withShm ? ' and -shm' : ' alone'}: its last commit is read; the folder keeps its files byte for byte; the private copy is removed`, async () => {
+      const folder = join(dir, 'killed');
+      const path = await killedWriter(folder, withShm);
+      const before = contents(folder);
+      const tmp = mkdtempSync(join(tmpdir(), 'carrental-snapshot-tmp-'));
+      const saved = process.env.TMPDIR;
+      process.env.TMPDIR = tmp;
+      try {
+        const store = await openStore({ statePath: path, now, snapshot: true });
+        expect(store.read().clockOffsetMs).toBe(5_400_000);
+        await store.close();
+        expect(readdirSync(tmp)).toEqual([]);
+      } finally {
+        if (saved === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = saved;
+        rmSync(tmp, { recursive: true, force: true });
+      }
+      expect(contents(folder)).toEqual(before);
+      // and a real open afterwards still finds that commit (nothing was checkpointed away or lost)
+      const store = await openStore({ statePath: path, now, kind: 'sqlite' });
+      expect(store.read().clockOffsetMs).toBe(5_400_000);
+      await store.close();
+      expect(existsSync(`${path}-wal`)).toBe(false);
+    });
+  }
 });
