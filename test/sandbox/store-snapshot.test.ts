@@ -1,6 +1,7 @@
 // openStore({ snapshot: true }), what a `--dry-run` on the embedded sandbox opens (issue 35):
 // it reads what is at the path into memory and writes nothing there or beside it, whatever
 // it finds (nothing, a state, a damaged or foreign file, a database this Node cannot read).
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,7 +66,7 @@ describe('openStore({ snapshot: true })', () => {
     expect(listing()).toEqual(['state.json']);
   });
 
-  it.skipIf(loadSqlite() === null)('an SQLite database: read whole on a read-only connection; no -wal or -shm created, bytes and mtime kept; a live writer\'s -wal is read through', async () => {
+  it.skipIf(loadSqlite() === null)('an SQLite database: worked on in a private copy, changes stay there; no -wal or -shm created, bytes and mtime kept; a live writer\'s last commit is seen', async () => {
     const path = join(dir, 'state.db');
     const real = await openStore({ statePath: path, now, kind: 'sqlite' });
     await real.transact((s) => void (s.clockOffsetMs = 3_600_000));
@@ -76,6 +77,8 @@ describe('openStore({ snapshot: true })', () => {
     const store = await openStore({ statePath: path, now, snapshot: true });
     expect(store.kind).toBe('memory');
     expect(store.read().clockOffsetMs).toBe(3_600_000);
+    await store.transact((s) => void (s.clockOffsetMs = 0));
+    expect(store.read().clockOffsetMs).toBe(0);
     await store.close();
     expect(listing()).toEqual(['state.db']);
     expect(readFileSync(path).equals(bytes)).toBe(true);
@@ -107,11 +110,15 @@ describe('openStore({ snapshot: true })', () => {
   const contents = (folder: string) => Object.fromEntries(readdirSync(folder).map((n) => [n, readFileSync(join(folder, n)).toString('base64')]));
 
   for (const withShm of [true, false]) {
-    it.skipIf(loadSqlite() === null)(`a killed writer's -wal${withShm ? ' and -shm' : ' alone'}: its last commit is read; the folder keeps its files byte for byte; the private copy is removed`, async () => {
+    it.skipIf(loadSqlite() === null)(`a killed writer's -wal${withShm ? ' and -shm' : ' alone'}: its last commit is read; the folder keeps its files byte for byte; the private copy (and a killed dry run's) is removed`, async () => {
       const folder = join(dir, 'killed');
       const path = await killedWriter(folder, withShm);
       const before = contents(folder);
       const tmp = mkdtempSync(join(tmpdir(), 'carrental-snapshot-tmp-'));
+      // what a dry run killed before it removed its copy left (its process is gone)
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
+      mkdirSync(join(tmp, `carrental-dry-run-${gone}-abcdef`));
+      writeFileSync(join(tmp, `carrental-dry-run-${gone}-abcdef`, 'state.db'), 'x');
       const saved = process.env.TMPDIR;
       process.env.TMPDIR = tmp;
       try {
