@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSqlite } from '../../src/sandbox/sqlite-load.js';
 import { openStore } from '../../src/sandbox/store.js';
 
@@ -139,4 +139,29 @@ describe('openStore({ snapshot: true })', () => {
       expect(existsSync(`${path}-wal`)).toBe(false);
     });
   }
+
+  it.skipIf(loadSqlite() === null)('an SQLite database with a long history: the dry run parses none of it to open (it used to read the whole state into memory)', async () => {
+    const path = join(dir, 'state.db');
+    const MARK = 'history-row-of-the-dry-run-test';
+    const real = await openStore({ statePath: path, now, kind: 'sqlite' });
+    await real.transact((s) => {
+      for (let i = 0; i < 300; i++) s.idempotency[`c:${i}`] = { operation: 'createReservation', fingerprint: MARK, status: 200, body: '{}', created_at: '2026-01-01T00:00:00Z' };
+    });
+    await real.close();
+    const parse = JSON.parse;
+    let parsed = 0;
+    vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      if (typeof text === 'string' && text.includes(MARK)) parsed++;
+      return parse(text, reviver);
+    });
+    try {
+      const store = await openStore({ statePath: path, now, snapshot: true });
+      expect(store.read().idempotency['c:7']?.fingerprint).toBe(MARK);
+      await store.close();
+    } finally {
+      vi.restoreAllMocks();
+    }
+    // the one record asked for, not the 300
+    expect(parsed).toBe(1);
+  });
 });
