@@ -88,6 +88,7 @@ describe('openStore({ snapshot: true })', () => {
     await live.transact((s) => void (s.clockOffsetMs = 7_200_000));
     const seen = await openStore({ statePath: path, now, snapshot: true });
     expect(seen.read().clockOffsetMs).toBe(7_200_000);
+    await seen.close();
     await live.close();
   });
 
