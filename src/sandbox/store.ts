@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { writeTarget } from '../store/atomic-file.js';
 import { NEEDS_22, openJsonStore } from './json-store.js';
 import { loadSqlite } from './sqlite-load.js';
-import { readSqliteState } from './sqlite-snapshot.js';
+import { openSqliteSnapshot } from './sqlite-snapshot.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { SharedCounts } from './ratelimit.js';
 import type { SandboxState } from './state.js';
@@ -339,8 +339,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
 /**
  * The state a dry run reads: what is at the path, read once into memory, with no lock, no
- * sweep, no folder or file created; an SQLite database (Node 22) is read whole on a
- * read-only connection.
+ * sweep, no folder or file created; an SQLite database (Node 22) is worked on in a private
+ * copy (sqlite-snapshot.ts).
  */
 async function openSnapshot(opts: ResolvedStoreOptions, path: string): Promise<Store> {
   const real = realStatePath(path);
@@ -349,9 +349,7 @@ async function openSnapshot(opts: ResolvedStoreOptions, path: string): Promise<S
   if (kind === 'foreign') throw new StateFileError(path, 'not a carrental sandbox state');
   if (kind === 'sqlite') {
     if (!loadSqlite()) throw new StateFileError(path, `an SQLite database, which needs Node 22.13 or later (this is Node ${process.versions.node})`, NEEDS_22);
-    const state = readSqliteState(path, real);
-    checkExpected(path, state, opts);
-    return openJsonStore(opts, null, null, state);
+    return openSqliteSnapshot(opts, path, real);
   }
   let state: SandboxState;
   try {
