@@ -96,8 +96,10 @@ type Sections = Record<Collection, Section>;
 
 /**
  * One committed version of the state. `state` is what `Store.read()` hands out (never
- * mutated by a caller); `lines` each record's line as on file (`"<key>":<json>`); `tags`
- * what the read paths look records up by (tagsOf), by `<collection>\t<tag>`.
+ * mutated by a caller); `sections` each record's line as on file (`"<key>":<json>`) and
+ * their bytes; `tags` what the read paths look records up by (tagsOf), by
+ * `<collection>\t<tag>`. A change is kept by updating these in place (stage, apply), with a
+ * new top-level `state` object: a version that was replaced is not read again.
  */
 export interface Committed {
   readonly state: SandboxState;
@@ -149,29 +151,29 @@ function assemble(meta: Meta, colls: Record<Collection, Record<string, unknown>>
 
 /** A state built in this process (seeded, imported, a dry run's copy): every record stringified once. */
 export function fromState(s: SandboxState): Committed {
-  const lines = emptySections();
+  const sections = emptySections();
   const tags = new Map<string, Set<string>>();
   const colls = {} as Record<Collection, Record<string, unknown>>;
   for (const c of COLLECTIONS) {
     colls[c] = {};
     for (const [key, value] of Object.entries(s[c])) {
-      lines[c].push(key, lineOf(key, value));
+      sections[c].push(key, lineOf(key, value));
       colls[c][key] = value;
       index(tags, c, key, value, true);
     }
   }
-  return assemble(s, colls, lines, tags, headerOf(s));
+  return assemble(s, colls, sections, tags, headerOf(s));
 }
 
-const ascii = (text: string) => Buffer.from(text, 'utf8');
-const OPEN = Object.fromEntries(COLLECTIONS.map((c) => [c, ascii(`"${c}":{\n`)])) as Record<Collection, Buffer>;
-const CLOSE = ascii('},\n');
-const CLOSE_LAST = ascii('}}\n');
-const NEWLINE = ascii('\n');
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
+const OPEN = Object.fromEntries(COLLECTIONS.map((c) => [c, utf8(`"${c}":{\n`)])) as Record<Collection, Buffer>;
+const CLOSE = utf8('},\n');
+const CLOSE_LAST = utf8('}}\n');
+const NEWLINE = utf8('\n');
 
 /** The file's bytes, in chunks: the first line (`header`, by default the held one), then each section's. */
 export function toBytes(c: Committed, header = c.header): Buffer[] {
-  const out: Buffer[] = [ascii(`${header}\n`)];
+  const out: Buffer[] = [utf8(`${header}\n`)];
   COLLECTIONS.forEach((coll, i) => {
     out.push(OPEN[coll]);
     const chunks = c.sections[coll].bytes();
