@@ -17,8 +17,8 @@
 //   - a transaction parses only the records it reads (its draft is a copy of those alone),
 //   - a write stringifies only the records it changed, encodes only the chunks that hold
 //     them, and hands the file the kept chunks' bytes as they are (no whole-document string),
-//   - a re-read after another process's write parses only the lines that differ, and takes
-//     each chunk's bytes from the file it read.
+//   - a re-read after another process's write skips the chunks that are in the new file byte
+//     for byte (a comparison of bytes) and parses only the lines after them that differ.
 // What is left of a write's cost is the kernel's copy of the bytes and the fsync.
 // test/sandbox/store-json-document.test.ts pins these; a file in any other layout (an
 // earlier build's, one written by hand) is read whole, as before, and written in lines by
@@ -80,6 +80,30 @@ export class Section {
     if (chunk.keys.length === 0) this.chunks.splice(this.chunks.indexOf(chunk), 1);
     this.lines.delete(key);
     this.chunkOf.delete(key);
+  }
+
+  /** How many of the first chunks are, byte for byte, in `file` from `offset`, and where they end. */
+  matchPrefix(file: Buffer, offset: number): [number, number] {
+    let n = 0;
+    for (const chunk of this.chunks) {
+      if (chunk.bytes === null || !file.subarray(offset, offset + chunk.bytes.length).equals(chunk.bytes)) break;
+      offset += chunk.bytes.length;
+      n++;
+    }
+    return [n, offset];
+  }
+
+  /** Takes out the chunks from the `n`th on; returns their lines, by key. */
+  truncate(n: number): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const chunk of this.chunks.splice(n)) {
+      for (const key of chunk.keys) {
+        out.set(key, this.lines.get(key) as string);
+        this.lines.delete(key);
+        this.chunkOf.delete(key);
+      }
+    }
+    return out;
   }
 
   /** The bytes of the lines, each followed by `,\n`: the kept chunks as they are, the others encoded now (and kept). */
@@ -188,15 +212,25 @@ export function toBytes(c: Committed, header = c.header): Buffer[] {
 /** A record's line: a JSON string key (no raw control character), a colon, the value. */
 const KEY = /^"((?:[^"\\\u0000-\u001f]|\\.)*)":/;
 
+/** A row of a collection: a record's line, and a comma unless it is the collection's last row. */
+function recordOf(row: string, last: boolean): { key: string; line: string; json: string } | null {
+  if (last === row.endsWith(',')) return null;
+  const line = last ? row : row.slice(0, -1);
+  const m = KEY.exec(line);
+  if (m === null) return null;
+  const key = m[1].includes('\\') ? (JSON.parse(`"${m[1]}"`) as string) : m[1];
+  return { key, line, json: line.slice(m[0].length) };
+}
+
 /**
- * The state in the file's `bytes`. With `previous` (the version this process held), a line
- * equal to the one kept keeps its parsed value: only what another process changed is
- * parsed. A file in any other layout is parsed whole. Throws ImportError for what is no state.
+ * The state in the file's `bytes`, read whole (a process's first read, or a file that is not
+ * laid out as `catchUp` expects). A file in another layout is parsed as one document.
+ * Throws ImportError for what is no state.
  */
-export function fromBytes(bytes: Buffer, previous: Committed | null): Committed {
+export function fromBytes(bytes: Buffer): Committed {
   const text = bytes.toString('utf8');
   try {
-    const read = readLines(text, bytes, previous);
+    const read = readLines(text, bytes);
     if (read !== null) return read;
   } catch (err) {
     // a line that looks like ours but is not (hand-edited): the whole parse says what is wrong
@@ -205,13 +239,13 @@ export function fromBytes(bytes: Buffer, previous: Committed | null): Committed 
   return fromState(parseJsonState(text));
 }
 
-function readLines(text: string, bytes: Buffer, previous: Committed | null): Committed | null {
-  // ASCII (what the sandbox writes): a character's offset is its byte's, and the kept chunks' bytes are slices of the file's
+function readLines(text: string, bytes: Buffer): Committed | null {
+  // ASCII (what the sandbox writes): a character's offset is its byte's, and whole chunks' bytes are slices of the file's
   const sliceable = text.length === bytes.length;
   const rows = text.split('\n');
   const header = rows[0];
   if (!header.startsWith('{"format":') || !header.endsWith(',')) return null;
-  const meta = previous !== null && header === previous.header ? previous.state : metaOfHeader(header);
+  const meta = metaOfHeader(header);
   const sections = emptySections();
   const tags = new Map<string, Set<string>>();
   const colls = {} as Record<Collection, Record<string, unknown>>;
@@ -222,50 +256,91 @@ function readLines(text: string, bytes: Buffer, previous: Committed | null): Com
     if (open !== `"${c}":{`) return null;
     offset += open.length + 1;
     const close = i === COLLECTIONS.length - 1 ? '}}' : '},';
-    const kept = previous?.sections[c].lines;
-    const keptValues = previous?.state[c] as Record<string, unknown> | undefined;
     const obj: Record<string, unknown> = (colls[c] = {});
     const section = sections[c];
     let chunkStart = 0;
     let inChunk = 0;
-    let chunkAsRead = true;
     for (;;) {
       const row = rows[at++];
       if (row === undefined) return null;
       if (row === close) break;
       const last = rows[at] === close;
-      if (last === row.endsWith(',')) return null;
-      const line = last ? row : row.slice(0, -1);
-      const m = KEY.exec(line);
-      if (m === null) return null;
-      const key = m[1].includes('\\') ? (JSON.parse(`"${m[1]}"`) as string) : m[1];
-      let value: unknown;
-      let keptLine: string;
-      if (kept !== undefined && kept.get(key) === line) {
-        value = keptValues?.[key];
-        keptLine = kept.get(key) as string;
-      } else {
-        value = JSON.parse(line.slice(m[0].length));
-        // stringified again, not the row: a row is a slice of `text` and would keep all of it alive
-        keptLine = previous === null ? line : lineOf(key, value);
-      }
-      obj[key] = value;
-      index(tags, c, key, value, true);
-      section.push(key, keptLine);
+      const rec = recordOf(row, last);
+      if (rec === null) return null;
+      const value = JSON.parse(rec.json) as unknown;
+      obj[rec.key] = value;
+      index(tags, c, rec.key, value, true);
+      section.push(rec.key, rec.line);
       // a whole chunk's rows, each `,\n`-ended as in the file, are its bytes (the collection's last row has no comma)
       if (inChunk === CHUNK) inChunk = 0;
-      if (inChunk++ === 0) {
-        chunkStart = offset;
-        chunkAsRead = true;
-      }
+      if (inChunk++ === 0) chunkStart = offset;
       offset += row.length + 1;
-      chunkAsRead &&= keptLine === line;
-      if (inChunk === CHUNK && sliceable && chunkAsRead && !last) section.seal(bytes.subarray(chunkStart, offset));
+      if (inChunk === CHUNK && sliceable && !last) section.seal(bytes.subarray(chunkStart, offset));
     }
     offset += close.length + 1;
   }
   if (at !== rows.length - 1 || rows[at] !== '') return null;
   return assemble(meta, colls, sections, tags, header);
+}
+
+/**
+ * `c` brought up to the file's `bytes` (another process replaced the file), in place: in each
+ * collection the chunks that are in the file byte for byte are skipped (a comparison of
+ * bytes), and only the rows after them are read; a row equal to the line held keeps its
+ * parsed value. Null when the file is not laid out so: then `c` may be half updated, and the
+ * caller reads the file whole (fromBytes).
+ */
+export function catchUp(c: Committed, bytes: Buffer): Committed | null {
+  try {
+    let end = bytes.indexOf(0x0a);
+    if (end < 0) return null;
+    const header = bytes.toString('utf8', 0, end);
+    if (!header.startsWith('{"format":') || !header.endsWith(',')) return null;
+    const meta = header === c.header ? c.state : metaOfHeader(header);
+    let offset = end + 1;
+    for (const [i, coll] of COLLECTIONS.entries()) {
+      if (!bytes.subarray(offset, offset + OPEN[coll].length).equals(OPEN[coll])) return null;
+      offset += OPEN[coll].length;
+      const section = c.sections[coll];
+      const obj = c.state[coll] as Record<string, unknown>;
+      const [same, from] = section.matchPrefix(bytes, offset);
+      // the rest of the collection: its rows up to the line that closes it (no record line starts with `}`)
+      end = bytes[from] === 0x7d ? from : bytes.indexOf('\n}', from);
+      if (end < 0 || (end === from && same > 0)) return null;
+      const rows = end === from ? [] : bytes.toString('utf8', from, end).split('\n');
+      const close = i === COLLECTIONS.length - 1 ? CLOSE_LAST : CLOSE;
+      const closeAt = end === from ? from : end + 1;
+      if (!bytes.subarray(closeAt, closeAt + close.length).equals(close)) return null;
+      offset = closeAt + close.length;
+      const held = section.truncate(same);
+      const seen = new Set<string>();
+      for (const [r, row] of rows.entries()) {
+        const rec = recordOf(row, r === rows.length - 1);
+        if (rec === null || seen.has(rec.key) || section.lines.has(rec.key)) return null;
+        seen.add(rec.key);
+        if (held.get(rec.key) === rec.line) {
+          section.push(rec.key, held.get(rec.key) as string);
+          continue;
+        }
+        const value = JSON.parse(rec.json) as unknown;
+        index(c.tags, coll, rec.key, obj[rec.key], false);
+        obj[rec.key] = value;
+        index(c.tags, coll, rec.key, value, true);
+        // stringified again, not the row: a row is a slice of the file's text and would keep all of it alive
+        section.push(rec.key, lineOf(rec.key, value));
+      }
+      for (const key of held.keys()) {
+        if (seen.has(key)) continue;
+        index(c.tags, coll, key, obj[key], false);
+        delete obj[key];
+      }
+    }
+    if (offset !== bytes.length) return null;
+    return assemble(meta, Object.fromEntries(COLLECTIONS.map((coll) => [coll, c.state[coll]])) as Record<Collection, Record<string, unknown>>, c.sections, c.tags, header);
+  } catch (err) {
+    if (err instanceof SyntaxError || err instanceof ImportError) return null;
+    throw err;
+  }
 }
 
 /**
