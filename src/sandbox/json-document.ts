@@ -23,6 +23,7 @@
 // test/sandbox/store-json-document.test.ts pins these; a file in any other layout (an
 // earlier build's, one written by hand) is read whole, as before, and written in lines by
 // the next write.
+import { isAscii } from 'node:buffer';
 import { ImportError, parseJsonState } from './state-import.js';
 import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex, tagsOf } from './state.js';
 
@@ -228,7 +229,8 @@ function recordOf(row: string, last: boolean): { key: string; line: string; json
  * Throws ImportError for what is no state.
  */
 export function fromBytes(bytes: Buffer): Committed {
-  const text = bytes.toString('utf8');
+  // what the sandbox writes is ASCII, and latin1 decodes it as a copy (UTF-8 checks every byte)
+  const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   try {
     const read = readLines(text, bytes);
     if (read !== null) return read;
