@@ -74,8 +74,8 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
   }
   ctx.onCleanup(() => sandbox.close());
   if (sandbox.store === 'json') {
-    // 500: MAX_RESERVATIONS of src/sandbox/json-store.ts (written out: this module loads no store; the test compares the two)
-    out.info(`note: on Node ${process.versions.node} the sandbox keeps its state as one JSON document, written whole on each change: everything works up to 500 reservations (then a new booking is refused; \`carrental sandbox reset -y\` starts afresh). Node 22.13 or later keeps it in an SQLite database instead (one row per change, no such bound, rate limits shared between processes, readable with sqlite3).`);
+    // 3,000: MAX_RESERVATIONS of src/sandbox/json-store.ts (written out: this module loads no store; the test compares the two)
+    out.info(`note: on Node ${process.versions.node} the sandbox keeps its state as one JSON document, written whole on each change: everything works up to 3,000 reservations (then a new booking is refused; \`carrental sandbox reset -y\` starts afresh). Node 22.13 or later keeps it in an SQLite database instead (one row per change, no such bound, rate limits shared between processes, readable with sqlite3).`);
   }
 
   const info = { base_url: sandbox.baseUrl, app_url: sandbox.appUrl, keys: sandbox.keys };

@@ -1,12 +1,14 @@
 // The Node 20 store, and the in-memory one: the whole state as one JSON document (the
-// version 1 format), read again when another process replaced it, and written whole and
-// atomically (temp file, fsync, rename) under the file lock, so every guarantee of the
-// SQLite store holds except scale: a write costs the size of the whole state, so the
-// store is bounded (MAX_RESERVATIONS). It goes when Node 20 does (docs/sandbox.md, "The state file").
+// version 1 format, one record per line: json-document.ts), read again when another process
+// replaced it, and written whole and atomically (temp file, fsync, rename) under the file
+// lock, so every guarantee of the SQLite store holds except scale: a write costs the bytes of
+// the whole state, so the store is bounded (MAX_RESERVATIONS). It goes when Node 20 does
+// (docs/sandbox.md, "The state file").
 import * as fs from 'node:fs';
 import { writeFileAtomicSync } from '../store/atomic-file.js';
 import { apiError } from './errors.js';
 import { seedState } from './fixtures.js';
+import { type Committed, apply, begin, catchUp, fromBytes, fromState, stage, toBytes } from './json-document.js';
 import {
   type ResolvedStoreOptions,
   StateFileError,
@@ -19,20 +21,23 @@ import {
   withFileLock,
   writeFailure,
 } from './store.js';
-import { ImportError, parseJsonState, parseLogState } from './state-import.js';
+import { ImportError, parseLogState } from './state-import.js';
 import type { SandboxState } from './state.js';
 
 export const NEEDS_22 = 'run it with Node 22.13 or later, or `carrental sandbox reset -y` to discard it and re-seed';
 
 /**
- * The most reservations this store keeps. Every change parses and stringifies the whole
- * document, so its CPU and the server's memory grow with the history: at this bound a create
- * costs about 50 ms of CPU and the server stays well under 300 MB (Node 20.20.2, figures in
- * docs/sandbox.md, "Node 20's bound"); at 10,000 it was 1 s and 1.4 GB. Past it a write that
- * adds a reservation is refused; reads, cancels and every other write keep working.
- * CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS lowers it, for tests only (docs/configuration.md says so).
+ * The most reservations this store keeps. A change parses, stringifies and encodes only the
+ * records it touches (json-document.ts), but the file is still written whole, so a write
+ * costs the bytes of the history (about 2.4 KB a reservation with its invoices and
+ * idempotency record), and the server holds it parsed. At this bound a create costs about
+ * 10 to 20 ms of CPU and the server stays near 120 MB (Node 20.20.2, figures in docs/sandbox.md,
+ * "Node 20's bound"); before the lines, 129 ms at 2,000 and 1 s and 1.4 GB at 10,000. Past it a
+ * write that adds a reservation is refused; reads, cancels and every other write keep working.
+ * CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS replaces it, for tests and bench/json-store only
+ * (docs/configuration.md says so).
  */
-export const MAX_RESERVATIONS = 500;
+export const MAX_RESERVATIONS = 3000;
 
 const maxReservations = () => {
   const env = Number(process.env.CARRENTAL_SANDBOX_JSON_MAX_RESERVATIONS);
@@ -46,8 +51,8 @@ const maxReservations = () => {
  */
 export async function openJsonStore(opts: ResolvedStoreOptions, path: string | null, real: string | null, initial?: SandboxState): Promise<Store> {
   const file = real ?? (path as string);
-  let text = '';
-  let state: SandboxState;
+  /** The version held: the committed state, each record's line and the tag index. */
+  let doc: Committed;
   /** What identifies the file's version we hold: a write replaces the file, so its inode changes. */
   let stamp = '';
 
@@ -56,37 +61,58 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   const fail = (reason: string, remedy?: string): never => {
     throw new StateFileError(path as string, reason, remedy);
   };
-  const parse = (t: string) => {
-    try {
-      return parseJsonState(t);
-    } catch (err) {
-      if (err instanceof ImportError) fail(err.message);
-      throw err;
-    }
-  };
-  /** `t` is `next` stringified (compact): the caller has it already, and a stringify is most of a write's cost. */
-  const write = (next: SandboxState, t = JSON.stringify(next)) => {
+  const write = (bytes: Buffer[]) => {
     // to the real path: through a symbolic link to its target, never over the link
     try {
-      writeFileAtomicSync(file, t, { mode: 0o600 });
+      writeFileAtomicSync(file, bytes, { mode: 0o600 });
     } catch (err) {
       throw writeFailure(path as string, err);
     }
-    text = t;
-    state = next;
     stamp = stampOf(fs.statSync(file));
   };
-  /** Reads the file again if another process replaced it since. */
+  const writeWhole = (next: Committed) => {
+    write(toBytes(next));
+    doc = next;
+  };
+  /**
+   * The file's bytes in a buffer this store reuses for every read after the first: a server
+   * reads the file after each write of another process, and a new buffer of the file's size
+   * each time made the heap's external memory grow until a full collection (50 ms at 3,000
+   * reservations). Read through one descriptor, so the stamp is that of the bytes.
+   */
+  let scratch = Buffer.alloc(0);
+  const readAgain = (): [fs.Stats, Buffer] => {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const st = fs.fstatSync(fd);
+      if (scratch.length < st.size) scratch = Buffer.allocUnsafe(Math.ceil(st.size * 1.25));
+      let n = 0;
+      for (let r = -1; n < st.size && r !== 0; n += r) r = fs.readSync(fd, scratch, n, st.size - n, n);
+      return [st, scratch.subarray(0, n)];
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  /** Reads the file again if another process replaced it since: only what follows the chunks it still holds (json-document.ts). */
   const refresh = () => {
-    const st = fs.statSync(file);
+    let st = fs.statSync(file);
     if (stampOf(st) === stamp) return;
     // a Node 22 process converted it under this one (a server left running): said as such, never a parse error
     if (stamp !== '' && sniff(file) === 'sqlite') {
       fail(`converted to an SQLite database by a Node 22.13+ process; this Node ${process.versions.node} process cannot read it`, 'stop this one and start it again with Node 22.13 or later');
     }
-    const t = fs.readFileSync(file, 'utf8');
-    state = parse(t);
-    text = t;
+    try {
+      if (stamp === '') doc = fromBytes(fs.readFileSync(file));
+      else {
+        let bytes: Buffer;
+        [st, bytes] = readAgain();
+        // what catchUp keeps of the bytes it copies; a whole read keeps slices of them: its own copy
+        doc = catchUp(doc, bytes) ?? fromBytes(Buffer.from(bytes));
+      }
+    } catch (err) {
+      if (err instanceof ImportError) fail(err.message);
+      throw err;
+    }
     stamp = stampOf(st);
   };
   /**
@@ -113,8 +139,7 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   };
 
   if (path === null) {
-    state = initial ?? seeded();
-    text = JSON.stringify(state);
+    doc = fromState(initial ?? seeded());
   } else {
     // The usual case, a file this store wrote, opens without the lock; anything else is settled under it.
     if (opts.reset || sniff(file) !== 'json') {
@@ -123,7 +148,7 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
         if (opts.reset || kind === 'missing' || kind === 'empty') {
           if (opts.reset) dropSqlitePair();
           createEmpty(file);
-          write(seeded());
+          writeWhole(fromState(seeded()));
         } else if (kind === 'json') {
           refresh();
         } else if (kind === 'log') {
@@ -135,7 +160,7 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
             throw err;
           }
           fs.copyFileSync(file, backupPathFor(file), fs.constants.COPYFILE_EXCL);
-          write(imported);
+          writeWhole(fromState(imported));
           // the log store's index beside it: a cache of a file that is gone
           fs.rmSync(`${file}.idx`, { force: true });
         } else if (kind === 'sqlite') {
@@ -148,7 +173,7 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
       refresh();
     }
   }
-  checkExpected(path, state!, opts);
+  checkExpected(path, doc!.state, opts);
 
   /**
    * A write past the bound: one line naming the way out; the state is left as it was. An
@@ -156,7 +181,7 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
    * exits 5 without leaving the create pending.
    */
   const full = (count: number) =>
-    apiError('sandbox_state_full', `sandbox state file ${path}: it holds ${count} reservations, the most the Node 20 store keeps (${bound}); no reservation was added: ${NEEDS_22}`);
+    apiError('sandbox_state_full', `sandbox state file ${path}: it holds ${count.toLocaleString('en-US')} reservations, the most the Node 20 store keeps (${bound.toLocaleString('en-US')}); no reservation was added: ${NEEDS_22}`);
 
   let queue: Promise<unknown> = Promise.resolve();
   const serialize = <T>(task: () => T | Promise<T>): Promise<T> => {
@@ -166,7 +191,6 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
   };
   let checkedThisTurn = false;
   const bound = maxReservations();
-  const countOf = (s: SandboxState) => Object.keys(s.reservations).length;
 
   return {
     path,
@@ -180,36 +204,40 @@ export async function openJsonStore(opts: ResolvedStoreOptions, path: string | n
         }).unref();
         refresh();
       }
-      return state;
+      return doc.state;
     },
     transact: (fn) =>
       serialize(async () => {
-        const apply = () => {
+        const run = () => {
           if (path !== null) refresh();
-          // The draft is a copy (nothing is kept if fn throws); `text` is the committed state,
-          // so this parse is the only one, and the one stringify below serves both the
-          // "changed?" check and the write.
-          const draft = JSON.parse(text) as SandboxState;
+          // the draft copies only what fn reads: nothing is kept if it throws
+          const { draft, finish } = begin(doc);
           const result = fn(draft);
-          const after = JSON.stringify(draft);
-          if (after !== text) {
-            const count = countOf(draft);
-            if (path !== null && count > bound && count > countOf(state)) throw full(countOf(state));
-            if (path !== null) write(draft, after);
-            else text = after;
-            state = draft;
+          const change = finish();
+          if (change === null) return result;
+          const held = doc.sections.reservations.size;
+          if (path !== null && change.reservations > bound && change.reservations > held) throw full(held);
+          // the change's lines go into the held sections, and out again if the write fails
+          const undo = stage(doc, change);
+          if (path !== null) {
+            try {
+              write(toBytes(doc, change.header ?? doc.header));
+            } catch (err) {
+              undo();
+              throw err;
+            }
           }
+          doc = apply(doc, change);
           return result;
         };
-        return path === null ? apply() : withFileLock(file, apply);
+        return path === null ? run() : withFileLock(file, run);
       }),
     reseed: () =>
       serialize(async () => {
-        const fresh = seedState(state.seed, state.fleetSize, opts.now());
-        if (path !== null) await withFileLock(file, () => write(fresh));
-        else text = JSON.stringify(fresh);
-        state = fresh;
-        return fresh;
+        const fresh = fromState(seedState(doc.state.seed, doc.state.fleetSize, opts.now()));
+        if (path !== null) await withFileLock(file, () => writeWhole(fresh));
+        else doc = fresh;
+        return doc.state;
       }),
     close: async () => {
       await queue;

@@ -118,13 +118,16 @@ export function writeTarget(file: string): string {
 /**
  * Replaces `file` with `data`, whole or not at all (through a symlink: its target). Throws
  * the underlying error (ENOSPC, EIO, EROFS, ENOENT for a missing directory, EACCES) after
- * removing its temp file; the old file, if any, is then exactly as it was.
+ * removing its temp file; the old file, if any, is then exactly as it was. `data` may be a
+ * list of byte chunks, written one after the other: the Node 20 sandbox store keeps its
+ * document encoded in chunks and would otherwise copy megabytes into one buffer per write.
  */
-export function writeFileAtomicSync(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomicSync(file: string, data: string | Uint8Array | readonly Uint8Array[], options: AtomicWriteOptions = {}): void {
   const fs = options.fs ?? nodeFs;
   const mode = options.mode ?? 0o600;
   const sync = options.fsync ?? true;
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const chunks = typeof data === 'string' ? [Buffer.from(data, 'utf8')] : data instanceof Uint8Array ? [data] : data;
+  const length = chunks.reduce((n, c) => n + c.length, 0);
   file = writeTarget(file);
   const tmp = tempPathFor(file);
   const fd = fs.openSync(tmp, 'wx', mode);
@@ -132,10 +135,14 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
   try {
     try {
       fs.fchmodSync(fd, mode);
-      writeAll(fs, fd, bytes, 0, tmp);
+      let position = 0;
+      for (const bytes of chunks) {
+        writeAll(fs, fd, bytes, position, tmp);
+        position += bytes.length;
+      }
       if (sync) fs.fsyncSync(fd);
       const size = fs.fstatSync(fd).size;
-      if (size !== bytes.length) throw new Error(`short write: ${tmp} has ${size} of ${bytes.length} bytes`);
+      if (size !== length) throw new Error(`short write: ${tmp} has ${size} of ${length} bytes`);
     } finally {
       fs.closeSync(fd);
     }
@@ -158,6 +165,6 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
  * The same, for async callers. The work is synchronous on purpose: these files are
  * small, and a synchronous write cannot interleave with anything else in the process.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[], options: AtomicWriteOptions = {}): Promise<void> {
   writeFileAtomicSync(file, data, options);
 }

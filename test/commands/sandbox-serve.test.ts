@@ -87,7 +87,7 @@ describe('sandbox serve', () => {
     const notices = s.stderr.text().split('\n').filter((l) => l.includes('JSON document'));
     if (loadSqlite()) expect(notices).toEqual([]);
     // information, not a fault: no "warning:", what works now and what Node 22 adds
-    else expect(notices).toEqual([`note: on Node ${process.versions.node} the sandbox keeps its state as one JSON document, written whole on each change: everything works up to ${MAX_RESERVATIONS} reservations (then a new booking is refused; \`carrental sandbox reset -y\` starts afresh). Node 22.13 or later keeps it in an SQLite database instead (one row per change, no such bound, rate limits shared between processes, readable with sqlite3).`]);
+    else expect(notices).toEqual([`note: on Node ${process.versions.node} the sandbox keeps its state as one JSON document, written whole on each change: everything works up to ${MAX_RESERVATIONS.toLocaleString('en-US')} reservations (then a new booking is refused; \`carrental sandbox reset -y\` starts afresh). Node 22.13 or later keeps it in an SQLite database instead (one row per change, no such bound, rate limits shared between processes, readable with sqlite3).`]);
   });
 
   it('hidden --fleet-size, --seed and --no-rate-limit reach the sandbox; --reset re-seeds', async () => {

@@ -55,6 +55,17 @@ describe('writeFileAtomicSync', () => {
     expect(readdirSync(dir)).toEqual(['a.json']);
   });
 
+  it('writes a list of byte chunks one after the other, whole or not at all (the Node 20 sandbox store)', () => {
+    const file = join(dir, 'a.json');
+    const chunks = ['{"a":', '1'.repeat(5000), ',"b":2}\n'].map((t) => Buffer.from(t));
+    writeFileAtomicSync(file, chunks, { fs: shortWriter(700, Infinity) });
+    expect(readFileSync(file, 'utf8')).toBe(`{"a":${'1'.repeat(5000)},"b":2}\n`);
+    // the disk fills up in the second chunk: the old file stays
+    expect(() => writeFileAtomicSync(file, chunks, { fs: shortWriter(4096, 4096) })).toThrow(/ENOSPC/);
+    expect(readFileSync(file, 'utf8')).toBe(`{"a":${'1'.repeat(5000)},"b":2}\n`);
+    expect(readdirSync(dir)).toEqual(['a.json']);
+  });
+
   it('a missing directory throws ENOENT and creates nothing', () => {
     expect(() => writeFileAtomicSync(join(dir, 'nope', 'a.json'), 'x')).toThrow(/ENOENT/);
     expect(readdirSync(dir)).toEqual([]);

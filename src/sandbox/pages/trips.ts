@@ -229,7 +229,7 @@ export const payPost: PageHandler = async (p) => {
         const current = customerIn(draft, customer.id);
         const r = reservationOf(draft, current, uuid.toLowerCase());
         if (r.status === 'cancelled') throw apiError('reservation_cancelled', 'The reservation is cancelled; nothing was charged.');
-        const due = dueInvoices(Object.values(draft.invoices).filter((i) => i.reservation_uuid === r.uuid), type);
+        const due = dueInvoices(invoicesOf(draft, r.uuid), type);
         if (due.length === 0) throw apiError('nothing_to_pay', type === 'deposit' ? 'No deposit is due on this reservation any more.' : 'Nothing is owed on this reservation any more.');
         if (!current.card_payments_enabled) throw apiError('card_payments_not_enabled', 'Card payments are not enabled for this account; nothing was charged.');
         if (!current.card) throw apiError('invalid_request', 'There is no saved card to pay with; add one and review again.');
