@@ -123,7 +123,10 @@ function paidPairs(trip: Trip, outcome: CancellationOutcome, paidCents: number, 
  * The money of a cancelled reservation, from its detail read after the cancel. An outcome
  * other than `cancelled` (not cancelled, or unknown) says only what the records say.
  */
-export function renderCancellationMoney(out: Output, trip: Trip, outcome: CancellationOutcome): void {
+export function renderCancellationMoney(out: Output, trip: Trip, outcome: CancellationOutcome, opts: { inTripDetail?: boolean } = {}): void {
+  // in a pipe, `trips <uuid>` has printed the deposit's amount in its financial summary: a
+  // label is printed once per record (a terminal reads the deposit's sentence here as well)
+  const pairs = (list: Pair[]) => out.pairs(opts.inTripDetail && !out.tty ? list.filter(([label]) => label !== 'deposit') : list);
   if (outcome.status !== 'cancelled') {
     renderNotCancelled(out, outcome);
     return;
@@ -131,7 +134,7 @@ export function renderCancellationMoney(out: Output, trip: Trip, outcome: Cancel
   if (trip.invoices === undefined) {
     // without the invoices nothing says what was owed or paid: "none" would be a guess
     out.section('Cancelled: what was owed, held and paid, and what happens to each');
-    out.pairs([
+    pairs([
       ['rent owed', 'not stated'],
       ['cancellation fee', 'not stated'],
       ...depositPairs(trip, [], outcome.hold_release?.status),
@@ -147,7 +150,7 @@ export function renderCancellationMoney(out: Output, trip: Trip, outcome: Cancel
   const paidCents = sum(rent.filter((i) => i.billing_status === 'PAID'));
   const feeKept = paidCents > 0 && all(fees, 'PAID') ? sum(fees) : 0;
   out.section('Cancelled: what was owed, held and paid, and what happens to each');
-  out.pairs([
+  pairs([
     ...rentPairs(rent),
     ...feePairs(fees, paidCents > 0),
     ...depositPairs(trip, invoices.filter((i) => i.type === 'DEPOSIT'), outcome.hold_release?.status),

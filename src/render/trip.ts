@@ -160,7 +160,7 @@ export function renderTripDetail(out: Output, trip: Trip, cli = 'carrental', req
   if (trip.cancellation_outcome) {
     if (out.tty) out.line();
     // worded as `cancel` words it (one wording for one thing), then each refund as a record
-    renderCancellationMoney(out, trip, trip.cancellation_outcome);
+    renderCancellationMoney(out, trip, trip.cancellation_outcome, { inTripDetail: true });
     if (trip.cancellation_outcome.status === 'cancelled') renderRefundRecords(out, trip.cancellation_outcome.refunds ?? []);
   }
   if (trip.payment_status?.type === 'to_pay' && uuid !== undefined) {
