@@ -26,6 +26,7 @@
 import { isAscii } from 'node:buffer';
 import { ImportError, parseJsonState } from './state-import.js';
 import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex, tagsOf } from './state.js';
+import { recordView } from './record-view.js';
 
 type Meta = Omit<SandboxState, Collection | 'format' | 'version'>;
 
@@ -375,26 +376,7 @@ export function begin(c: Committed): { draft: SandboxState; finish(): Change | n
     for (const [key, e] of t) if (e.value !== undefined && !c.sections[coll].lines.has(key)) out.push(key);
     return out;
   };
-  const view = (coll: Collection) =>
-    new Proxy({} as Record<string, unknown>, {
-      get: (_, k) => (typeof k === 'string' ? load(coll, k) : undefined),
-      set: (_, k, v) => {
-        if (typeof k !== 'string') return false;
-        set(coll, k, v);
-        return true;
-      },
-      deleteProperty: (_, k) => {
-        if (typeof k !== 'string') return false;
-        set(coll, k, undefined);
-        return true;
-      },
-      has: (_, k) => typeof k === 'string' && load(coll, k) !== undefined,
-      ownKeys: () => keysOf(coll),
-      getOwnPropertyDescriptor: (_, k) => {
-        const v = typeof k === 'string' ? load(coll, k) : undefined;
-        return v === undefined ? undefined : { value: v, writable: true, enumerable: true, configurable: true };
-      },
-    });
+  const view = (coll: Collection) => recordView((k) => load(coll, k), (k, v) => set(coll, k, v), () => keysOf(coll));
   const metaText = JSON.stringify(metaOf(c.state));
   const draft = { format: STATE_FORMAT, version: STATE_VERSION, ...(JSON.parse(metaText) as Meta), ...Object.fromEntries(COLLECTIONS.map((coll) => [coll, view(coll)])) } as unknown as SandboxState;
   // Reads that record nothing (readTagged): the draft's copy where it has one, else the committed record.

@@ -26,6 +26,7 @@ import { type SqliteDatabase, type SqliteStatement, loadSqlite } from './sqlite-
 import { type Meta, type Statements, SCHEMA, SCHEMA_OBJECTS, metaOf, openDatabase, prepare, putMeta, putRecord, writeState } from './sqlite-schema.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VERSION, attachIndex } from './state.js';
+import { recordView } from './record-view.js';
 import {
   type ResolvedStoreOptions,
   StateBusyError,
@@ -425,25 +426,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
     const drafts = Object.fromEntries(
       COLLECTIONS.map((c) => [
         c,
-        new Proxy({} as Record<string, unknown>, {
-          get: (_, k) => (typeof k === 'string' ? load(c, k) : undefined),
-          set: (_, k, v) => {
-            if (typeof k !== 'string') return false;
-            set(c, k, v);
-            return true;
-          },
-          deleteProperty: (_, k) => {
-            if (typeof k !== 'string') return false;
-            set(c, k, undefined);
-            return true;
-          },
-          has: (_, k) => typeof k === 'string' && load(c, k) !== undefined,
-          ownKeys: () => keysOf(c),
-          getOwnPropertyDescriptor: (_, k) => {
-            const v = typeof k === 'string' ? load(c, k) : undefined;
-            return v === undefined ? undefined : { value: v, writable: true, enumerable: true, configurable: true };
-          },
-        }),
+        recordView((k) => load(c, k), (k, v) => set(c, k, v), () => keysOf(c)),
       ]),
     );
     // Reads that record nothing (readTagged): the draft's own objects where it has them.
