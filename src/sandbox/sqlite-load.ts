@@ -38,3 +38,23 @@ export function loadSqlite(): SqliteModule | null {
   }
   return loaded;
 }
+
+let urls: boolean | undefined;
+
+/**
+ * Whether this Node's node:sqlite opens a `file:` URL (and so its parameters, such as
+ * `immutable=1`): Node 22.13 takes a path only.
+ */
+export function sqliteOpensUrls(): boolean {
+  if (urls !== undefined) return urls;
+  const sqlite = loadSqlite();
+  if (sqlite === null) return (urls = false);
+  try {
+    // a folder that does not exist, read-only: the open fails without creating anything
+    new sqlite.DatabaseSync(new URL('file:///carrental-probe-no-such-folder/x.db?mode=ro'), { readOnly: true }).close();
+    urls = true;
+  } catch (err) {
+    urls = (err as NodeJS.ErrnoException).code !== 'ERR_INVALID_ARG_TYPE';
+  }
+  return urls;
+}

@@ -12,7 +12,7 @@ import { COLLECTIONS, type Collection, type SandboxState, STATE_FORMAT, STATE_VE
 const CURRENT_INDEX = `CREATE INDEX IF NOT EXISTS reservations_by_car_checkout ON records (json_extract(json, '$.car_id'), json_extract(json, '$.date_checkout'))
   WHERE collection = 'reservations' AND json_extract(json, '$.status') = 'new';`;
 /** Every object of the schema: a database that has them all opens without a write. */
-export const SCHEMA_OBJECTS = ['meta', 'records', 'tags', 'tags_by_record', 'rate_budget', 'reservations_by_car_checkout'];
+const SCHEMA_OBJECTS = ['meta', 'records', 'tags', 'tags_by_record', 'rate_budget', 'reservations_by_car_checkout'];
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -94,6 +94,16 @@ export function writeState(st: Statements, s: SandboxState): void {
   for (const coll of COLLECTIONS) {
     for (const [key, rec] of Object.entries(s[coll])) putRecord(st, coll, key, JSON.stringify(rec));
   }
+}
+
+/** Ours and complete, of this build's format and version, as opening usually finds it: then opening writes nothing. */
+export function isCurrentState(db: SqliteDatabase): boolean {
+  const objects = Number(db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name IN (${SCHEMA_OBJECTS.map((n) => `'${n}'`).join(', ')})`).get()?.n);
+  // a database of an earlier build gets what it lacks (the index by checkout) once, when a writer opens it
+  if (objects !== SCHEMA_OBJECTS.length) return false;
+  const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('format', 'version')").all();
+  const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  return m.format === STATE_FORMAT && m.version === STATE_VERSION;
 }
 
 export function openDatabase(path: string, busyMs: number): SqliteDatabase {

@@ -1,20 +1,31 @@
-// A dry run's store on an SQLite state (store.ts openSnapshot): the SQLite store itself on a
-// private copy, so that `--dry-run` never creates, changes, renames or locks a file in the
-// state's folder, whatever it does.
+// A dry run's store on an SQLite state (store.ts openSnapshot): `--dry-run` never creates,
+// changes, renames or locks a file in the state's folder, whatever it does, and costs no more
+// on a long history than on a short one.
 //
-// Any SQLite connection on a WAL database in place may write beside it: a read-only one
-// creates the -wal and -shm when they are missing (Node 22.13's node:sqlite takes no `file:`
-// URL, so not even `immutable=1` is there to avoid it), and the first connection on a -shm
-// that no process holds (what a killed writer leaves) truncates and rebuilds it. So the dry
-// run copies the database, with a killed writer's -wal, into a fresh folder of os.tmpdir()
-// and removes it when it closes; only while a live process writes the file is it read in
-// place, through that process's own -wal and -shm, by SQLite's VACUUM INTO.
+// In place, as a rule: a read-only connection on the database, the dry run's changes kept in
+// memory over it (sqlite-overlay.ts). With nothing beside the file, the connection is
+// `immutable=1`: any other connection would create the -wal and -shm (a read-only one too).
+// Such a reader takes no lock and sees no other process's commit, so the file is watched
+// (size and times of change): if another process writes it meanwhile (a checkpoint), the dry
+// run stops with "try again" rather than read a page half old and half new. While a live
+// process writes the file, the dry run reads through that process's own -wal and -shm, as
+// any reader does.
+//
+// On a copy, where reading in place would write: Node 22.13's node:sqlite takes no `file:`
+// URL (so no `immutable=1`); a -wal that no process holds (what a killed writer leaves: the
+// first connection on it would rebuild its -shm); a database of an earlier build (a writer
+// adds what it lacks). The database, with such a -wal, is copied into a fresh folder of
+// os.tmpdir() and removed when the dry run closes.
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type SqliteDatabase, loadSqlite } from './sqlite-load.js';
+import { pathToFileURL } from 'node:url';
+import { type SqliteDatabase, loadSqlite, sqliteOpensUrls } from './sqlite-load.js';
+import { overlayConnection } from './sqlite-overlay.js';
+import { isCurrentState } from './sqlite-schema.js';
+import { sqliteState } from './sqlite-state.js';
 import { SQLITE_BUSY, SQLITE_CORRUPT, SQLITE_LOCKED, SQLITE_NOTADB, openSqliteStore, sqliteCode } from './sqlite-store.js';
-import { type ResolvedStoreOptions, StateBusyError, StateFileError, type Store, sqliteHolders } from './store.js';
+import { type ResolvedStoreOptions, StateBusyError, StateFileError, type Store, isStateError, sqliteHolders } from './store.js';
 
 /** What says a file changed while it was copied (size and time of change, to the nanosecond; null: missing). */
 const stamp = (file: string): string | null => {
@@ -63,15 +74,17 @@ function sweepDryRuns(): void {
 }
 
 /**
- * A dry run's store on an SQLite state: the SQLite store itself on a private copy of the
- * database in a fresh folder of os.tmpdir(), removed when it closes; whatever the dry run
- * reads or changes stays there. Reading the whole state into memory instead cost 11 s of
- * CPU and 1 GB at 50,000 reservations; the copy costs a file copy (about 0.1 s for 200 MB). A
- * copy of the files is consistent when no process writes them; while one does (a live
- * `sandbox serve`), SQLite writes the copy itself (VACUUM INTO, one read transaction).
+ * A dry run's store on an SQLite state: read in place (openInPlace) or, where that would
+ * write beside the file, the SQLite store itself on a private copy in a fresh folder of
+ * os.tmpdir(), removed when it closes. A copy of the files is consistent when no process
+ * writes them; while one does, SQLite writes the copy itself (VACUUM INTO, one read
+ * transaction). Reading the whole state into memory instead cost 11 s of CPU and 1 GB at
+ * 50,000 reservations; a copy costs about 0.1 s for 200 MB.
  */
 export async function openSqliteSnapshot(opts: ResolvedStoreOptions, path: string, real: string): Promise<Store> {
   sweepDryRuns();
+  const inPlace = openInPlace(opts, path, real);
+  if (inPlace !== null) return inPlace;
   const dir = fs.mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
   const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
   let store: Store;
@@ -100,6 +113,60 @@ export async function openSqliteSnapshot(opts: ResolvedStoreOptions, path: strin
       }
     },
   };
+}
+
+/** The dry run's store over the database read in place; null where only a copy writes nothing beside it. */
+function openInPlace(opts: ResolvedStoreOptions, path: string, real: string): Store | null {
+  const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
+  const pair = fs.existsSync(`${real}-wal`) || fs.existsSync(`${real}-shm`);
+  let db: SqliteDatabase;
+  let assertUnchanged = () => {};
+  try {
+    if (!pair) {
+      if (!sqliteOpensUrls()) return null;
+      const url = pathToFileURL(real);
+      url.searchParams.set('immutable', '1');
+      const before = stamp(real);
+      db = new DatabaseSync(url, { readOnly: true });
+      assertUnchanged = () => {
+        if (stamp(real) !== before) throw new StateBusyError(path, 0, 'changed while this dry run read it (another process wrote it)');
+      };
+    } else {
+      const holders = sqliteHolders(real);
+      if (holders === null || holders.length === 0) return null;
+      db = new DatabaseSync(real, { readOnly: true });
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    }
+  } catch (err) {
+    throw mapped(path, err, () => {});
+  }
+  const fileError = (err: unknown) => mapped(path, err, assertUnchanged);
+  try {
+    if (!isCurrentState(db)) {
+      db.close();
+      return null;
+    }
+    const store = sqliteState(overlayConnection(db, assertUnchanged), { path, opts, fileError });
+    return { ...store, path: null, kind: 'memory' };
+  } catch (err) {
+    db.close();
+    throw fileError(err);
+  }
+}
+
+/** What a dry run's reading of the file says to the user; a file changed under it comes first. */
+function mapped(path: string, err: unknown, assertUnchanged: () => void): unknown {
+  if (isStateError(err)) return err;
+  const code = sqliteCode(err);
+  if (code === undefined) return err;
+  try {
+    assertUnchanged();
+  } catch (changed) {
+    return changed;
+  }
+  if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return new StateFileError(path, `damaged (${(err as Error).message})`);
+  if (code === SQLITE_BUSY || code === SQLITE_LOCKED) return new StateBusyError(path, 5000);
+  return new StateFileError(path, `cannot be read (${(err as Error).message})`);
 }
 
 /** The database as one read transaction sees it, written by SQLite into `dir` (read through a live writer's -wal). */

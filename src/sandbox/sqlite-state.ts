@@ -32,15 +32,14 @@ export interface StateConnection {
 }
 
 export interface StateOptions {
-  /** The state file as the user gave it (messages name it); null for a dry run's state. */
-  path: string | null;
-  kind: Store['kind'];
+  /** The state file as the user gave it (messages name it). */
+  path: string;
   opts: ResolvedStoreOptions;
   /** What a failure of the database says to the user (a busy, damaged, full or read-only state). */
   fileError: (err: unknown) => unknown;
 }
 
-export function sqliteState(conn: StateConnection, { path, kind, opts, fileError }: StateOptions): Store {
+export function sqliteState(conn: StateConnection, { path, opts, fileError }: StateOptions): Store {
   const { st } = conn;
 
   // ------------------------------------------------ reading
@@ -232,16 +231,26 @@ export function sqliteState(conn: StateConnection, { path, kind, opts, fileError
   const afterCommit = () => {
     cache.clear();
     tagCache.clear();
+    // should what follows fail, the next look reads everything again
+    dataVersion = -1;
     loadMeta();
     refreshFacade();
     dataVersion = Number(st.dataVersion.get()?.data_version);
+  };
+  /** After a failed change: as afterCommit, but the change's own error is the one to report. */
+  const settleAfterFailure = () => {
+    try {
+      afterCommit();
+    } catch {
+      // dataVersion is -1: the next read looks again
+    }
   };
 
   let closed = false;
   let checkedThisTurn = false;
   return {
     path,
-    kind,
+    kind: 'sqlite',
     sharedCounts: conn.counts,
     read() {
       // One look per event-loop turn covers every request that turn.
@@ -261,7 +270,7 @@ export function sqliteState(conn: StateConnection, { path, kind, opts, fileError
         return Promise.resolve(result);
       } catch (err) {
         // what was read during the transaction may have been its own uncommitted rows
-        afterCommit();
+        settleAfterFailure();
         return Promise.reject(err);
       }
     },
@@ -275,7 +284,7 @@ export function sqliteState(conn: StateConnection, { path, kind, opts, fileError
         afterCommit();
         return Promise.resolve(facade);
       } catch (err) {
-        afterCommit();
+        settleAfterFailure();
         return Promise.reject(err);
       }
     },

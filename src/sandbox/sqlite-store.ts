@@ -22,7 +22,7 @@ import { fsyncDirSync } from '../store/atomic-file.js';
 import { seedState } from './fixtures.js';
 import type { SharedCounts } from './ratelimit.js';
 import { type SqliteDatabase, type SqliteStatement, loadSqlite } from './sqlite-load.js';
-import { type Statements, SCHEMA, SCHEMA_OBJECTS, openDatabase, prepare, writeState } from './sqlite-schema.js';
+import { type Statements, SCHEMA, isCurrentState, openDatabase, prepare, writeState } from './sqlite-schema.js';
 import { sqliteState } from './sqlite-state.js';
 import { ImportError, parseJsonState, parseLogState } from './state-import.js';
 import { STATE_FORMAT, STATE_VERSION } from './state.js';
@@ -217,7 +217,7 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
   let st: Statements;
   /** Sets up a new database, or checks that this one is ours; re-seeds it for a reset. */
   const settle = () => {
-    if (!opts.reset && isReady()) {
+    if (!opts.reset && isCurrentState(db)) {
       st = prepare(db);
       return;
     }
@@ -242,15 +242,6 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
       db.exec('ROLLBACK');
       throw err;
     }
-  };
-  /** Ours and complete, as opening usually finds it: then opening writes nothing and takes no lock. */
-  const isReady = () => {
-    const objects = Number(db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name IN (${SCHEMA_OBJECTS.map((n) => `'${n}'`).join(', ')})`).get()?.n);
-    // a database of an earlier build gets what it lacks (the index by checkout) once, in settle
-    if (objects !== SCHEMA_OBJECTS.length) return false;
-    const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('format', 'version')").all();
-    const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
-    return m.format === STATE_FORMAT && m.version === STATE_VERSION;
   };
   try {
     settle();
@@ -320,6 +311,6 @@ export async function openSqliteStore(opts: ResolvedStoreOptions, path: string, 
         db.close();
       },
     },
-    { path, kind: 'sqlite', opts, fileError },
+    { path, opts, fileError },
   );
 }

@@ -78,10 +78,11 @@ export class StateFileError extends Error {
   }
 }
 
-/** A write that waited the whole busy timeout for another process. */
+/** A write that waited the whole busy timeout for another process, or a dry run whose file another process changed: trying again is safe. */
 export class StateBusyError extends Error {
-  constructor(path: string, ms: number) {
-    super(`sandbox state file ${path}: busy, another process held it for ${ms} ms; try again`);
+  /** `why` replaces "busy, another process held it for `ms` ms" in the message. */
+  constructor(path: string, ms: number, why?: string) {
+    super(`sandbox state file ${path}: ${why ?? `busy, another process held it for ${ms} ms`}; try again`);
     this.name = 'StateBusyError';
   }
 }

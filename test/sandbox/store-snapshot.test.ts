@@ -66,7 +66,7 @@ describe('openStore({ snapshot: true })', () => {
     expect(listing()).toEqual(['state.json']);
   });
 
-  it.skipIf(loadSqlite() === null)('an SQLite database: worked on in a private copy, changes stay there; no -wal or -shm created, bytes and mtime kept; a live writer\'s last commit is seen', async () => {
+  it.skipIf(loadSqlite() === null)('an SQLite database: changes stay in the dry run; no -wal or -shm created, bytes and mtime kept; a live writer\'s last commit is seen', async () => {
     const path = join(dir, 'state.db');
     const real = await openStore({ statePath: path, now, kind: 'sqlite' });
     await real.transact((s) => void (s.clockOffsetMs = 3_600_000));
