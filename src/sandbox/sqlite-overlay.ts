@@ -6,7 +6,8 @@
 //
 // The statements are those of sqlite-schema.ts, answered from the overlay first: a record
 // set or deleted here hides the file's row and the file's tags of it (a record's tags are
-// recomputed from its JSON, as putRecord writes them), and the lists keep SQLite's order.
+// recomputed from its JSON, as putRecord writes them). The lists keep SQLite's order (by
+// key), except a car's new trips, whose callers (availability.ts) sort what they keep.
 import { type SqliteDatabase, type SqliteStatement } from './sqlite-load.js';
 import { type Statements, prepare } from './sqlite-schema.js';
 import type { StateConnection } from './sqlite-state.js';
