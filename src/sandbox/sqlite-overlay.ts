@@ -3,6 +3,7 @@
 // it, so that what the dry run reads (a record, a tag lookup, the index by car and checkout,
 // the meta, the rate budgets) is the state as its changes would leave it, and nothing is
 // ever written. Opening costs the same at 50,000 reservations as at 100: nothing is copied.
+// An immutable reader (sqlite-snapshot.ts says when) is opened again when the file changed.
 //
 // The statements are those of sqlite-schema.ts, answered from the overlay first: a record
 // set or deleted here hides the file's row and the file's tags of it (a record's tags are
@@ -36,13 +37,49 @@ function statement(impl: { get?: (...p: unknown[]) => Row | undefined; all?: (..
 /** SQLite's BINARY order for the keys (ASCII here: uuids, idempotency keys, customer ids). */
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A read-only connection on the state file, and whether what it reads is still the file. */
+export interface FileReader {
+  db: SqliteDatabase;
+  /** False once another process wrote the file under a reader that sees no commit (an immutable one). */
+  current(): boolean;
+}
+
 /**
- * `db`: a read-only connection on the state file. `assertUnchanged` throws when the file
- * changed under a reader that cannot see changes (an immutable one); it runs when the store
- * looks for other processes' commits (once per event-loop turn) and when a change begins.
+ * Over `first`; when the file has changed under it, the next look (once per event-loop turn,
+ * and before a change) reads it through `reopen()`, as a reader sees another process's
+ * commit. A read that fails meanwhile (a page half old, half new) throws `changed()`.
  */
-export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => void): StateConnection {
-  const file = prepare(db);
+export function overlayConnection(first: FileReader, reopen: () => FileReader, changed: () => Error): StateConnection {
+  let reader = first;
+  let file = prepare(reader.db);
+  // the rate budgets as the file has them (counted on in memory, below)
+  let budget = reader.db.prepare('SELECT window, used FROM rate_budget WHERE name = ?');
+  /** How many times the file was opened again: part of the data version the state compares. */
+  let generation = 0;
+  let lost = false;
+  const fresh = () => {
+    if (lost) throw changed();
+    if (reader.current()) return;
+    reader.db.close();
+    try {
+      reader = reopen();
+    } catch (err) {
+      lost = true;
+      throw err;
+    }
+    file = prepare(reader.db);
+    budget = reader.db.prepare('SELECT window, used FROM rate_budget WHERE name = ?');
+    generation++;
+  };
+  const read = <T>(fn: () => T): T => {
+    if (lost) throw changed();
+    try {
+      return fn();
+    } catch (err) {
+      if (!reader.current()) throw changed();
+      throw err;
+    }
+  };
   const id = (coll: unknown, key: unknown) => `${String(coll)}\t${String(key)}`;
   /** Records this dry run set (json) or deleted (undefined), by `collection\tkey`. */
   let records = new Map<string, { coll: Collection; key: string; json: string | undefined }>();
@@ -54,7 +91,7 @@ export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => voi
   const mine = (coll: unknown) => [...records.values()].filter((r) => r.coll === coll && r.json !== undefined) as { coll: Collection; key: string; json: string }[];
   /** The file's keys this overlay has not replaced, then its own that `keep` accepts, in key order. */
   const merge = (fromFile: () => Row[], coll: unknown, keep: (rec: unknown) => boolean): string[] => {
-    const keys = cleared ? [] : fromFile().map((r) => r.key as string).filter((k) => !records.has(id(coll, k)));
+    const keys = cleared ? [] : read(fromFile).map((r) => r.key as string).filter((k) => !records.has(id(coll, k)));
     const own = mine(coll).filter((r) => keep(JSON.parse(r.json)));
     if (own.length === 0) return keys;
     return [...keys, ...own.map((r) => r.key)].sort(byKey);
@@ -66,7 +103,7 @@ export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => voi
       get: (coll, key) => {
         const own = records.get(id(coll, key));
         if (own !== undefined) return own.json === undefined ? undefined : { json: own.json };
-        return cleared ? undefined : file.get.get(coll, key);
+        return cleared ? undefined : read(() => file.get.get(coll, key));
       },
     }),
     keys: statement({ all: (coll) => merge(() => file.keys.all(coll), coll, () => true).map((key) => ({ key })) }),
@@ -79,7 +116,7 @@ export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => voi
     tag: statement({ run: () => {} }),
     meta: statement({
       all: () => {
-        const rows = new Map(file.meta.all().map((r) => [r.key as string, r.value]));
+        const rows = new Map(read(() => file.meta.all()).map((r) => [r.key as string, r.value]));
         for (const [key, value] of meta) rows.set(key, value);
         return [...rows].map(([key, value]) => ({ key, value }));
       },
@@ -87,13 +124,13 @@ export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => voi
     setMeta: statement({ run: (key, value) => void meta.set(String(key), value) }),
     dataVersion: statement({
       get: () => {
-        assertUnchanged();
-        return file.dataVersion.get();
+        fresh();
+        return { data_version: generation * 2 ** 32 + Number(read(() => file.dataVersion.get())?.data_version) };
       },
     }),
     newOfCar: statement({
       all: (carId, fromDay) => {
-        const fromFile = cleared ? [] : file.newOfCar.all(carId, fromDay).map((r) => r.key as string).filter((k) => !records.has(id('reservations', k)));
+        const fromFile = cleared ? [] : read(() => file.newOfCar.all(carId, fromDay)).map((r) => r.key as string).filter((k) => !records.has(id('reservations', k)));
         const own = mine('reservations')
           .map((r) => JSON.parse(r.json) as { uuid: string; status: string; car_id: number; date_checkout: string })
           .filter((r) => r.status === 'new' && r.car_id === carId && r.date_checkout >= String(fromDay))
@@ -103,14 +140,12 @@ export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => voi
     }),
   };
 
-  // The rate budgets as the file has them, counted on here in memory.
-  const budget = db.prepare('SELECT window, used FROM rate_budget WHERE name = ?');
   const spent = new Map<string, { window: number; used: number }>();
   let budgetsReset = false;
   const counts: SharedCounts = {
     spend(name, window, limit) {
       if (limit <= 0) return false;
-      const row = spent.get(name) ?? (budgetsReset ? undefined : (budget.get(name) as { window: number; used: number } | undefined));
+      const row = spent.get(name) ?? (budgetsReset ? undefined : (read(() => budget.get(name)) as { window: number; used: number } | undefined));
       if (row === undefined || Number(row.window) !== window) {
         spent.set(name, { window, used: 1 });
         return true;
@@ -128,7 +163,7 @@ export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => voi
   return {
     st,
     begin() {
-      assertUnchanged();
+      fresh();
       saved = { records: new Map(records), meta: new Map(meta), cleared };
     },
     commit() {
@@ -144,6 +179,8 @@ export function overlayConnection(db: SqliteDatabase, assertUnchanged: () => voi
       cleared = true;
     },
     counts,
-    close: () => db.close(),
+    close: () => {
+      if (!lost) reader.db.close();
+    },
   };
 }

@@ -6,10 +6,10 @@
 // memory over it (sqlite-overlay.ts). With nothing beside the file, the connection is
 // `immutable=1`: any other connection would create the -wal and -shm (a read-only one too).
 // Such a reader takes no lock and sees no other process's commit, so the file is watched
-// (size and times of change): if another process writes it meanwhile (a checkpoint), the dry
-// run stops with "try again" rather than read a page half old and half new. While a live
-// process writes the file, the dry run reads through that process's own -wal and -shm, as
-// any reader does.
+// (size and times of change): when another process has written it (a checkpoint), the next
+// look reads it again, as a reader sees another process's commit; a read that fails on a
+// page changed under it says "try again" rather than "damaged". While a live process writes
+// the file, the dry run reads through that process's own -wal and -shm, as any reader does.
 //
 // On a copy, where reading in place would write: Node 22.13's node:sqlite takes no `file:`
 // URL (so no `immutable=1`); a -wal that no process holds (what a killed writer leaves: the
@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type SqliteDatabase, loadSqlite, sqliteOpensUrls } from './sqlite-load.js';
-import { overlayConnection } from './sqlite-overlay.js';
+import { type FileReader, overlayConnection } from './sqlite-overlay.js';
 import { isCurrentState } from './sqlite-schema.js';
 import { sqliteState } from './sqlite-state.js';
 import { SQLITE_BUSY, SQLITE_CORRUPT, SQLITE_LOCKED, SQLITE_NOTADB, openSqliteStore, sqliteCode } from './sqlite-store.js';
@@ -117,53 +117,56 @@ export async function openSqliteSnapshot(opts: ResolvedStoreOptions, path: strin
 
 /** The dry run's store over the database read in place; null where only a copy writes nothing beside it. */
 function openInPlace(opts: ResolvedStoreOptions, path: string, real: string): Store | null {
-  const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
-  const pair = fs.existsSync(`${real}-wal`) || fs.existsSync(`${real}-shm`);
-  let db: SqliteDatabase;
-  let assertUnchanged = () => {};
+  const first = readInPlace(opts, path, real);
+  if (first === null) return null;
+  const changed = () => new StateBusyError(path, 0, 'changed while this dry run read it (another process wrote it)');
+  const reopen = () => {
+    const next = readInPlace(opts, path, real);
+    if (next === null) throw changed();
+    return next;
+  };
+  const fileError = (err: unknown) => mapped(path, err);
   try {
-    if (!pair) {
-      if (!sqliteOpensUrls()) return null;
-      const url = pathToFileURL(real);
-      url.searchParams.set('immutable', '1');
-      const before = stamp(real);
-      db = new DatabaseSync(url, { readOnly: true });
-      assertUnchanged = () => {
-        if (stamp(real) !== before) throw new StateBusyError(path, 0, 'changed while this dry run read it (another process wrote it)');
-      };
-    } else {
-      const holders = sqliteHolders(real);
-      if (holders === null || holders.length === 0) return null;
-      db = new DatabaseSync(real, { readOnly: true });
-      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
-    }
-  } catch (err) {
-    throw mapped(path, err, () => {});
-  }
-  const fileError = (err: unknown) => mapped(path, err, assertUnchanged);
-  try {
-    if (!isCurrentState(db)) {
-      db.close();
+    if (!isCurrentState(first.db)) {
+      first.db.close();
       return null;
     }
-    const store = sqliteState(overlayConnection(db, assertUnchanged), { path, opts, fileError });
+    const store = sqliteState(overlayConnection(first, reopen, changed), { path, opts, fileError });
     return { ...store, path: null, kind: 'memory' };
   } catch (err) {
-    db.close();
+    first.db.close();
     throw fileError(err);
   }
 }
 
-/** What a dry run's reading of the file says to the user; a file changed under it comes first. */
-function mapped(path: string, err: unknown, assertUnchanged: () => void): unknown {
+/** A read-only connection on the file that writes nothing beside it; null where none can. */
+function readInPlace(opts: ResolvedStoreOptions, path: string, real: string): FileReader | null {
+  const { DatabaseSync } = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>;
+  try {
+    if (!fs.existsSync(`${real}-wal`) && !fs.existsSync(`${real}-shm`)) {
+      if (!sqliteOpensUrls()) return null;
+      const url = pathToFileURL(real);
+      url.searchParams.set('immutable', '1');
+      const before = stamp(real);
+      const db = new DatabaseSync(url, { readOnly: true });
+      return { db, current: () => stamp(real) === before };
+    }
+    const holders = sqliteHolders(real);
+    if (holders === null || holders.length === 0) return null;
+    // through the live writer's -wal and -shm, with SQLite's locks: always current
+    const db = new DatabaseSync(real, { readOnly: true });
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    return { db, current: () => true };
+  } catch (err) {
+    throw mapped(path, err);
+  }
+}
+
+/** What a dry run's reading of the file says to the user. */
+function mapped(path: string, err: unknown): unknown {
   if (isStateError(err)) return err;
   const code = sqliteCode(err);
   if (code === undefined) return err;
-  try {
-    assertUnchanged();
-  } catch (changed) {
-    return changed;
-  }
   if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return new StateFileError(path, `damaged (${(err as Error).message})`);
   if (code === SQLITE_BUSY || code === SQLITE_LOCKED) return new StateBusyError(path, 5000);
   return new StateFileError(path, `cannot be read (${(err as Error).message})`);

@@ -4,9 +4,9 @@
 // first (about 0.1 s for 200 MB, 1.9 s through a live server's -wal). Here: no copy is made,
 // nothing beside the file is created or changed, a live writer's last commit is seen, the
 // dry run sees its own changes as the real store would (a create, its trip in the list, the
-// car taken for those dates, its cancel), and a file changed under it gives "try again",
-// never "damaged".
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// car taken for those dates, its cancel), a file another process wrote meanwhile is read
+// again, and one that cannot be gives "try again", never "damaged".
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -148,18 +148,37 @@ describe.skipIf(!IN_PLACE)('a dry run on an SQLite state, read in place', () => 
     expect(contents(dir)).toEqual(before);
   });
 
-  it('a file another process changed under it (a checkpoint): "try again", never "damaged"', async () => {
+  it('a file another process wrote under it (a checkpoint): read again at the next look, the dry run\'s own changes kept', async () => {
     const path = await seeded();
     const store = await openStore({ statePath: path, now, snapshot: true });
-    expect(store.read().clockOffsetMs).toBe(3_600_000);
+    await store.transact((s) => void (s.idempotency['dry:1'] = { operation: 'createReservation', fingerprint: 'mine', status: 200, body: '{}', created_at: '2026-03-10T18:00:00Z' }));
     // another process commits and closes: its checkpoint writes the file the dry run reads
     const other = await openStore({ statePath: path, now, kind: 'sqlite' });
     await other.transact((s) => {
+      s.clockOffsetMs = 5_000;
       for (let i = 0; i < 50; i++) s.idempotency[`other:${i}`] = { operation: 'createReservation', fingerprint: 'x'.repeat(2000), status: 200, body: '{}', created_at: '2026-03-10T18:00:00Z' };
     });
     await other.close();
+    expect(readdirSync(dir)).toEqual(['state.db']);
     await nextTurn();
-    expect(() => store.read()).toThrow(/changed while this dry run read it.*try again/);
+    expect(store.read().clockOffsetMs).toBe(5_000);
+    expect(store.read().idempotency['other:49']?.fingerprint).toHaveLength(2000);
+    expect(store.read().idempotency['dry:1']?.fingerprint).toBe('mine');
+    await store.transact((s) => void (s.clockOffsetMs = 0));
+    expect(store.read().clockOffsetMs).toBe(0);
+    await store.close();
+    expect(readdirSync(dir)).toEqual(['state.db']);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('a file changed under it that cannot be read again in place (a -wal no process holds): "try again", never "damaged"', async () => {
+    const path = await seeded();
+    const store = await openStore({ statePath: path, now, snapshot: true });
+    expect(store.read().clockOffsetMs).toBe(3_600_000);
+    writeFileSync(`${path}-wal`, '');
+    utimesSync(path, new Date(), new Date(Date.now() + 5_000));
+    await nextTurn();
+    expect(() => store.read()).toThrow(/changed while this dry run read it \(another process wrote it\); try again/);
     await expect(store.transact((s) => void (s.clockOffsetMs = 0))).rejects.toMatchObject({ name: 'StateBusyError' });
     await store.close();
   });
