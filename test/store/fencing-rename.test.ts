@@ -23,19 +23,19 @@ import type { AtomicFs } from '../../src/store/atomic-file.js';
 import { credentialFingerprint, Journal } from '../../src/store/journal.js';
 import { LockedFile } from '../../src/store/locked-file.js';
 
-const ROUNDS = Number(process.env.FENCING_ROUNDS ?? 3);
+// A round takes about a second: see notBefore.
+const ROUNDS = Number(process.env.FENCING_ROUNDS ?? 2);
 /** Long enough that no live holder's lock is ever judged stale here: W's is aged by hand. */
 const STALE_MS = 10_000;
 
-// H: takes the lock (over W's, aged), reads, says so, waits for W's rename, then writes.
+// H: started ahead (its start-up is most of a round), waits for W to be stopped, takes the
+// lock over (W's, aged), reads, says so, waits for W's rename, then writes.
 const HOLDER = `
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { LockedFile } from './locked-file.js';
 import { Journal, credentialFingerprint } from './journal.js';
-const [mode, file, readMarker, goMarker, notBefore] = process.argv.slice(2);
+const [mode, file, stopMarker, readMarker, goMarker] = process.argv.slice(2);
 const cell = new Int32Array(new SharedArrayBuffer(4));
-// see notBefore in the test
-while (Date.now() <= Number(notBefore)) Atomics.wait(cell, 0, 0, 5);
 function waitFor(marker) {
   const deadline = Date.now() + 15000;
   while (!existsSync(marker)) {
@@ -43,6 +43,10 @@ function waitFor(marker) {
     Atomics.wait(cell, 0, 0, 5);
   }
 }
+waitFor(stopMarker);
+// see notBefore in the test
+const notBefore = Number(readFileSync(stopMarker, 'utf8'));
+while (Date.now() <= notBefore) Atomics.wait(cell, 0, 0, 5);
 if (mode === 'journal') {
   const journal = new Journal({ path: file, lockStaleMs: ${STALE_MS}, inLock: (step) => {
     if (step !== 'begin') return;
@@ -102,19 +106,26 @@ interface Interleaving {
   fs: AtomicFs;
   /** How many renames W attempted, and how many landed. */
   renames: { tried: number; landed: number };
-  /** H's exit, once it was started. */
+  /** H's exit (H is killed if W never renamed). */
   holder: () => Promise<{ code: number | null; stderr: string }>;
 }
 
 /** W's fs for one round, with H started as `mode` on `file` (what H opens: the link, for a symlinked file). */
 function stoppedBeforeRename(mode: 'locked' | 'journal', file: string, lockPath: string): Interleaving {
+  const stopMarker = join(dir, 'w-stopped');
   const readMarker = join(dir, 'h-read');
   const goMarker = join(dir, 'h-go');
   const errFile = join(dir, 'h-stderr');
-  let child: ChildProcess | undefined;
-  let exit: Promise<number | null> | undefined;
   const renames = { tried: 0, landed: 0 };
   const stderr = () => (existsSync(errFile) ? readFileSync(errFile, 'utf8') : '');
+  const err = openSync(errFile, 'w');
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [holderScript, mode, file, stopMarker, readMarker, goMarker], { stdio: ['ignore', 'ignore', err] });
+  } finally {
+    closeSync(err);
+  }
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const renameSync: typeof fs.renameSync = (from, to) => {
     if (renames.tried++ === 0) {
       // W passed its last check and is stopped now, longer than the stale time. The lock
@@ -124,13 +135,8 @@ function stoppedBeforeRename(mode: 'locked' | 'journal', file: string, lockPath:
       const notBefore = statSync(lockPath).mtimeMs;
       const past = new Date(Date.now() - 60_000);
       utimesSync(lockPath, past, past);
-      const err = openSync(errFile, 'w');
-      try {
-        child = spawn(process.execPath, [holderScript, mode, file, readMarker, goMarker, String(notBefore)], { stdio: ['ignore', 'ignore', err] });
-      } finally {
-        closeSync(err);
-      }
-      exit = new Promise((resolve) => child!.on('exit', (code) => resolve(code)));
+      writeFileSync(`${stopMarker}.new`, String(notBefore));
+      fs.renameSync(`${stopMarker}.new`, stopMarker);
       waitSync('H to take the lock over and read', () => existsSync(readMarker), stderr);
       // W is continued: its rename runs now, then H writes what it read
       try {
@@ -147,7 +153,7 @@ function stoppedBeforeRename(mode: 'locked' | 'journal', file: string, lockPath:
     fs: { ...fs, renameSync },
     renames,
     holder: async () => {
-      if (!exit) throw new Error('H was never started: W did not rename');
+      if (renames.tried === 0) child.kill();
       return { code: await exit, stderr: stderr() };
     },
   };
