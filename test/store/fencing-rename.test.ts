@@ -8,9 +8,10 @@
 //
 // The interleaving is made exact rather than waited for: W runs here with an injected
 // renameSync that, on W's first rename, ages W's lock directory (as a stop longer than the
-// stale time would), starts H (a real second process, bundled from src/store with esbuild)
-// and sleeps synchronously, like a stopped process, until H has taken the lock over and
-// read the file; only then does the real rename run, after which H is let go to write.
+// stale time would), lets H go (a real second process, bundled from src/store with
+// esbuild and started ahead) and sleeps synchronously, like a stopped process, until H has
+// taken the lock over and read the file; only then does the real rename run, after which
+// H is let go to write.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
