@@ -191,7 +191,7 @@ describe('a writer stopped between its last lock check and its rename, whose loc
         // W's stopped rename did not land: it started over under a new lock, after H
         expect(w.renames).toEqual({ tried: 2, landed: 1 });
         expect(runs).toBe(2);
-        expect(readdirSync(dirname(target)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+        expect(readdirSync(dirname(target)).filter((n) => /\.tmp$/.test(n))).toEqual([]);
         expect(existsSync(lockPath)).toBe(false);
       }
     });
