@@ -27,7 +27,7 @@ import path from 'node:path';
 import { canonicalBaseUrl } from '../api/base-url.js';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../text/sanitize.js';
-import { fsyncDirSync, isTempFileOf, writeTarget, type AtomicFs } from './atomic-file.js';
+import { fsyncDirSync, type AtomicFs } from './atomic-file.js';
 import { randomUUID } from './lazy-crypto.js';
 import { LockedFile, type HeldFile } from './locked-file.js';
 import {
@@ -150,6 +150,8 @@ export class Journal {
       waitMs: 2 * staleMs,
       fail: (action, err) => fsError(action, this.path, err),
       fs: opts.fs,
+      // write-file-atomic's `journal.json.<digits>`, from versions that used it
+      legacyTempSuffix: /^\d+$/,
     });
   }
 
@@ -472,35 +474,10 @@ export class Journal {
     }
   }
 
-  /**
-   * Temp files of a writer SIGKILLed mid-write stay behind: `journal.json.<pid>.<n>.tmp`
-   * (atomic-file.ts), or `journal.json.<digits>` from carrental versions that used
-   * write-file-atomic. Writers only exist under the lock, which we hold, so any such file
-   * belongs to a dead process (or to one that lost the lock, whose write must not land
-   * anyway). Nothing else is touched: set-aside `journal.json.corrupt-*` files are the
-   * user's only copy of their keys. Best effort: litter is harmless.
-   */
-  private async removeAbandonedTempFiles(): Promise<void> {
-    try {
-      // a symlinked journal is written beside its target: its writers' temp files are there
-      const file = writeTarget(this.path);
-      const dir = path.dirname(file);
-      const base = path.basename(file);
-      for (const name of await fsp.readdir(dir)) {
-        const legacy = name.startsWith(`${base}.`) && /^\d+$/.test(name.slice(base.length + 1));
-        if (!legacy && !isTempFileOf(file, name)) continue;
-        await fsp.unlink(path.join(dir, name));
-      }
-    } catch {
-      // Cleanup must never fail the command.
-    }
-  }
-
+  // The temp files a writer killed mid-write leaves (`journal.json.<pid>.<n>.tmp`) are swept
+  // by LockedFile as soon as the lock is taken, before the read, while it is certainly ours.
   private async write(held: HeldFile, entries: JournalEntry[], hint?: string): Promise<void> {
     const text = `${JSON.stringify({ version: FORMAT_VERSION, entries }, null, 2)}\n`;
-    // a process that lost the lock must not sweep the new holder's temp file either
-    held.assertHeld(hint);
-    await this.removeAbandonedTempFiles();
     try {
       // Whole or nothing: a short write, ENOSPC, EIO or EROFS leaves the old file as it was.
       held.write(text, hint);

@@ -3,10 +3,19 @@
 // lose each other's change. Within one process, calls queue instead of spinning on the
 // lock. Reads refuse a FIFO, socket or device (regular-file.ts); writes are whole or
 // nothing and go through a symlink to its target (atomic-file.ts).
-import { mkdirSync } from 'node:fs';
+//
+// Fencing. A holder stopped (SIGSTOP, a suspended laptop) longer than the stale time loses
+// the lock to another process without knowing it. Its writes check the lock before the
+// rename (beforeRename), but a stop between that check and the rename itself is beyond any
+// check. What closes it: only a holder of the lock ever makes a temp file, so whoever
+// acquires the lock removes every temp file of the file before it reads. The loser's rename
+// and that unlink are two atomic operations on one directory: either the rename came first
+// and the new holder reads the loser's file, or the rename fails (ENOENT), the loser finds
+// the lock gone and starts over under a new lock, re-reading what the new holder wrote.
+import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { CliError } from '../errors.js';
-import { fsyncDirSync, writeFileAtomicSync, type AtomicFs } from './atomic-file.js';
+import { fsyncDirSync, isTempFileOf, writeFileAtomicSync, writeTarget, type AtomicFs } from './atomic-file.js';
 import type { Release } from './lock.js';
 import { checkLockPath, readRegularFileSync } from './regular-file.js';
 
@@ -26,6 +35,11 @@ export interface LockedFileOptions {
   fail: (action: 'create the directory of' | 'lock', err: unknown) => Error;
   /** Tests inject a short write here (atomic-file.ts). */
   fs?: AtomicFs;
+  /**
+   * Temp files of older carrental versions, also swept at acquisition: what follows
+   * `<file>.` in their names (the journal's write-file-atomic `<digits>`).
+   */
+  legacyTempSuffix?: RegExp;
 }
 
 /** What a caller may do while it holds the lock. */
@@ -40,6 +54,12 @@ export interface HeldFile {
 
 /** A write refused because the lock was taken over; withLock runs the change again under a new lock. */
 class LockLost extends CliError {}
+
+/** The rename of a write failed because its temp file was removed meanwhile. */
+function isMissingTempOnRename(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException;
+  return e?.code === 'ENOENT' && e.syscall === 'rename';
+}
 
 /** Rounds of a change whose lock was taken over, before the refusal reaches the caller. */
 const MAX_ROUNDS = 3;
@@ -132,23 +152,63 @@ export class LockedFile {
         read: () => this.read(),
         assertHeld: (hint) => fence(hint),
         write: (text, hint) => {
-          fence(hint);
-          try {
-            writeFileAtomicSync(this.path, text, { mode: 0o600, fsync: true, fs: opts.fs, beforeRename: () => fence(hint) });
-          } catch (err) {
-            // the new holder sweeps a stopped writer's temp file: the rename then fails
-            if (!(err instanceof LockLost)) fence(hint);
-            throw err;
+          for (let attempt = 1; ; attempt++) {
+            fence(hint);
+            try {
+              writeFileAtomicSync(this.path, text, { mode: 0o600, fsync: true, fs: opts.fs, beforeRename: () => fence(hint) });
+              return;
+            } catch (err) {
+              if (err instanceof LockLost) throw err;
+              // the new holder swept this stopped writer's temp file: the rename failed
+              fence(hint);
+              // The lock is ours, yet the temp file is gone: a process that lost the lock
+              // while it was sweeping (stopped between its check and its unlink) removed it.
+              // It cannot sweep twice without a new lock, which waits for ours.
+              if (attempt === 1 && isMissingTempOnRename(err)) continue;
+              throw err;
+            }
           }
         },
       };
       try {
+        // Only while the lock is certainly ours: a sweep by a process that lost it could
+        // remove the new holder's temp file. One that lost it already learns so at its write.
+        if (!compromised && release.isHeld()) this.sweepTempFiles();
         return await fn(held);
       } finally {
         // A lock taken over belongs to someone else: release() leaves its directory alone.
         await release().catch(() => undefined);
       }
     });
+  }
+
+  /**
+   * Removes the temp files of the file (beside its target when it is a symlink: they are
+   * made there) before the caller reads it: each belongs to a writer that was killed or
+   * lost the lock, whose rename must not land after this read. Nothing else is touched: a
+   * set-aside `journal.json.corrupt-*` is the user's only copy of their keys. Best effort:
+   * litter left behind never fails the command.
+   */
+  private sweepTempFiles(): void {
+    const legacy = this.opts.legacyTempSuffix;
+    let target: string;
+    let names: string[];
+    try {
+      target = writeTarget(this.path);
+      names = readdirSync(path.dirname(target));
+    } catch {
+      return;
+    }
+    const base = path.basename(target);
+    for (const name of names) {
+      const old = legacy !== undefined && name.startsWith(`${base}.`) && legacy.test(name.slice(base.length + 1));
+      if (!old && !isTempFileOf(target, name)) continue;
+      try {
+        unlinkSync(path.join(path.dirname(target), name));
+      } catch {
+        // gone already, or not ours to remove: the next acquisition tries again
+      }
+    }
   }
 
   private ensureDir(): void {
