@@ -76,31 +76,21 @@ export function sqliteState(conn: StateConnection, { path, opts, fileError }: St
   const keysOf = (coll: Collection) => st.keys.all(coll).map((r) => r.key as string);
   /** Tag lookups of committed state, kept like the records (a trip list asks one per trip). */
   const tagCache = new Map<string, readonly string[]>();
-  const queryTagged = (coll: Collection, tag: string) => st.tagged.all(coll, tag).map((r) => r.key as string);
-  const tagged = (coll: Collection, tag: string): readonly string[] => {
-    if (inTx) return queryTagged(coll, tag);
-    const id = `${coll}\t${tag}`;
+  /** Keys of committed state, kept like the records; inside a transaction, asked each time. */
+  const cachedKeys = (id: string, query: () => string[]): readonly string[] => {
+    if (inTx) return query();
     let keys = tagCache.get(id);
     if (keys === undefined) {
       if (tagCache.size >= CACHE_LIMIT) tagCache.clear();
-      keys = queryTagged(coll, tag);
+      keys = query();
       tagCache.set(id, keys);
     }
     return keys;
   };
+  const tagged = (coll: Collection, tag: string) => cachedKeys(`${coll}\t${tag}`, () => st.tagged.all(coll, tag).map((r) => r.key as string));
   const countAtMost = (coll: Collection, tag: string) => (inTx ? Number(st.count.get(coll, tag)?.n ?? 0) : tagged(coll, tag).length);
-  const queryNewOfCar = (carId: number, fromDay: string) => st.newOfCar.all(carId, fromDay).map((r) => r.key as string);
-  const newOfCarSince = (carId: number, fromDay: string): readonly string[] => {
-    if (inTx) return queryNewOfCar(carId, fromDay);
-    const id = `reservations\tnew-of-car\t${carId}\t${fromDay}`;
-    let keys = tagCache.get(id);
-    if (keys === undefined) {
-      if (tagCache.size >= CACHE_LIMIT) tagCache.clear();
-      keys = queryNewOfCar(carId, fromDay);
-      tagCache.set(id, keys);
-    }
-    return keys;
-  };
+  const newOfCarSince = (carId: number, fromDay: string) =>
+    cachedKeys(`reservations\tnew-of-car\t${carId}\t${fromDay}`, () => st.newOfCar.all(carId, fromDay).map((r) => r.key as string));
   const readOnly = () => {
     throw new Error('the sandbox state is read-only outside store.transact');
   };
