@@ -51,7 +51,7 @@ export async function adminTarget(ctx: Context, input: { port?: string }, needsS
   } else {
     const { startSandbox } = await import('../sandbox/index.js');
     const statePath = sandboxStatePath(ctx.env);
-    const sandbox = await startSandbox({ statePath, quiet: true }).catch((err: Error) => {
+    const sandbox = await startSandbox({ statePath, quiet: true, env: ctx.env }).catch((err: Error) => {
       throw stateError(err);
     });
     ctx.onCleanup(() => sandbox.close());

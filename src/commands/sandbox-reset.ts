@@ -19,7 +19,7 @@ export async function run(_input: unknown, ctx: Context, prompter: Prompter = in
   const { startSandbox } = await import('../sandbox/index.js');
   // a refusal (a process still has the database open) or a file it may not write: one line
   const { stateError } = await import('../session/embedded-sandbox.js');
-  const sandbox = await startSandbox({ statePath, reset: true, quiet: true }).catch((err: Error) => {
+  const sandbox = await startSandbox({ statePath, reset: true, quiet: true, env: ctx.env }).catch((err: Error) => {
     throw stateError(err);
   });
   await sandbox.close();

@@ -41,6 +41,7 @@ export async function run(input: ServeInput, ctx: Context): Promise<number> {
   try {
     sandbox = await startSandbox({
       statePath,
+      env: ctx.env,
       port,
       reset: input.reset === true,
       // a long-running server checks every record once, so damage is reported at start

@@ -47,6 +47,11 @@ export interface SandboxOptions {
   /** No request log on stderr. */
   quiet?: boolean;
   /**
+   * Where CARRENTAL_SANDBOX_NOW, CARRENTAL_SANDBOX_CONFIG and CARRENTAL_SANDBOX_FAULTS are
+   * read: a command's own environment (default process.env).
+   */
+  env?: NodeJS.ProcessEnv;
+  /**
    * Origin the action links point to, when it differs from this server's (the embedded
    * sandbox of a CLI command links to the stable `sandbox serve` port, whose pages outlive
    * the command).
@@ -89,9 +94,10 @@ function listen(server: Server, port: number): Promise<number> {
 }
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
-  const config = resolveConfig(opts.config);
-  const clock = baseClock(opts.now);
-  const faults = createFaultRegistry([...faultsFromEnv(), ...(opts.faults ?? [])]);
+  const env = opts.env ?? process.env;
+  const config = resolveConfig(opts.config, env);
+  const clock = baseClock(opts.now, env);
+  const faults = createFaultRegistry([...faultsFromEnv(env), ...(opts.faults ?? [])]);
   const store = await openStore({ statePath: opts.statePath, reset: opts.reset, seed: opts.seed, fleetSize: opts.fleetSize, now: clock, verify: opts.verify, kind: opts.store, snapshot: opts.snapshot });
   const ctx = createContext({
     store,

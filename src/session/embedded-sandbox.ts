@@ -102,14 +102,15 @@ export function sandboxStatePath(env: NodeJS.ProcessEnv): string {
 /**
  * Starts this command's sandbox (stopped by `onCleanup`), on the stable port when it is free:
  * the running server, and who serves the pages its links point at. A `dryRun` writes nothing
- * (issue 35): the state is read into memory (a fresh seeded one when there is no file yet,
- * whose folder is not created), and it listens on a port of its own, as it makes no link.
+ * (issue 35): the state is read where it is, its changes kept in memory (a fresh seeded one
+ * when there is no file yet, whose folder is not created), and it listens on a port of its
+ * own, as it makes no link. The sandbox's clock, config and faults come from `env`.
  */
 export async function startEmbeddedSandbox(env: NodeJS.ProcessEnv, onCleanup: (fn: () => void | Promise<void>) => void, opts: { dryRun?: boolean } = {}) {
   const sandbox = await import('../sandbox/index.js');
   const stablePort = opts.dryRun ? 0 : sandboxPort(env);
   const start = (port: number, appOrigin?: string) =>
-    sandbox.startSandbox({ statePath: sandboxStatePath(env), quiet: true, port, appOrigin, snapshot: opts.dryRun }).catch((err: Error) => {
+    sandbox.startSandbox({ statePath: sandboxStatePath(env), quiet: true, port, appOrigin, snapshot: opts.dryRun, env }).catch((err: Error) => {
       throw stateError(err);
     });
   // Links should outlive this command: they point at the stable port, which this process
