@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/helpers/sequencer.js';
@@ -6,8 +7,9 @@ import { LongestFirst } from './test/helpers/sequencer.js';
  * Test files that cannot share the machine: those that hold a clock to a bound (a
  * deadline, a retry's backoff, a lock's wait, a process killed inside a latency window, a
  * spinner's delay, a pause after a key, a page served for a grace period). They run one
- * file at a time, after the rest. A terminal (tmux) or browser test that only waits for
- * what it reads, with a generous deadline, shares the machine like any spawned test.
+ * file at a time, after the rest, in one worker (those of OWN_MODULES last, each in a fresh
+ * one). A terminal (tmux) or browser test that only waits for what it reads, with a
+ * generous deadline, shares the machine like any spawned test.
  */
 const ALONE = [
   'test/commands/spinner-modes.tmux.e2e.test.ts',
@@ -18,21 +20,15 @@ const ALONE = [
   'test/completion/complete-command.test.ts',
   'test/packaging/test-deps.test.ts',
   'test/sandbox/faults.test.ts',
-  'test/sandbox/store-index.test.ts',
   'test/store/lock.test.ts',
   'test/unit/client.test.ts',
   'test/unit/client-edges.test.ts',
 ];
 
 /**
- * Files that run the built CLI, a shell, a terminal or a browser: each in a fresh worker, as
- * vitest does by default. Together with the files below, they are the isolated ones.
- */
-const SPAWNED = ['test/**/*.e2e.test.ts', 'test/e2e/**/*.test.ts', 'test/readme/**/*.test.ts', 'test/**/*.tmux.test.ts', 'test/**/*.browser.test.ts'];
-/**
  * In-process files that change what the process shares (vi.mock, a stubbed env or timer,
- * process.env) or count what a module did since it was loaded (lazySchemaStats): they need
- * a fresh module registry too.
+ * process.env) or count what a module did since it was loaded (lazySchemaStats): each runs
+ * in a fresh worker, with a fresh module registry.
  */
 const OWN_MODULES = [
   'test/completion/complete-command.test.ts',
@@ -44,6 +40,27 @@ const OWN_MODULES = [
   'test/unit/journal-lock-errors.test.ts',
   'test/unit/lazy-schema.test.ts',
 ];
+
+/**
+ * The tests' temporary homes, state files and journals in memory (tmpfs) when the machine
+ * has one with room, unless TMPDIR says where: every write of a sandbox or a journal is
+ * fsynced, and on a disk each fsync cost the kernel more than most commands' own work (the
+ * suite's system time was a third of its CPU). Nothing here cuts the power: a process killed
+ * mid-write finds the same bytes on tmpfs as on a disk, and the tests of fsync itself count
+ * the calls.
+ */
+function memoryTmp(): string | undefined {
+  try {
+    const fs = statfsSync('/dev/shm');
+    return fs.type === 0x01021994 && fs.bavail * fs.bsize >= 4 * 1024 ** 3 ? '/dev/shm' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+if (!process.env.TMPDIR) {
+  const dir = memoryTmp();
+  if (dir) process.env.TMPDIR = dir;
+}
 
 export default defineConfig({
   define: { __CARRENTAL_VERSION__: JSON.stringify(process.env.npm_package_version ?? '0.0.0-test') },
@@ -59,18 +76,21 @@ export default defineConfig({
         extends: true,
         // vitest's default is one worker fewer than the cores: one, on two. Most files
         // wait on child processes and sockets, so one per core keeps both busy.
-        test: { name: 'shared', include: [...SPAWNED, ...OWN_MODULES], exclude: ALONE, maxWorkers: availableParallelism(), sequence: { groupOrder: 0 } },
+        test: { name: 'isolated', include: OWN_MODULES, exclude: ALONE, maxWorkers: availableParallelism(), sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        // The in-process files (commands on fake terminals against a loopback sandbox, the
-        // units): one worker runs many of them, loading src/ once instead of once per file
-        // (the import of src/cli and src/sandbox was most of a small file's time). Each
-        // file still makes its own sandbox and home; vitest restores spies between files.
+        // The rest (commands on fake terminals against a loopback sandbox, the units, and
+        // the files that run the built CLI, a shell, tmux or a browser): one worker runs
+        // many of them, loading src/ and the helpers once instead of once per file (the
+        // import of src/cli and src/sandbox was most of a small file's time; a fresh worker
+        // is a Node and vitest's runner started again). Each file still makes its own
+        // sandbox, home and children, and leaves the process as it found it; vitest
+        // restores spies between files.
         test: {
           name: 'pooled',
           include: ['test/**/*.test.ts'],
-          exclude: [...ALONE, ...SPAWNED, ...OWN_MODULES],
+          exclude: [...ALONE, ...OWN_MODULES],
           isolate: false,
           maxWorkers: availableParallelism(),
           sequence: { groupOrder: 0 },
@@ -78,7 +98,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        // serial, so a worker started per file was that much longer a tail: one runs them all
+        test: { name: 'alone', include: ALONE, exclude: OWN_MODULES, isolate: false, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        // a group of their own: two projects of one group run at the same time
+        test: { name: 'alone-isolated', include: ALONE.filter((f) => OWN_MODULES.includes(f)), maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
   },

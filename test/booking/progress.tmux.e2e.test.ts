@@ -16,7 +16,7 @@ const day = (ahead: number) => `${new Date(Date.now() + ahead * 86_400_000).toIS
 const FROM = day(11);
 const TO = day(14);
 const DATES = { from: FROM, to: TO };
-import { tmuxOn } from '../helpers/tmux.js';
+import { screenWhen, tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-progress-${process.pid}`;
 let session = 0;
@@ -53,24 +53,16 @@ async function pane(setup: Setup, width: number, args: string[], progress: RegEx
   const assignments = Object.entries(env(setup)).map(([k, v]) => `${k}=${shellQuote(String(v))}`).join(' ');
   const cli = [process.execPath, BIN, '--base-url', setup.sb.baseUrl, ...args].map(shellQuote).join(' ');
   tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '40', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
-  const capture = () => tmux('capture-pane', '-p', '-t', name, '-S', '-200');
   // generous: on a loaded machine (a load of 20 on 2 cores) each node start takes seconds
   const deadline = Date.now() + 75_000;
-  let acted = false;
-  for (;;) {
-    const text = capture();
-    if (/EXIT:\d+/.test(text)) {
-      tmux('kill-session', '-t', name);
-      if (!acted) throw new Error(`carrental ${args.join(' ')} ended before its progress showed:\n${text}`);
-      return text.replace(/\s+$/gm, '');
-    }
-    if (!acted && progress.test(tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-200'))) {
-      acted = true;
-      await then();
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for carrental ${args.join(' ')}:\n${text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const what = `carrental ${args.join(' ')}`;
+  // its wrapped lines joined, for the progress; as the rows show it, for the end
+  const joined = await screenWhen(tmux, name, () => tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-200'), (t) => /EXIT:\d+/.test(t) || progress.test(t), what, deadline - Date.now());
+  if (/EXIT:\d+/.test(joined)) throw new Error(`${what} ended before its progress showed:\n${joined}`);
+  await then();
+  const text = await screenWhen(tmux, name, () => tmux('capture-pane', '-p', '-t', name, '-S', '-200'), (t) => /EXIT:\d+/.test(t), what, deadline - Date.now());
+  tmux('kill-session', '-t', name);
+  return text.replace(/\s+$/gm, '');
 }
 
 /** A fresh unpaid reservation of the cheapest free car. */

@@ -13,7 +13,7 @@ const day = (ahead: number) => `${new Date(Date.now() + ahead * 86_400_000).toIS
 const FROM = day(11);
 const TO = day(14);
 const DATES = { from: FROM, to: TO };
-import { tmuxOn } from '../helpers/tmux.js';
+import { screenWhen, tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-test-${process.pid}`;
 const SESSION = 'reserve';
@@ -28,15 +28,7 @@ const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 /** Literal text (no key-name lookup), then nothing else. */
 const type = (text: string) => tmux('send-keys', '-t', session, '-l', text);
 
-async function waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen();
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} on the screen:\n${text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (pattern: RegExp, timeoutMs = 15_000): Promise<string> => screenWhen(tmux, session, screen, (t) => pattern.test(t), `${pattern} on the screen`, timeoutMs);
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

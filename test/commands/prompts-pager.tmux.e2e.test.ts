@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN, runBin } from '../helpers/bin.js';
 import { TestHome } from '../helpers/home.js';
-import { tmuxOn } from '../helpers/tmux.js';
+import { screenWhen, tmuxOn } from '../helpers/tmux.js';
 import { freeCars } from '../booking/sandbox.js';
 
 const tmux = tmuxOn(`carrental-prompts-pager-${process.pid}`);
@@ -32,15 +32,7 @@ afterAll(async () => {
 
 const screen = (name: string) => tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-200').replace(/\s+$/gm, '');
 
-async function waitFor(name: string, pattern: RegExp, ms = 20_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const text = screen(name);
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (name: string, pattern: RegExp, ms = 20_000): Promise<string> => screenWhen(tmux, name, () => screen(name), (t) => pattern.test(t), String(pattern), ms);
 
 const PAGER_ON = { CARRENTAL_PAGER: 'less -FRX', PAGER: 'less', NO_COLOR: '1', TERM: 'xterm-256color' };
 

@@ -6,7 +6,7 @@
 // the built CLI wrote to the pane instead. Needs tmux and `npm run build`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, test as base } from 'vitest';
 import { SPINNER_DELAY_MS } from '../../src/render/spinner.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
@@ -17,13 +17,24 @@ const SOCKET = `carrental-spinner-modes-${process.pid}`;
 const NOW = new Date('2026-11-20T18:00:00Z');
 const FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
-let sb: RunningSandbox;
-let home: TestHome;
 let session = 0;
 const tmux = tmuxOn(SOCKET);
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-async function admin(method: string, path: string, body?: unknown) {
+/** A test's own sandbox and home: the tests with no spinner run at once, each holding its own page back. */
+const it = base
+  .extend('sb', async ({}, { onCleanup }) => {
+    const sb = await startSandbox({ now: () => NOW, quiet: true });
+    onCleanup(() => sb.close());
+    return sb;
+  })
+  .extend('home', async ({}, { onCleanup }) => {
+    const home = new TestHome();
+    onCleanup(() => home.cleanup());
+    return home;
+  });
+
+async function admin(sb: RunningSandbox, method: string, path: string, body?: unknown) {
   const res = await fetch(`${sb.adminUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}`);
 }
@@ -32,8 +43,8 @@ async function admin(method: string, path: string, body?: unknown) {
  * `cars --city la --all` in a pane, its first page held back by the sandbox; returns every
  * byte written to the pane. The pane waits for a go file, so the recording starts first.
  */
-async function slowCars(extra: NodeJS.ProcessEnv): Promise<string> {
-  await admin('POST', '/faults', { kind: 'latency', operation: 'listCars', ms: SPINNER_DELAY_MS + 600, times: 1 });
+async function slowCars({ sb, home }: { sb: RunningSandbox; home: TestHome }, extra: NodeJS.ProcessEnv): Promise<string> {
+  await admin(sb, 'POST', '/faults', { kind: 'latency', operation: 'listCars', ms: SPINNER_DELAY_MS + 600, times: 1 });
   const name = `s${++session}`;
   const go = join(home.dir, `${name}.go`);
   const raw = join(home.dir, `${name}.raw`);
@@ -57,50 +68,45 @@ async function slowCars(extra: NodeJS.ProcessEnv): Promise<string> {
   }
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   assertBuilt();
   // an idle session keeps the tmux server up between panes (see tables.tmux.e2e.test.ts)
   tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
-  sb = await startSandbox({ now: () => NOW, quiet: true });
 });
-beforeEach(async () => {
-  home = new TestHome();
-  await admin('DELETE', '/faults');
-});
-afterEach(() => home.cleanup());
-afterAll(async () => {
-  tmux.stop();
-  await sb?.close();
-});
+afterAll(() => tmux.stop());
 
-it('a person: the spinner while the page is held back, then the page count, both redrawn in place', async () => {
-  const raw = await slowCars({});
+// the spinner's test alone: it is drawn only if the command gets the CPU within the page's delay
+it('a person: the spinner while the page is held back, then the page count, both redrawn in place', async ({ sb, home, expect }) => {
+  const raw = await slowCars({ sb, home }, {});
   expect(raw).toContain('EXIT:0');
   expect(raw).toMatch(new RegExp(`\\r\\u001b\\[2K${FRAME.source} waiting for GET /cars`));
   expect(raw).toMatch(/\r\u001b\[2Kfetched \d+ of \d+ cars/);
   expect(raw).toMatch(/ALIAS +NAME/);
 });
 
-it.each([
-  ['CARRENTAL_ACCESSIBLE=1', { CARRENTAL_ACCESSIBLE: '1' }],
-  ['TERM=dumb', { TERM: 'dumb' }],
-])('%s: no spinner; the page count is a plain line', async (_name, env) => {
-  const raw = await slowCars(env);
-  expect(raw).toContain('EXIT:0');
-  expect(raw).not.toMatch(FRAME);
-  expect(raw).not.toContain('waiting for');
-  expect(raw).not.toContain('\u001b[2K');
-  // the terminal turns the line's \n into \r\n
-  expect(raw).toMatch(/(^|\n)fetched (\d+) of \2 cars\r\n/);
-});
+// no spinner to draw in time: these run at once, the page held back as long for each
+describe.concurrent('without a spinner', () => {
+  it.for([
+    ['CARRENTAL_ACCESSIBLE=1', { CARRENTAL_ACCESSIBLE: '1' }],
+    ['TERM=dumb', { TERM: 'dumb' }],
+  ] as const)('%s: no spinner; the page count is a plain line', async ([_name, env], { sb, home, expect }) => {
+    const raw = await slowCars({ sb, home }, env);
+    expect(raw).toContain('EXIT:0');
+    expect(raw).not.toMatch(FRAME);
+    expect(raw).not.toContain('waiting for');
+    expect(raw).not.toContain('\u001b[2K');
+    // the terminal turns the line's \n into \r\n
+    expect(raw).toMatch(/(^|\n)fetched (\d+) of \2 cars\r\n/);
+  });
 
-it('AI_AGENT=1: no spinner and no progress at all', async () => {
-  const raw = await slowCars({ AI_AGENT: '1' });
-  expect(raw).toContain('EXIT:0');
-  expect(raw).not.toMatch(FRAME);
-  expect(raw).not.toContain('waiting for');
-  expect(raw).not.toContain('fetched');
-  // what a pipe gets: tab-separated lines, no header
-  expect(raw).not.toMatch(/ALIAS +NAME/);
-  expect(raw).toMatch(/^[a-z0-9-]+-\d+\t/m);
+  it('AI_AGENT=1: no spinner and no progress at all', async ({ sb, home, expect }) => {
+    const raw = await slowCars({ sb, home }, { AI_AGENT: '1' });
+    expect(raw).toContain('EXIT:0');
+    expect(raw).not.toMatch(FRAME);
+    expect(raw).not.toContain('waiting for');
+    expect(raw).not.toContain('fetched');
+    // what a pipe gets: tab-separated lines, no header
+    expect(raw).not.toMatch(/ALIAS +NAME/);
+    expect(raw).toMatch(/^[a-z0-9-]+-\d+\t/m);
+  });
 });

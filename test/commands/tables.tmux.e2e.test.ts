@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/home.js';
-import { tmuxOn, untilExit } from '../helpers/tmux.js';
+import { screenWhen, tmuxOn, untilExit } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-tables-${process.pid}`;
 const NOW = new Date('2026-11-20T18:00:00Z');
@@ -149,15 +149,7 @@ it('a list taller than the terminal opens in less (-FRX), which shows the "…" 
   const cli = [process.execPath, BIN, '--base-url', sb.baseUrl, 'cars', '--limit', '40'].map(shellQuote).join(' ');
   tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '20', `env -i ${assignments} ${cli}; echo "EXIT:$?"; sleep 60`);
   const capture = () => tmux('capture-pane', '-p', '-t', name).replace(/\s+$/gm, '');
-  const waitFor = async (pattern: RegExp) => {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const text = capture();
-      if (pattern.test(text)) return text;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${text}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const waitFor = (pattern: RegExp) => screenWhen(tmux, name, capture, (t) => pattern.test(t), String(pattern));
   // less's prompt on the last line, the table's first page above it
   const paged = await waitFor(/^:$/m);
   expect(paged).toMatch(/^ALIAS +NAME/m);

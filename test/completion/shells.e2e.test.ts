@@ -6,7 +6,7 @@
 // come from a sandbox through `carrental __complete cars`, and what the API offers with
 // its description: reservations (all of them, and only those `cancel` and `pay-link` can
 // act on), invoices, the typed car's extras after --extra, and doctor's operation ids.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import { CACHE_FILE } from '../../src/commands/complete.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { ROOT, ShimDir } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
+import { screenWhen, tmuxOn } from '../helpers/tmux.js';
 
 const run = promisify(execFile);
 const SUBCOMMANDS_CA = ['cancel', 'car', 'card-link', 'cards', 'cars'];
@@ -236,20 +237,11 @@ describe('fish', () => {
 
 describe('zsh (typed into tmux)', () => {
   const socket = `carrental-test-${process.pid}`;
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { env, encoding: 'utf8' });
+  const tmux = tmuxOn(socket, () => env);
   const pane = () => tmux('capture-pane', '-p', '-t', 'zsh');
   let fpathDir: string;
 
-  async function waitFor(what: string, ok: (screen: string) => boolean): Promise<string> {
-    const deadline = Date.now() + 15_000;
-    let screen = '';
-    while (Date.now() < deadline) {
-      screen = pane();
-      if (ok(screen)) return screen;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`zsh: timed out waiting for ${what}; the pane shows:\n${screen}`);
-  }
+  const waitFor = (what: string, ok: (screen: string) => boolean): Promise<string> => screenWhen(tmux, 'zsh', pane, ok, `zsh to show ${what}`);
 
   /** Types the line, presses Tab, and returns the screen once `ok` holds (or fails showing it). */
   async function tab(line: string, what: string, ok: (screen: string) => boolean, presses = 1): Promise<string> {
@@ -276,13 +268,7 @@ describe('zsh (typed into tmux)', () => {
     await waitFor('compinit', (s) => /^READY>/m.test(s));
   });
 
-  afterAll(() => {
-    try {
-      tmux('kill-server');
-    } catch {
-      // the server is gone already
-    }
-  });
+  afterAll(() => tmux.stop());
 
   it('completes subcommands, with their descriptions', async () => {
     const screen = await tab('carrental ca', 'the subcommand list', (s) => s.includes('card-link') && s.includes('cancel'));

@@ -35,9 +35,10 @@ export class LongestFirst extends BaseSequencer {
     return [...files].sort((a, b) => {
       const order = a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder;
       if (order !== 0) return order;
-      // the isolated files first: a worker that ends a pooled file is kept for the next only
-      // when the next in the queue is pooled too
-      const isolated = Number(b.project.config.isolate) - Number(a.project.config.isolate);
+      // the pooled files first, the isolated ones (each a fresh worker, all short) after
+      // them: a worker that ends a pooled file is kept for the next only when the next in
+      // the queue is pooled too, and short files last even out the two workers' ends
+      const isolated = Number(a.project.config.isolate) - Number(b.project.config.isolate);
       if (isolated !== 0) return isolated;
       if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
       return weight(b) - weight(a);
