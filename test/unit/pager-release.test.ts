@@ -4,12 +4,13 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { HeldOutput } from '../../src/cmdkit/pager.js';
 import { FakeOut } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'carrental-pager-'));
 afterEach(() => rmSync(join(dir, 'paged'), { force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function terminal() {
   const out = Object.assign(new FakeOut(true), { rows: 5 });
