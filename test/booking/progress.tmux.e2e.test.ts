@@ -4,8 +4,9 @@
 // than the terminal used to wrap, and `\r\e[2K` erased only its last row, so every poll left
 // the rest behind. Needs tmux and `npm run build`. The tests run at once, each in its own
 // pane against its own sandbox: most of their time is the commands' 5 s polls.
-import { afterAll, beforeAll, test as base, describe } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { afterAll, beforeAll, describe } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { withSandboxAndHome } from '../helpers/sandbox-fixtures.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { admin, faults, freeCars } from './sandbox.js';
@@ -27,17 +28,7 @@ interface Setup {
   home: TestHome;
 }
 
-const test = base
-  .extend('sb', async ({}, { onCleanup }) => {
-    const sb = await startSandbox({ quiet: true });
-    onCleanup(() => sb.close());
-    return sb;
-  })
-  .extend('home', async ({}, { onCleanup }) => {
-    const home = new TestHome();
-    onCleanup(() => home.cleanup());
-    return home;
-  });
+const test = withSandboxAndHome();
 
 const tmux = tmuxOn(SOCKET);
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -6,11 +6,12 @@
 // the built CLI wrote to the pane instead. Needs tmux and `npm run build`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, test as base } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { SPINNER_DELAY_MS } from '../../src/render/spinner.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
-import { TestHome } from '../helpers/home.js';
+import type { TestHome } from '../helpers/home.js';
+import { withSandboxAndHome } from '../helpers/sandbox-fixtures.js';
 import { tmuxOn } from '../helpers/tmux.js';
 
 const SOCKET = `carrental-spinner-modes-${process.pid}`;
@@ -22,17 +23,7 @@ const tmux = tmuxOn(SOCKET);
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A test's own sandbox and home: the tests with no spinner run at once, each holding its own page back. */
-const it = base
-  .extend('sb', async ({}, { onCleanup }) => {
-    const sb = await startSandbox({ now: () => NOW, quiet: true });
-    onCleanup(() => sb.close());
-    return sb;
-  })
-  .extend('home', async ({}, { onCleanup }) => {
-    const home = new TestHome();
-    onCleanup(() => home.cleanup());
-    return home;
-  });
+const it = withSandboxAndHome({ now: () => NOW });
 
 async function admin(sb: RunningSandbox, method: string, path: string, body?: unknown) {
   const res = await fetch(`${sb.adminUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
