@@ -162,14 +162,18 @@ function readInPlace(opts: ResolvedStoreOptions, path: string, real: string): Fi
   }
 }
 
-/** What a dry run's reading of the file says to the user. */
-function mapped(path: string, err: unknown): unknown {
-  if (isStateError(err)) return err;
+/** A damaged or busy database in the user's words; undefined for any other error. */
+function knownFailure(path: string, err: unknown): Error | undefined {
   const code = sqliteCode(err);
-  if (code === undefined) return err;
   if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return new StateFileError(path, `damaged (${(err as Error).message})`);
   if (code === SQLITE_BUSY || code === SQLITE_LOCKED) return new StateBusyError(path, 5000);
-  return new StateFileError(path, `cannot be read (${(err as Error).message})`);
+  return undefined;
+}
+
+/** What a dry run's reading of the file says to the user. */
+function mapped(path: string, err: unknown): unknown {
+  if (isStateError(err) || sqliteCode(err) === undefined) return err;
+  return knownFailure(path, err) ?? new StateFileError(path, `cannot be read (${(err as Error).message})`);
 }
 
 /** The database as one read transaction sees it, written by SQLite into `dir` (read through a live writer's -wal). */
@@ -188,10 +192,7 @@ function vacuumInto(path: string, real: string, dir: string): string {
     db.exec('PRAGMA busy_timeout = 5000');
     db.exec(`VACUUM INTO '${copy.replace(/'/g, "''")}'`);
   } catch (err) {
-    const code = sqliteCode(err);
-    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) throw new StateFileError(path, `damaged (${(err as Error).message})`);
-    if (code === SQLITE_BUSY || code === SQLITE_LOCKED) throw new StateBusyError(path, 5000);
-    throw err;
+    throw knownFailure(path, err) ?? err;
   } finally {
     db.close();
   }

@@ -48,8 +48,6 @@ export interface HeldFile {
   read(): string | undefined;
   /** Replaces the file whole (0600); refused once another process may have taken the lock over. */
   write(text: string, hint?: string): void;
-  /** Throws (and withLock starts over) when the lock has been taken over: before touching anything else beside the file. */
-  assertHeld(hint?: string): void;
 }
 
 /** A write refused because the lock was taken over; withLock runs the change again under a new lock. */
@@ -150,7 +148,6 @@ export class LockedFile {
       };
       const held: HeldFile = {
         read: () => this.read(),
-        assertHeld: (hint) => fence(hint),
         write: (text, hint) => {
           for (let attempt = 1; ; attempt++) {
             fence(hint);
