@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { overlayConnection } from '../../src/sandbox/sqlite-overlay.js';
+import { SCHEMA } from '../../src/sandbox/sqlite-schema.js';
 import { loadSqlite, sqliteOpensUrls } from '../../src/sandbox/sqlite-load.js';
 import { openStore } from '../../src/sandbox/store.js';
 import { FIXED_NOW, newKey, tripBody } from './harness.js';
@@ -181,6 +183,28 @@ describe.skipIf(!IN_PLACE)('a dry run on an SQLite state, read in place', () => 
     expect(() => store.read()).toThrow(/changed while this dry run read it \(another process wrote it\); try again/);
     await expect(store.transact((s) => void (s.clockOffsetMs = 0))).rejects.toMatchObject({ name: 'StateBusyError' });
     await store.close();
+  });
+});
+
+describe.skipIf(!SQLITE)("a dry run's read that fails", () => {
+  /** An overlay over a database whose connection is closed under it: every read of the file fails. */
+  function failing(current: boolean) {
+    const { DatabaseSync } = loadSqlite()!;
+    const db = new DatabaseSync(':memory:');
+    db.exec(SCHEMA);
+    const conn = overlayConnection({ db, current: () => current }, () => {
+      throw new Error('not reopened here');
+    }, () => new Error('changed while this dry run read it'));
+    db.close();
+    return conn;
+  }
+
+  it('on a file another process changed: "changed", whatever SQLite said', () => {
+    expect(() => failing(false).st.get.get('reservations', 'x')).toThrow('changed while this dry run read it');
+  });
+
+  it('on an unchanged file: SQLite\'s own error, for the store to word', () => {
+    expect(() => failing(true).st.get.get('reservations', 'x')).toThrow(/finalized|not open/);
   });
 });
 
