@@ -5,7 +5,7 @@
 // in tmux, which must list the matching commands: the lines put the script where that
 // shell, started as a user's login would, finds it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,8 +80,14 @@ describe.each(SHELL_NAMES)('%s', (shell) => {
     execFileSync('mkdir', [home]);
     // what `useradd -m` gives a new account
     for (const f of readdirSync('/etc/skel')) copyFileSync(join('/etc/skel', f), join(home, f));
+    // fish's first interactive start runs python in the background, orphaned, to turn man
+    // pages into completions under this folder unless it exists: it outlived the test and
+    // wrote into the home being removed (ENOTEMPTY). Those completions are not ours.
+    const generated = shell === 'fish' ? join(home, '.local', 'share', 'fish', 'generated_completions') : undefined;
+    if (generated) mkdirSync(generated, { recursive: true });
     if (asRoot) {
       for (const f of ['', ...readdirSync(home)]) chownSync(join(home, f), NOBODY, NOBODY);
+      if (generated) for (const d of ['.local/share', '.local/share/fish', '.local/share/fish/generated_completions']) chownSync(join(home, d), NOBODY, NOBODY);
     }
   });
 
