@@ -4,24 +4,19 @@
 // are still served during the grace period. In-process: the injected sleep makes the 5 s
 // reads quick and holds the grace open until the browser is done, so the order is fixed.
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { LINK_GRACE_MS } from '../../src/session/embedded-sandbox.js';
 import { TestHome, runCommand } from '../helpers/cli.js';
 import { futureTrip, runLive } from './served-links.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let foreign: Server;
 let foreignPort: number;
 let home: TestHome;
-let profileDir: string;
-let browser: BrowserContext | undefined;
+let chrome: Awaited<ReturnType<typeof launchChromium>> | undefined;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
@@ -29,14 +24,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
   foreignPort = (foreign.address() as AddressInfo).port;
   home = new TestHome();
-  profileDir = mkdtempSync(join(tmpdir(), 'carrental-chromium-'));
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   await new Promise((resolve) => foreign?.close(resolve));
   home?.cleanup();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 it('stable port held by another program: the link points at a port this command serves; done page and "View the trip" load during the grace', async () => {
@@ -63,8 +56,8 @@ it('stable port held by another program: the link points at a port this command 
     expect(port).not.toBe(foreignPort);
     expect(stderr.text()).toContain(`warning: port ${foreignPort} is taken by a program that is not a carrental sandbox, so this link points at port ${port}`);
 
-    browser = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-    const page = browser.pages()[0] ?? (await browser.newPage());
+    chrome = await launchChromium();
+    const page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
     await page.goto(url);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Pay the rent' }).waitFor({ timeout: 10_000 });

@@ -3,37 +3,30 @@
 // and pay on the sandbox's page; the waiting CLI sees `settled` and exits 0, and `trips`
 // reads settled. Needs Debian's chromium and `npm run build`.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { FROM, SANDBOX_NOW, TO, freeCars } from './sandbox.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let sb: RunningSandbox;
 let home: TestHome;
-let profileDir: string;
-let browser: BrowserContext | undefined;
+let chrome: Awaited<ReturnType<typeof launchChromium>> | undefined;
 
 beforeAll(async () => {
   assertBuilt();
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
   home = new TestHome();
-  profileDir = mkdtempSync(join(tmpdir(), 'carrental-chromium-'));
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   await sb?.close();
   home?.cleanup();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 it('pay-link --wait exits 0 once the customer paid in the browser; trips reads settled', async () => {
@@ -55,8 +48,8 @@ it('pay-link --wait exits 0 once the customer paid in the browser; trips reads s
     const url = stdout.split('\n')[0];
     expect(url).toMatch(new RegExp(`^${sb.appUrl}/trips/${uuid}\\?intent=pay&payment_type=reservation&agent_flow_id=[0-9a-f-]{36}$`));
 
-    browser = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-    const page = browser.pages()[0] ?? (await browser.newPage());
+    chrome = await launchChromium();
+    const page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
     await page.goto(url);
     // not logged in: the link leads through the demo login (Dana is preselected) and back
     await page.getByRole('button', { name: 'Log in' }).click();

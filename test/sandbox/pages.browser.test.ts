@@ -5,28 +5,25 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatCents } from '../../src/render/money.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { type Harness, startHarness } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let h: Harness;
 let browser: BrowserContext;
 let page: Page;
-let profileDir: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 let stateDir: string;
 let statePath: string;
 
 beforeAll(async () => {
-  profileDir = mkdtempSync(join(tmpdir(), 'carrental-chromium-'));
-  browser = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, args: ARGS, headless: true });
+  ({ browser, close: closeBrowser } = await launchChromium());
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  rmSync(profileDir, { recursive: true, force: true });
+  await closeBrowser?.();
 });
 
 beforeEach(async () => {
