@@ -7,10 +7,9 @@ import { LongestFirst } from './test/helpers/sequencer.js';
  * Test files that cannot share the machine with the rest: those that hold a clock to a
  * bound (a deadline, a retry's backoff, a lock's wait, a process killed inside a latency
  * window, a spinner's delay, a pause after a key, a page served for a grace period). They
- * run after the rest, two at a time (a CPU each on two: most of their time is a wait on the
- * clock they hold, a child process or a page); those of OWN_MODULES last, each in a fresh
- * worker. A
- * terminal (tmux) or browser test that only waits for what it reads, with a generous
+ * run after the rest, ALONE_LANES at a time, longest first (most of their time is a wait on
+ * the clock they hold, a child process or a page: three of them kept two cores about 70%
+ * busy); those also of OWN_MODULES each in a fresh worker. A terminal (tmux) or browser test that only waits for what it reads, with a generous
  * deadline, shares the machine like any spawned test, and so does concurrency.e2e, whose
  * races are settled by the journal's lock and its kills by a pause hook, not by a clock
  * (it passed four times at a load of 10).
@@ -73,6 +72,13 @@ if (!process.env.TMPDIR) {
  */
 const POOLED_WORKERS = availableParallelism() + 1;
 
+/**
+ * The files of ALONE at once. Three on two cores: the alone phase took 20.2-20.5 s with two
+ * lanes and the isolated file in a group after them, 16.4-17.7 s with three in one group
+ * (Node 20, an otherwise idle machine), every file passing.
+ */
+const ALONE_LANES = 3;
+
 export default defineConfig({
   define: { __CARRENTAL_VERSION__: JSON.stringify(process.env.npm_package_version ?? '0.0.0-test') },
   test: {
@@ -109,13 +115,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        // two lanes of one file at a time, each a worker of its own (a worker started per file was that much longer a tail)
-        test: { name: 'alone', include: ALONE, exclude: OWN_MODULES, isolate: false, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        // lanes of one file at a time, each a worker of its own (a worker started per file was that much longer a tail)
+        test: { name: 'alone', include: ALONE, exclude: OWN_MODULES, isolate: false, maxWorkers: ALONE_LANES, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
-        // a group of their own: two projects of one group run at the same time
-        test: { name: 'alone-isolated', include: ALONE.filter((f) => OWN_MODULES.includes(f)), maxWorkers: 1, sequence: { groupOrder: 2 } },
+        // in the same lanes as the rest of ALONE (one group, one maxWorkers): a group of its
+        // own was a tail of its own, a fresh worker started after all of them
+        test: { name: 'alone-isolated', include: ALONE.filter((f) => OWN_MODULES.includes(f)), maxWorkers: ALONE_LANES, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -35,12 +35,17 @@ export class LongestFirst extends BaseSequencer {
     return [...files].sort((a, b) => {
       const order = a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder;
       if (order !== 0) return order;
-      // the pooled files first, the isolated ones (each a fresh worker, all short) after
-      // them: a worker that ends a pooled file is kept for the next only when the next in
-      // the queue is pooled too, and short files last even out the two workers' ends
-      const isolated = Number(a.project.config.isolate) - Number(b.project.config.isolate);
-      if (isolated !== 0) return isolated;
-      if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
+      if (a.project.config.sequence.groupOrder === 0) {
+        // the files that share the machine: the pooled first, the isolated ones (each a
+        // fresh worker, all short) after them: a worker that ends a pooled file is kept for
+        // the next only when the next in the queue is pooled too, and short files last even
+        // out the workers' ends
+        const isolated = Number(a.project.config.isolate) - Number(b.project.config.isolate);
+        if (isolated !== 0) return isolated;
+        if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
+      }
+      // the files alone, a few lanes of one file each: the longest first, whichever project
+      // (an isolated file last was a tail of its own)
       return weight(b) - weight(a);
     });
   }
