@@ -28,23 +28,25 @@ afterEach(() => {
 });
 
 describe('the CI smoke job of docs/sandbox.md', () => {
-  it('runs to the end and exits 0', () => {
+  it('runs to the end, its last check passing; the same check of another outcome fails the job (the job can fail)', () => {
     const script = smokeJob(readFileSync(join(ROOT, 'docs', 'sandbox.md'), 'utf8'));
     expect(script).toContain('carrental sandbox pay');
+    const lastCheck = script.slice(script.lastIndexOf('\ncarrental trips "$uuid" --json | jq -e') + 1);
+    expect(lastCheck).toContain('.payment_status.type == "refund"');
+    // The job as written, then its last check once more, expecting another outcome: one run
+    // of the job (a sandbox, a reservation, payments, a cancel) shows both that the check
+    // passes (jq prints true and, under `set -e`, the job goes on) and that it decides the
+    // job's exit status when the outcome differs.
+    const wrongOutcome = lastCheck.replace('.payment_status.type == "refund"', '.payment_status.type == "settled"');
     const env = home.env({ PATH: shim.path() });
     delete env.CARRENTAL_SANDBOX_STATE; // the job sets its own
     delete env.NODE_EXTRA_CA_CERTS;
-    const r = spawnSync('bash', ['-c', script], { env, encoding: 'utf8', timeout: 90_000 });
-    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
-    // the last check printed jq's verdict
-    expect(r.stdout.trim().split('\n').at(-1)).toBe('true');
-  }, 120_000);
-
-  it('fails when the outcome is not the one it checks (the job can fail)', () => {
-    const script = smokeJob(readFileSync(join(ROOT, 'docs', 'sandbox.md'), 'utf8')).replace('.payment_status.type == "refund"', '.payment_status.type == "settled"');
-    const env = home.env({ PATH: shim.path() });
-    delete env.CARRENTAL_SANDBOX_STATE;
-    const r = spawnSync('bash', ['-c', script], { env, encoding: 'utf8', timeout: 90_000 });
-    expect(r.status).not.toBe(0);
+    const r = spawnSync('bash', ['-c', `${script}\necho "the job as written ends here"\n${wrongOutcome}`], { env, encoding: 'utf8', timeout: 90_000 });
+    const out = r.stdout.trim().split('\n');
+    // the job's own last check printed jq's verdict, and nothing before it failed
+    expect(out.slice(-3, -1), `${r.stdout}\n${r.stderr}`).toEqual(['true', 'the job as written ends here']);
+    // the same check of an outcome that did not happen: jq says false, and the job fails
+    expect(out.at(-1)).toBe('false');
+    expect(r.status).toBe(1);
   }, 120_000);
 });
