@@ -40,6 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await readOnly?.close().catch(() => undefined);
+  await booking?.close().catch(() => undefined);
   await serve.stop();
   home.cleanup();
 });
@@ -71,6 +72,13 @@ async function shared(): Promise<Session> {
   return readOnly;
 }
 
+/** The same for the server with --allow-booking (its journal is the home's, as a new server's would be). */
+let booking: Session | undefined;
+async function sharedBooking(): Promise<Session> {
+  booking ??= await connect(['--base-url', serve.info.base_url, 'mcp', '--allow-booking'], home.env({ CARRENTAL_API_KEY: serve.info.keys.booking_write }));
+  return booking;
+}
+
 async function freeCar(s: Session): Promise<string> {
   const page = await s.call('search_cars', { city: 'la', date_from: FROM, date_to: TO, limit: 50, order_by: 'price_asc' });
   const cars = (page.structuredContent as { cars: Array<{ car_alias: string; is_available: boolean }> }).cars;
@@ -92,7 +100,7 @@ describe('registration', () => {
   });
 
   it('with --allow-booking and a booking_write key: reserve and cancel_reservation, annotated as writes', async () => {
-    const s = await start({ allowBooking: true });
+    const s = await sharedBooking();
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
     const reserve = tools.find((t) => t.name === 'reserve')!;
@@ -259,7 +267,7 @@ async function confirmed(s: Session, args: Record<string, unknown>): Promise<Rec
 
 describe('booking', () => {
   it('sandbox end to end: search, quote, reserve, payment link, the customer pays, the trip reads settled', async () => {
-    const s = await start({ allowBooking: true });
+    const s = await sharedBooking();
     const alias = await freeCar(s);
     const args = await confirmed(s, { car_alias: alias, date_checkin: FROM, date_checkout: TO });
     const reserved = await s.call('reserve', args);
@@ -309,7 +317,7 @@ describe('booking', () => {
   });
 
   it('cancel_reservation with the cancel_confirmation of get_trip cancels once and shows the outcome; again, it replays the same key', async () => {
-    const s = await start({ allowBooking: true });
+    const s = await sharedBooking();
     const alias = await freeCar(s);
     const r = (await s.call('reserve', await confirmed(s, { car_alias: alias, date_checkin: FROM, date_checkout: TO }))).structuredContent as any;
     const { cancel_confirmation: confirmation } = (await s.call('get_trip', { reservation_uuid: r.reservation_uuid })).structuredContent as any;
