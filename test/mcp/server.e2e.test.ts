@@ -3,8 +3,11 @@
 // read-only default, booking with --allow-booking, a reserve retried after the server was
 // killed, errors, and the key that never shows.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/api/operations.js';
+import { JOURNAL_FILE } from '../../src/store/journal.js';
 import { BIN } from '../helpers/bin.js';
 import { TestHome } from '../helpers/home.js';
 import { connect, daysAhead, Serve, text, type Session } from './harness.js';
@@ -45,6 +48,10 @@ afterAll(async () => {
   home.cleanup();
 });
 beforeEach(async () => {
+  // a fresh world for each test: the sandbox reset, and with it the journal of the home the
+  // servers share (an entry of an earlier test's reserve would replay a reservation the
+  // reset removed, whatever order the tests run in)
+  rmSync(join(home.dir, 'state', JOURNAL_FILE), { force: true });
   await serve.admin('POST', '/reset');
   await serve.admin('DELETE', '/faults');
   await serve.admin('PATCH', '/config', { maxActiveReservations: 50 });
