@@ -152,7 +152,9 @@ afterEach(async () => {
 });
 
 describe('identical commands started at once (same HOME, same key)', () => {
-  for (const n of [2, 5, 10]) {
+  // two (a double click, a retried job) and ten (more than the journal lock's waiters ever
+  // met in use); five, between them, ran the same path and was dropped for the suite's time
+  for (const n of [2, 10]) {
     it(`${n} reserves: exactly one reservation on the server, every one exits 0 and prints its uuid`, async () => {
       const results = await Promise.all(Array.from({ length: n }, () => carrental(reserveArgs()).done));
       const created = await reservations();
