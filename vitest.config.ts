@@ -9,10 +9,10 @@ import { LongestFirst } from './test/helpers/sequencer.js';
  * window, a spinner's delay, a pause after a key, a page served for a grace period). They
  * run after the rest, ALONE_LANES at a time, longest first (most of their time is a wait on
  * the clock they hold, a child process or a page: three of them kept two cores about 70%
- * busy); those also of OWN_MODULES each in a fresh worker. A terminal (tmux) or browser test that only waits for what it reads, with a generous
- * deadline, shares the machine like any spawned test, and so does concurrency.e2e, whose
- * races are settled by the journal's lock and its kills by a pause hook, not by a clock
- * (it passed four times at a load of 10).
+ * busy); those also of OWN_MODULES each in a fresh worker. A terminal (tmux) or browser
+ * test that only waits for what it reads, with a generous deadline, shares the machine like
+ * any spawned test, and so does concurrency.e2e, whose races are settled by the journal's
+ * lock and its kills by a pause hook, not by a clock (it passed four times at a load of 10).
  */
 const ALONE = [
   'test/commands/spinner-modes.tmux.e2e.test.ts',

@@ -12,7 +12,6 @@ import { LINK_GRACE_MS } from '../../src/session/embedded-sandbox.js';
 import { TestHome, runCommand } from '../helpers/cli.js';
 import { futureTrip, runLive } from './served-links.js';
 
-
 let foreign: Server;
 let foreignPort: number;
 let home: TestHome;

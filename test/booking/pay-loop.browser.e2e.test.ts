@@ -11,7 +11,6 @@ import { assertBuilt, BIN } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
 import { FROM, SANDBOX_NOW, TO, freeCars } from './sandbox.js';
 
-
 let sb: RunningSandbox;
 let home: TestHome;
 let chrome: Awaited<ReturnType<typeof launchChromium>> | undefined;

@@ -11,7 +11,6 @@ import { formatCents } from '../../src/render/money.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { type Harness, startHarness } from './harness.js';
 
-
 let h: Harness;
 let browser: BrowserContext;
 let page: Page;
