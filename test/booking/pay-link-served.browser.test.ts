@@ -4,10 +4,9 @@
 // are still served during the grace period. In-process: the injected sleep makes the 5 s
 // reads quick and holds the grace open until the browser is done, so the order is fixed.
 import { createServer, type Server } from 'node:http';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
+import { launchChromium, requireChromium } from '../helpers/chromium.js';
 import { LINK_GRACE_MS } from '../../src/session/embedded-sandbox.js';
 import { TestHome, runCommand } from '../helpers/cli.js';
 import { futureTrip, runLive } from './served-links.js';
@@ -18,7 +17,7 @@ let home: TestHome;
 let chrome: Awaited<ReturnType<typeof launchChromium>> | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  requireChromium();
   foreign = createServer((_req, res) => res.end('someone else'));
   await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
   foreignPort = (foreign.address() as AddressInfo).port;

@@ -3,9 +3,8 @@
 // and pay on the sandbox's page; the waiting CLI sees `settled` and exits 0, and `trips`
 // reads settled. Needs Debian's chromium and `npm run build`.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
+import { launchChromium, requireChromium } from '../helpers/chromium.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN } from '../helpers/bin.js';
 import { runCommand, TestHome } from '../helpers/cli.js';
@@ -17,7 +16,7 @@ let chrome: Awaited<ReturnType<typeof launchChromium>> | undefined;
 
 beforeAll(async () => {
   assertBuilt();
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  requireChromium();
   sb = await startSandbox({ now: () => SANDBOX_NOW, quiet: true });
   home = new TestHome();
 });

@@ -28,9 +28,14 @@ export const CHROMIUM_ARGS = [
   '--no-zygote',
 ];
 
+/** Fails at once, naming the package, where the machine has no chromium (a test calls it before its own work). */
+export function requireChromium(): void {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+}
+
 /** A headless chromium on a profile of its own; close() closes it and removes the profile. */
 export async function launchChromium(): Promise<{ browser: BrowserContext; close: () => Promise<void> }> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  requireChromium();
   const profileDir = mkdtempSync(join(tmpdir(), 'carrental-chromium-'));
   const browser = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   return {
