@@ -1,13 +1,15 @@
-// Every error of the `config` commands, spawned from the built CLI, says `error:` (lower
-// case, as every other command does), on one line, with exit 2 for a usage error: the
-// command's own checks (unknown key, bad value, the API key) and commander's (a missing or
-// extra argument, an unknown option or subcommand). Issue 27 saw `Error:` from `config set`.
-// Needs `npm run build`.
+// Every error of the `config` commands says `error:` (lower case, as every other command
+// does), on one line, with exit 2 for a usage error: the command's own checks (unknown key,
+// bad value, the API key) and commander's (a missing or extra argument, an unknown option or
+// subcommand). Issue 27 saw `Error:` from `config set`. Each case runs in-process on the real
+// command tree; the built CLI (a Node start each, needs `npm run build`) runs one of each
+// kind, one unreadable config file and one coloured error, to show the process prints and
+// exits the same.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { TestHome } from '../helpers/home.js';
+import { runCommand, TestHome } from '../helpers/cli.js';
 
 const home = new TestHome();
 afterAll(() => home.cleanup());
@@ -37,11 +39,21 @@ const USAGE: Array<[string[], string]> = [
 
 describe('config errors say `error:`', () => {
   it.each(USAGE)('carrental %j: exit 2', async (argv, line) => {
-    const r = await runBin(argv, { env: home.env() });
+    const r = await runCommand(argv, { env: home.env() });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.startsWith(line), r.stderr).toBe(true);
     expect(r.stderr).not.toMatch(/\bError:/);
+  });
+
+  it('the built CLI: the same line and exit 2, for a check of the command and for one of commander', async () => {
+    for (const [argv, line] of USAGE.filter(([argv]) => ['config set nosuch x', 'config set'].includes(argv.join(' ')))) {
+      const r = await runBin(argv, { env: home.env() });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.startsWith(line), r.stderr).toBe(true);
+      expect(r.stderr).not.toMatch(/\bError:/);
+    }
   });
 
   it('a config file that cannot be read: exit 1, `error:` and a hint, for each subcommand', async () => {
@@ -49,7 +61,9 @@ describe('config errors say `error:`', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'config.json'), '{bad', { mode: 0o600 });
     for (const argv of [['config', 'set', 'city', 'la'], ['config', 'get', 'city'], ['config', 'unset', 'city'], ['config', 'list']]) {
-      const r = await runBin(argv, { env: home.env({ CARRENTAL_CONFIG_DIR: dir }) });
+      // the built CLI once, the rest in-process
+      const run = argv[1] === 'list' ? runBin : runCommand;
+      const r = await run(argv, { env: home.env({ CARRENTAL_CONFIG_DIR: dir }) });
       expect(r.code, argv.join(' ')).toBe(1);
       expect(r.stderr, argv.join(' ')).toMatch(/^error: cannot read the config file .*\nhint: /);
       expect(r.stderr).not.toMatch(/\bError:/);
@@ -57,8 +71,8 @@ describe('config errors say `error:`', () => {
   });
 
   it('on a terminal the word is the same, only red (FORCE_COLOR stands in for one)', async () => {
-    for (const argv of [['config', 'set'], ['config', 'set', 'nosuch', 'x']]) {
-      const r = await runBin(argv, { env: home.env({ FORCE_COLOR: '1' }) });
+    for (const [argv, run] of [[['config', 'set'], runBin], [['config', 'set', 'nosuch', 'x'], runCommand]] as const) {
+      const r = await run([...argv], { env: home.env({ FORCE_COLOR: '1' }) });
       expect(r.code).toBe(2);
       expect(r.stderr.startsWith('\u001b[31merror:\u001b[39m '), JSON.stringify(r.stderr)).toBe(true);
     }
@@ -66,7 +80,7 @@ describe('config errors say `error:`', () => {
 
   it('with --json, each error is one JSON line with kind usage', async () => {
     for (const argv of [['config', 'set', '--json'], ['config', 'set', 'nosuch', 'x', '--json']]) {
-      const r = await runBin(argv, { env: home.env() });
+      const r = await runCommand(argv, { env: home.env() });
       expect(r.code).toBe(2);
       const last = r.stderr.trim().split('\n').at(-1)!;
       expect(JSON.parse(last)).toMatchObject({ kind: 'usage', exit_code: 2 });
