@@ -28,15 +28,15 @@ const ALONE = [
 ];
 
 /**
- * In-process files that change what the process shares (vi.mock, a stubbed env or timer,
- * process.env) or count what a module did since it was loaded (lazySchemaStats): each runs
- * in a fresh worker, with a fresh module registry.
+ * In-process files that mock a module (vi.mock) or count what a module did since it was
+ * loaded (lazySchemaStats): each runs in a fresh worker, with a fresh module registry. A
+ * file that sets process.env, fakes a timer or spies on Date.now and undoes it before it
+ * ends (store-json-bound, http-sessions) is pooled: each fresh worker is a Node and vitest
+ * started again, in the tail of the run.
  */
 const OWN_MODULES = [
   'test/completion/complete-command.test.ts',
-  'test/mcp/http-sessions.test.ts',
   'test/sandbox/handler-transaction-json.test.ts',
-  'test/sandbox/store-json-bound.test.ts',
   'test/store/atomic-file-edges.test.ts',
   'test/unit/journal-durability.test.ts',
   'test/unit/journal-lock-errors.test.ts',
