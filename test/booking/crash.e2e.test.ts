@@ -147,7 +147,9 @@ describe.concurrent('(b) the CLI process killed with SIGKILL while its request i
 
   test('cancel: killed while the committed answer is held back, the rerun finishes with the same key', async ({ w }) => {
     const uuid = await w.reserveOne();
-    await faults(w.sb, { kind: 'latency', operation: 'cancelReservation', ms: 3000, when: 'after_commit', times: 1 });
+    // held back long enough for the rerun (a Node start) to be answered first: 3 s was once
+    // too short in the alone lanes, and the held-back answer ended before the replay
+    await faults(w.sb, { kind: 'latency', operation: 'cancelReservation', ms: 5000, when: 'after_commit', times: 1 });
     const first = w.carrental(['cancel', uuid, '-y']);
     await until('the cancel to commit', async () => (await reservations(w.sb, w.alias, 'cancelled')).length === 1);
     first.kill('SIGKILL');
