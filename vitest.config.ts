@@ -9,10 +9,11 @@ import { LongestFirst } from './test/helpers/sequencer.js';
  * window, a spinner's delay, a pause after a key, a page served for a grace period). They
  * run after the rest, ALONE_LANES at a time, longest first (most of their time is a wait on
  * the clock they hold, a child process or a page: three of them kept two cores about 70%
- * busy); those also of OWN_MODULES each in a fresh worker. A terminal (tmux) or browser
- * test that only waits for what it reads, with a generous deadline, shares the machine like
- * any spawned test, and so does concurrency.e2e, whose races are settled by the journal's
- * lock and its kills by a pause hook, not by a clock (it passed four times at a load of 10).
+ * busy), in one project (a second project in the lanes waited for the first's workers to
+ * end). A terminal (tmux) or browser test that only waits for what it reads, with a
+ * generous deadline, shares the machine like any spawned test, and so does
+ * concurrency.e2e, whose races are settled by the journal's lock and its kills by a pause
+ * hook, not by a clock (it passed four times at a load of 10).
  */
 const ALONE = [
   'test/commands/spinner-modes.tmux.e2e.test.ts',
@@ -31,11 +32,11 @@ const ALONE = [
  * In-process files that mock a module (vi.mock) or count what a module did since it was
  * loaded (lazySchemaStats): each runs in a fresh worker, with a fresh module registry. A
  * file that sets process.env, fakes a timer or spies on Date.now and undoes it before it
- * ends (store-json-bound, http-sessions) is pooled: each fresh worker is a Node and vitest
- * started again, in the tail of the run.
+ * ends (store-json-bound, http-sessions, complete-command) is pooled: each fresh worker is a
+ * Node and vitest started again, in the tail of the run, and in the alone lanes a file of
+ * another project waited for every worker of the first to end (a lane idle 3-4 s).
  */
 const OWN_MODULES = [
-  'test/completion/complete-command.test.ts',
   'test/sandbox/handler-transaction-json.test.ts',
   'test/store/atomic-file-edges.test.ts',
   'test/unit/journal-durability.test.ts',
@@ -116,13 +117,7 @@ export default defineConfig({
       {
         extends: true,
         // lanes of one file at a time, each a worker of its own (a worker started per file was that much longer a tail)
-        test: { name: 'alone', include: ALONE, exclude: OWN_MODULES, isolate: false, maxWorkers: ALONE_LANES, sequence: { groupOrder: 1 } },
-      },
-      {
-        extends: true,
-        // in the same lanes as the rest of ALONE (one group, one maxWorkers): a group of its
-        // own was a tail of its own, a fresh worker started after all of them
-        test: { name: 'alone-isolated', include: ALONE.filter((f) => OWN_MODULES.includes(f)), maxWorkers: ALONE_LANES, sequence: { groupOrder: 1 } },
+        test: { name: 'alone', include: ALONE, isolate: false, maxWorkers: ALONE_LANES, sequence: { groupOrder: 1 } },
       },
     ],
   },

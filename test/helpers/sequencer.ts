@@ -44,8 +44,7 @@ export class LongestFirst extends BaseSequencer {
         if (isolated !== 0) return isolated;
         if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
       }
-      // the files alone, a few lanes of one file each: the longest first, whichever project
-      // (an isolated file last was a tail of its own)
+      // the files alone, a few lanes of one file each: the longest first
       return weight(b) - weight(a);
     });
   }
