@@ -47,7 +47,9 @@ describe('config errors say `error:`', () => {
   });
 
   it('the built CLI: the same line and exit 2, for a check of the command and for one of commander', async () => {
-    for (const [argv, line] of USAGE.filter(([argv]) => ['config set nosuch x', 'config set'].includes(argv.join(' ')))) {
+    const rows = USAGE.filter(([argv]) => ['config set nosuch x', 'config set'].includes(argv.join(' ')));
+    expect(rows).toHaveLength(2);
+    for (const [argv, line] of rows) {
       const r = await runBin(argv, { env: home.env() });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stdout).toBe('');
