@@ -94,7 +94,7 @@ export default defineConfig({
         extends: true,
         // vitest's default is one worker fewer than the cores: one, on two. Most files
         // wait on child processes and sockets, so one per core keeps both busy.
-        test: { name: 'isolated', include: OWN_MODULES, exclude: ALONE, maxWorkers: POOLED_WORKERS, sequence: { groupOrder: 0 } },
+        test: { name: 'isolated', include: OWN_MODULES, maxWorkers: POOLED_WORKERS, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
