@@ -8,7 +8,7 @@ import { delimiter, join } from 'node:path';
 
 /** Debian package → how to tell it is installed. */
 export const NEEDS = {
-  chromium: { command: 'chromium', for: 'the browser tests (headless, through playwright-core)' },
+  'chromium-headless-shell': { command: 'chromium-headless-shell', for: 'the browser tests (Chromium\'s headless shell, through playwright-core)' },
   tmux: { command: 'tmux', for: 'the interactive terminal tests' },
   fish: { command: 'fish', for: 'the fish completion tests' },
   zsh: { command: 'zsh', for: 'the zsh completion tests' },

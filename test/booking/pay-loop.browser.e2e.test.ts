@@ -1,7 +1,7 @@
 // The whole payment handoff with a real browser: reserve, start `pay-link --wait` (the built
 // CLI) in the background, open its link in headless Chromium, log in as the demo customer
 // and pay on the sandbox's page; the waiting CLI sees `settled` and exits 0, and `trips`
-// reads settled. Needs Debian's chromium and `npm run build`.
+// reads settled. Needs Debian's chromium-headless-shell and `npm run build`.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, requireChromium } from '../helpers/chromium.js';

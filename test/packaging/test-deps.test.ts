@@ -11,7 +11,7 @@ import { ROOT } from '../helpers/bin.js';
 const SCRIPT = join(ROOT, 'scripts', 'test-deps.mjs');
 
 it('with a package missing and no apt-get to run, stops at once with the line to run', () => {
-  // a PATH with node only: no chromium, tmux, fish, zsh or jq, and no apt-get
+  // a PATH with node only: no chromium-headless-shell, tmux, fish, zsh or jq, and no apt-get
   const bin = mkdtempSync(join(tmpdir(), 'carrental-path-'));
   try {
     symlinkSync(process.execPath, join(bin, 'node'));
@@ -22,8 +22,8 @@ it('with a package missing and no apt-get to run, stops at once with the line to
     expect(r.stdout).toBe('');
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^npm test needs chromium, tmux, fish, zsh, jq/);
-    expect(lines[1]).toMatch(/^  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium tmux fish zsh jq sqlite3( bash-completion)?$/);
+    expect(lines[0]).toMatch(/^npm test needs chromium-headless-shell, tmux, fish, zsh, jq/);
+    expect(lines[1]).toMatch(/^  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium-headless-shell tmux fish zsh jq sqlite3( bash-completion)?$/);
   } finally {
     rmSync(bin, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-// The whole loop in a real headless browser (Debian's chromium through playwright-core):
+// The whole loop in a real headless browser (Chromium's headless shell through playwright-core):
 // an agent gets a link from the API (real HTTP, demo key), the customer opens it, logs in,
 // reviews the amount, confirms, and the API then shows the new state. Opening links
 // without confirming changes nothing.
