@@ -43,6 +43,14 @@ it('names the package of every program the tests start', () => {
   }
 });
 
+// playwright starts it (executablePath), so the scan above does not see it
+it('names the browser the browser tests launch, which scripts/test-deps.mjs installs', () => {
+  const browser = /export const CHROMIUM = '\/usr\/bin\/([a-z0-9_-]+)'/.exec(readFileSync(join(ROOT, 'test', 'helpers', 'chromium.ts'), 'utf8'))?.[1];
+  expect(browser).toBeDefined();
+  expect(Object.values(NEEDS as Record<string, { command?: string }>).map((need) => need.command)).toContain(browser);
+  expect(setup, `README set-up misses the package ${browser}`).toContain(`\`${browser}\``);
+});
+
 it("says why npm 11 warns about esbuild's install script, with an approval this npm knows", () => {
   const flat = setup.replace(/\s+/g, ' ');
   expect(flat).toContain('not yet covered by allowScripts');
