@@ -3,10 +3,10 @@
 // playwright-core, as root (hence --no-sandbox), on a fresh profile that the test removes.
 //
 // Why the shell and not /usr/bin/chromium --headless: the full browser in its headless mode
-// keeps drawing while a page sits still (its renderer thread ~11% of a core on a static
-// page, the shell ~0%), and the three browser files' chromium took 20.0-21.2 s of CPU with
-// it and 7.4-8.5 s with the shell (Chromium 156, Node 20.20.2, the files alone on an idle
-// two-core machine, two runs and four; every test passing both ways). On the suite's two cores that
+// stays busy while a page sits still (its renderer thread ~11% of a core on a static page,
+// the shell ~0%), and the three browser files' chromium took 20.0-21.2 s of CPU with it and
+// 7.4-8.5 s with the shell (Chromium 156, Node 20.20.2, the files alone on an idle two-core
+// machine, two runs and four; every test passing both ways). On the suite's two cores that
 // CPU is wall time. The pages, their forms, cookies, Content-Security-Policy and navigation
 // are the same Blink, V8 and network stack in both.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
